@@ -1,0 +1,20 @@
+import type { Resolvers } from '../src/generated/resolvers-types.js';
+import { OrderConnection, ProductConnection } from './Connection.js';
+import { DateTime } from './DateTime.js';
+import { Node } from './Node.js';
+import { Order, OrderItem } from './Order.js';
+import { Product } from './Product.js';
+import { Query } from './Query.js';
+import { User } from './User.js';
+
+export const resolvers: Resolvers = {
+  DateTime,
+  Node,
+  Query,
+  User,
+  Order,
+  OrderItem,
+  Product,
+  OrderConnection,
+  ProductConnection,
+};

@@ -1,0 +1,73 @@
+/**
+ * BatchGetItem done right: at most 100 keys per request, duplicate keys collapsed (DynamoDB
+ * refuses them), results returned in key order (DynamoDB returns them unordered), and
+ * UnprocessedKeys retried with exponential backoff and full jitter. After `maxAttempts`
+ * requests with keys still unprocessed it throws IncompleteBatchError: never a silent null.
+ */
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IncompleteBatchError } from '../errors.js';
+import type { Item } from '../table/codecs.js';
+import { itemKeyId } from '../table/keys.js';
+import type { ItemKey } from '../table/keys.js';
+
+export const BATCH_GET_LIMIT = 100;
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_BATCH_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 25, maxDelayMs: 1000 };
+
+/** Full jitter (AWS Architecture Blog): a random delay in [0, min(max, base * 2^attempt)). */
+export const backoffDelay = (attempt: number, policy: RetryPolicy): number =>
+  Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reads `keys` from `tableName`. The result has one entry per key, in the same order:
+ * the item, or null where no item has that key. Strongly consistent when `consistentRead`.
+ */
+export async function batchGetItems(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly ItemKey[],
+  { consistentRead = false, retry = DEFAULT_BATCH_RETRY }: { consistentRead?: boolean; retry?: RetryPolicy } = {},
+): Promise<(Item | null)[]> {
+  const unique = new Map<string, ItemKey>();
+  for (const key of keys) unique.set(itemKeyId(key), { PK: key.PK, SK: key.SK });
+  const found = new Map<string, Item>();
+  const all = [...unique.values()];
+  const chunks: ItemKey[][] = [];
+  for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
+  // Chunks are independent: send them together, one round trip of latency for any key count.
+  await Promise.all(chunks.map((chunk) => readChunk(doc, tableName, chunk, consistentRead, retry, found)));
+  return keys.map((key) => found.get(itemKeyId(key)) ?? null);
+}
+
+async function readChunk(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  chunk: ItemKey[],
+  consistentRead: boolean,
+  retry: RetryPolicy,
+  found: Map<string, Item>,
+): Promise<void> {
+  let pending: ItemKey[] = chunk;
+  for (let attempt = 0; attempt < retry.maxAttempts; attempt++) {
+    if (attempt > 0) await delay(backoffDelay(attempt, retry));
+    const result = await doc.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } } }),
+    );
+    for (const item of result.Responses?.[tableName] ?? []) {
+      found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
+    }
+    const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    if (unprocessed.length === 0) return;
+    pending = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
+  }
+  throw new IncompleteBatchError(pending.length, retry.maxAttempts);
+}

@@ -1,0 +1,58 @@
+/**
+ * Per-request DynamoDB cost accounting. A middleware on the shared client (see client.ts)
+ * reports every call to the RequestCost of the GraphQL request it runs for, found through
+ * AsyncLocalStorage: no resolver or loader has to remember to count.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface RequestCost {
+  /** DynamoDB API calls made (one per command sent, retries by the SDK not included). */
+  requests: number;
+  readCapacityUnits: number;
+  writeCapacityUnits: number;
+  /** Calls per DynamoDB operation, e.g. { BatchGetItem: 1, Query: 1 }. */
+  byOperation: Record<string, number>;
+}
+
+export const newRequestCost = (): RequestCost => ({
+  requests: 0,
+  readCapacityUnits: 0,
+  writeCapacityUnits: 0,
+  byOperation: {},
+});
+
+const storage = new AsyncLocalStorage<RequestCost>();
+
+/** Runs `fn` so that every DynamoDB call it makes, however deep, is added to `cost`. */
+export const runWithCost = <T>(cost: RequestCost, fn: () => T): T => storage.run(cost, fn);
+
+/** The cost record of the request being served, if any (start-up and scripts have none). */
+export const currentCost = (): RequestCost | undefined => storage.getStore();
+
+interface ConsumedCapacityLike {
+  CapacityUnits?: number | undefined;
+  ReadCapacityUnits?: number | undefined;
+  WriteCapacityUnits?: number | undefined;
+}
+
+/** Adds one call and the capacity it consumed (one entry, or one per table/index) to `cost`. */
+export function addCall(
+  cost: RequestCost,
+  operation: string,
+  consumed: ConsumedCapacityLike | ConsumedCapacityLike[] | undefined,
+  kind: 'read' | 'write',
+): void {
+  cost.requests += 1;
+  cost.byOperation[operation] = (cost.byOperation[operation] ?? 0) + 1;
+  const entries = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
+  for (const entry of entries) {
+    // DynamoDB returns Read/WriteCapacityUnits only for some operations; CapacityUnits always.
+    const read = entry.ReadCapacityUnits ?? (kind === 'read' ? (entry.CapacityUnits ?? 0) : 0);
+    const write = entry.WriteCapacityUnits ?? (kind === 'write' ? (entry.CapacityUnits ?? 0) : 0);
+    cost.readCapacityUnits += read;
+    cost.writeCapacityUnits += write;
+  }
+}
+
+/** Rounds capacity figures for display (DynamoDB reports halves for eventually consistent reads). */
+export const roundUnits = (units: number): number => Math.round(units * 100) / 100;

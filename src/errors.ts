@@ -1,0 +1,49 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Every `extensions.code` a client may see on a GraphQL error. Anything thrown that is not a
+ * GraphQLError with one of these codes is masked as INTERNAL_SERVER_ERROR and logged.
+ */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The codes Apollo Server itself puts on request errors; these pass through unmasked. */
+export const APOLLO_REQUEST_ERROR_CODES: ReadonlySet<string> = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
+
+/** A client sent something we refuse: a malformed id, a forged cursor, a page size over the cap. */
+export class BadUserInputError extends GraphQLError {
+  constructor(message: string, argumentName?: string) {
+    super(message, {
+      extensions: { code: ErrorCode.BAD_USER_INPUT, ...(argumentName ? { argumentName } : {}), http: { status: 200 } },
+    });
+  }
+}
+
+/** DynamoDB could not be reached or kept refusing work; the client may retry later. */
+export class ServiceUnavailableError extends GraphQLError {
+  constructor(message = 'The database is unavailable; try again shortly') {
+    super(message, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE, http: { status: 503 } } });
+  }
+}
+
+/** Thrown by the data layer when DynamoDB left keys unprocessed after every retry. */
+export class IncompleteBatchError extends ServiceUnavailableError {
+  constructor(
+    readonly unprocessedKeys: number,
+    readonly attempts: number,
+  ) {
+    super(`The database left ${unprocessedKeys} item(s) unread after ${attempts} attempts; try again shortly`);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * `npm start`: the database (embedded DynamoDB Local unless configured otherwise), the table,
+ * the demo data on first start, then the HTTP server. SIGINT/SIGTERM stop the HTTP server
+ * first (in-flight requests finish), then the database child.
+ */
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { CursorCodec } from './db/cursor.js';
+import { DatabaseUnreachableError } from './db/ensureTable.js';
+import { LocalDynamoError } from './db/local.js';
+import { openDatabase } from './db/open.js';
+import type { OpenDatabase } from './db/open.js';
+import { seedDemoIfNeeded } from './seed/seed.js';
+import { PortInUseError, startApp } from './server/app.js';
+import type { RunningApp } from './server/app.js';
+
+/** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
+const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel });
+  let db: OpenDatabase | undefined;
+  let app: RunningApp | undefined;
+  let stopping: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    stopping ??= (async () => {
+      log.info({ signal }, 'stopping');
+      await app?.stop();
+      await db?.close();
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      shutdown(signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+
+  try {
+    db = await openDatabase(config);
+    if (db.tableCreated) log.info({ table: config.tableName }, 'created table');
+    if (config.mode !== 'aws' && process.env.SEED_DEMO_DATA !== 'false') {
+      const written = await seedDemoIfNeeded(db.dynamo.doc, config.tableName);
+      if (written > 0) log.info({ items: written }, 'seeded demo data');
+    }
+    app = await startApp({
+      host: config.host,
+      port: config.port,
+      data: { dynamo: db.dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret) },
+      log,
+    });
+    log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
+  } catch (error) {
+    await shutdown('startup failure').catch(() => undefined);
+    throw error;
+  }
+}
+
+main().catch((error: unknown) => {
+  if (USER_FACING.some((type) => error instanceof type)) {
+    console.error(`tablegraph: ${(error as Error).message}`);
+  } else {
+    console.error('tablegraph: failed to start:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+/**
+ * The only module that builds key strings (`USER#...`). Every id is checked here, before it
+ * becomes part of a key: an id holding `#` could otherwise address another item
+ * (`alice#ORDER` would forge a key inside alice's partition).
+ */
+import { BadUserInputError } from '../errors.js';
+import type { OrderStatus } from './models.js';
+
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Categories are keys too (`CATEGORY#<category>`); lower-case so "Books" and "books" agree. */
+export const CATEGORY_PATTERN = /^[a-z0-9_-]{1,64}$/;
+export const MAX_EMAIL_LENGTH = 254;
+/** local@domain.tld without whitespace, control characters or `#` (which would forge a key). */
+// eslint-disable-next-line no-control-regex
+const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f#]+@[^\s@\u0000-\u001f\u007f#]+\.[^\s@\u0000-\u001f\u007f#]+$/;
+
+/** The table's primary key of one item. */
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+/** Returns `id` if it is a valid raw id; throws BAD_USER_INPUT naming the argument otherwise. */
+export function assertId(id: string, argumentName: string = 'id'): string {
+  if (!ID_PATTERN.test(id)) {
+    throw new BadUserInputError(
+      `${argumentName} must be 1-64 characters of A-Z a-z 0-9 _ -, got ${describe(id)}`,
+      argumentName,
+    );
+  }
+  return id;
+}
+
+export function assertCategory(category: string): string {
+  if (!CATEGORY_PATTERN.test(category)) {
+    throw new BadUserInputError(
+      `category must be 1-64 characters of a-z 0-9 _ -, got ${describe(category)}`,
+      'category',
+    );
+  }
+  return category;
+}
+
+/**
+ * Lower-cases and checks an email. Only the shape DynamoDB keys need is enforced here
+ * (one `@`, no whitespace or control characters, bounded length); delivery is not our concern.
+ */
+export function normalizeEmail(email: string, argumentName = 'email'): string {
+  const normalized = email.trim().toLowerCase();
+  const ok = normalized.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalized);
+  if (!ok)
+    throw new BadUserInputError(`${argumentName} must be an email address, got ${describe(email)}`, argumentName);
+  return normalized;
+}
+
+/** Quotes a rejected value for an error message, shortened so a huge input is not echoed back. */
+function describe(value: string): string {
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return JSON.stringify(shown);
+}
+
+export const PROFILE_SK = 'PROFILE';
+export const DETAILS_SK = 'DETAILS';
+export const ORDER_SK_PREFIX = 'ORDER#';
+
+export const userKey = (userId: string): ItemKey => ({ PK: userPK(userId), SK: PROFILE_SK });
+export const userPK = (userId: string): string => `USER#${assertId(userId, 'userId')}`;
+export const orderKey = (orderId: string): ItemKey => ({ PK: `ORDER#${assertId(orderId, 'orderId')}`, SK: DETAILS_SK });
+export const productKey = (productId: string): ItemKey => ({
+  PK: `PRODUCT#${assertId(productId, 'productId')}`,
+  SK: DETAILS_SK,
+});
+export const emailGuardKey = (normalizedEmail: string): ItemKey => ({ PK: `EMAIL#${normalizedEmail}`, SK: 'UNIQUE' });
+export const emailGSI1PK = (normalizedEmail: string): string => `EMAIL#${normalizedEmail}`;
+export const categoryGSI1PK = (category: string): string => `CATEGORY#${assertCategory(category)}`;
+export const productGSI1SK = (name: string, productId: string): string =>
+  `PRODUCT#${name.toLowerCase()}#${assertId(productId, 'productId')}`;
+
+/** SK of an order's copy in its user's partition: newest first is a reverse range read. */
+export const userOrderSK = (placedAt: string, orderId: string): string => `${ORDER_SK_PREFIX}${placedAt}#${orderId}`;
+export const statusLSI1SKPrefix = (status: OrderStatus): string => `STATUS#${status}#`;
+export const userOrderLSI1SK = (status: OrderStatus, placedAt: string, orderId: string): string =>
+  `${statusLSI1SKPrefix(status)}${placedAt}#${orderId}`;
+
+/** The marker item that records that the demo data was written (see src/seed/). */
+export const SEED_MARKER_KEY: ItemKey = { PK: 'META#seed', SK: 'DEMO' };
+
+/** A stable string for an ItemKey, used as DataLoader cache key and for de-duplication. */
+export const itemKeyId = (key: ItemKey): string => `${key.PK}\n${key.SK}`;

@@ -1,0 +1,54 @@
+/**
+ * Domain models: what resolvers receive as parents (codegen `mappers` point at these).
+ * Money is integer cents everywhere below the GraphQL layer.
+ */
+
+export const ORDER_STATUSES = ['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface UserModel {
+  kind: 'User';
+  userId: string;
+  email: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  orderCount: number;
+  version: number;
+}
+
+export interface OrderLineModel {
+  productId: string;
+  /** The product's name when the order was placed. */
+  productName: string;
+  unitPriceCents: number;
+  quantity: number;
+}
+
+export interface OrderModel {
+  kind: 'Order';
+  orderId: string;
+  userId: string;
+  status: OrderStatus;
+  placedAt: string;
+  updatedAt: string;
+  items: OrderLineModel[];
+  totalCents: number;
+  version: number;
+}
+
+export interface ProductModel {
+  kind: 'Product';
+  productId: string;
+  name: string;
+  description: string;
+  category: string;
+  priceCents: number;
+  stock: number;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** Anything `node(id:)` can return. */
+export type NodeModel = UserModel | OrderModel | ProductModel;
