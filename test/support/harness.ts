@@ -1,0 +1,82 @@
+/**
+ * The connected-test harness: a fresh table in the run's DynamoDB Local, the real HTTP server
+ * on a free port in front of it, and a tiny GraphQL client over fetch.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { createDynamo } from '../../src/db/client.js';
+import type { Dynamo } from '../../src/db/client.js';
+import { CursorCodec } from '../../src/db/cursor.js';
+import { ensureTable } from '../../src/db/ensureTable.js';
+import { startApp } from '../../src/server/app.js';
+
+export const TEST_CURSOR_SECRET = 'test-cursor-secret';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  extensions?: { cost?: { dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number } } };
+}
+
+export interface TestServer {
+  url: string;
+  tableName: string;
+  /** A client of the test table without the server's middleware, for arranging and inspecting data. */
+  dynamo: Dynamo;
+  gql<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
+  configureClient?: (client: DynamoDBClient) => void;
+}
+
+export const endpoint = (): string => inject('dynamoEndpoint');
+
+/** Creates a table named after the test file plus a random suffix; the caller seeds it. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const tableName = `t-${randomUUID()}`;
+  const dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  await ensureTable(dynamo.client, tableName, endpoint());
+  const serverDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  options.configureClient?.(serverDynamo.client);
+  const app = await startApp({
+    host: '127.0.0.1',
+    port: 0,
+    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET) },
+    log: pino({ level: 'silent' }),
+  });
+  return {
+    url: app.url,
+    tableName,
+    dynamo,
+    async gql(query, variables, headers = {}) {
+      const response = await fetch(app.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;
+      return { status: response.status, ...body } as GraphQLResponse<any>;
+    },
+    async stop() {
+      await app.stop();
+      serverDynamo.client.destroy();
+      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+      dynamo.client.destroy();
+    },
+  };
+}
+
+/** The codes of a response's errors, in order. */
+export const errorCodes = (response: GraphQLResponse): unknown[] =>
+  (response.errors ?? []).map((error) => error.extensions?.code);
