@@ -1,6 +1,7 @@
 import type { Resolvers } from '../src/generated/resolvers-types.js';
 import { OrderConnection, ProductConnection } from './Connection.js';
 import { DateTime } from './DateTime.js';
+import { Mutation } from './Mutation.js';
 import { Node } from './Node.js';
 import { Order, OrderItem } from './Order.js';
 import { Product } from './Product.js';
@@ -11,6 +12,7 @@ export const resolvers: Resolvers = {
   DateTime,
   Node,
   Query,
+  Mutation,
   User,
   Order,
   OrderItem,

@@ -53,7 +53,8 @@ const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after
 /** A user's orders, newest first; by status through LSI1 (access patterns 3 and 8). */
 export function userOrdersQuery(tableName: string, userId: string, status: OrderStatus | null): PageQuery<OrderModel> {
   const pk = userPK(userId);
-  const common = { tableName, ascending: false, decode: itemToOrder };
+  // Table and LSI reads can be strongly consistent (GSI reads cannot): a new order shows at once.
+  const common = { tableName, ascending: false, consistentRead: true, decode: itemToOrder };
   if (status === null) {
     return {
       ...common,
@@ -91,7 +92,8 @@ export function categoryProductsQuery(tableName: string, category: string): Page
 export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
   const items = new DataLoader<ItemKey, NodeModel | null, string>(
     async (keys) => {
-      const rows = await batchGetItems(dynamo.doc, tableName, keys);
+      // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
+      const rows = await batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true });
       return rows.map((row) => (row ? itemToNode(row) : null));
     },
     { cacheKeyFn: itemKeyId },
@@ -162,6 +164,10 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
     order: (orderId: string) => items.load(orderKey(orderId)).then(ofKind('Order')),
     product: (productId: string) => items.load(productKey(productId)).then(ofKind('Product')),
+    /** Drops what this request cached for the entity: the next read goes to DynamoDB. */
+    forget: (key: ItemKey) => {
+      items.clear(key);
+    },
     /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
     prime: (node: NodeModel) => {
       const key =

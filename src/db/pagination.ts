@@ -58,6 +58,8 @@ export interface PageQuery<T> {
   expressionAttributeValues: Record<string, unknown>;
   /** The connection's natural order (the `first` direction) is ascending sort key order. */
   ascending: boolean;
+  /** Strongly consistent reads (table and LSI only; DynamoDB refuses them on a GSI). */
+  consistentRead?: boolean;
   decode: (item: Item) => T;
 }
 
@@ -127,6 +129,7 @@ export async function readPage<T>(
         KeyConditionExpression: query.keyConditionExpression,
         ExpressionAttributeValues: query.expressionAttributeValues,
         ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
+        ConsistentRead: query.consistentRead,
         ExclusiveStartKey: startKey,
         Limit: plan.size + 1 - items.length,
       }),

@@ -2,7 +2,8 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { UserModel, OrderModel, OrderLineModel, ProductModel } from '../table/models.js';
 import type { MoneyValue } from '../money.js';
-import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel } from '../server/graphqlModels.js';
+import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../server/graphqlModels.js';
+import type { UserErrorModel } from '../writes/userErrors.js';
 import type { GraphQLContext } from '../server/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -18,6 +19,89 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
 };
 
+/** Input of cancelOrder. */
+export type CancelOrderInput = {
+  /** The order to cancel; only a PLACED order can be cancelled. */
+  orderId: Scalars['ID']['input'];
+};
+
+/** Result of cancelOrder. */
+export type CancelOrderPayload = {
+  __typename?: 'CancelOrderPayload';
+  /** The cancelled order; null when userErrors is not empty. */
+  order: Maybe<Order>;
+  /** Why nothing changed (NOT_FOUND, INVALID_STATUS); empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of createProduct. */
+export type CreateProductInput = {
+  /** Category key (stored lower-case), e.g. "electronics". */
+  category: Scalars['String']['input'];
+  /** Description, at most 2000 characters. */
+  description: Scalars['String']['input'];
+  /** Display name, 1-200 characters. */
+  name: Scalars['String']['input'];
+  /** Unit price as a decimal string with at most 2 decimals, e.g. "89.99". */
+  price: Scalars['String']['input'];
+  /** The new product's key; generated when absent. */
+  productId?: InputMaybe<Scalars['ID']['input']>;
+  /** Units in stock, 0 to 1,000,000. */
+  stock: Scalars['Int']['input'];
+};
+
+/** Result of createProduct. */
+export type CreateProductPayload = {
+  __typename?: 'CreateProductPayload';
+  /** The new product; null when userErrors is not empty. */
+  product: Maybe<Product>;
+  /** Why nothing was created (PRODUCT_EXISTS, INVALID_INPUT); empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of createUser. */
+export type CreateUserInput = {
+  /** Email address; stored lower-cased and unique across users. */
+  email: Scalars['String']['input'];
+  /** Display name, 1-100 characters. */
+  name: Scalars['String']['input'];
+  /** The new user's key; generated when absent. 1-64 characters of A-Z a-z 0-9 _ -. */
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** Result of createUser. */
+export type CreateUserPayload = {
+  __typename?: 'CreateUserPayload';
+  /** The new user; null when userErrors is not empty. */
+  user: Maybe<User>;
+  /** Why nothing was created (USER_EXISTS, EMAIL_TAKEN, INVALID_INPUT); empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/**
+ * Why a mutation changed nothing. Expected business failures come back as `userErrors` in the
+ * payload; GraphQL errors are kept for malformed requests and failures of the server.
+ */
+export type ErrorCode =
+  /** createUser/updateUser: another user has this email address. */
+  | 'EMAIL_TAKEN'
+  /** placeOrder: this idempotencyKey was already used by this user for a different order. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** placeOrder: fewer units are in stock than the line asks for. */
+  | 'INSUFFICIENT_STOCK'
+  /** The input broke a rule (format, length, range); `message` says which. */
+  | 'INVALID_INPUT'
+  /** The order's current status does not allow this change. */
+  | 'INVALID_STATUS'
+  /** A referenced user, product or order does not exist. */
+  | 'NOT_FOUND'
+  /** createProduct: a product with this productId exists. */
+  | 'PRODUCT_EXISTS'
+  /** createUser: a user with this userId exists. */
+  | 'USER_EXISTS'
+  /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
+  | 'VERSION_CONFLICT';
+
 /** An amount of money. Amounts are exact decimal strings, never floats. */
 export type Money = {
   __typename?: 'Money';
@@ -25,6 +109,91 @@ export type Money = {
   amount: Scalars['String']['output'];
   /** The ISO-4217 currency code, e.g. "USD". */
   currencyCode: Scalars['String']['output'];
+};
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Cancels a PLACED order and returns its stock, in one transaction. */
+  cancelOrder: CancelOrderPayload;
+  /** Adds a product to the catalog. */
+  createProduct: CreateProductPayload;
+  /** Signs up a user: the profile and its email guard in one transaction. */
+  createUser: CreateUserPayload;
+  /** Places an order in one transaction: stock taken, order written twice, the user's count raised. */
+  placeOrder: PlaceOrderPayload;
+  /** Moves an order along PLACED -> SHIPPED -> DELIVERED (or cancels it). */
+  updateOrderStatus: UpdateOrderStatusPayload;
+  /** Changes a product, with optimistic locking on `version`. */
+  updateProduct: UpdateProductPayload;
+  /** Changes a user's name or email, with optimistic locking on `version`. */
+  updateUser: UpdateUserPayload;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationCancelOrderArgs = {
+  input: CancelOrderInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationCreateProductArgs = {
+  input: CreateProductInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationCreateUserArgs = {
+  input: CreateUserInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationPlaceOrderArgs = {
+  input: PlaceOrderInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationUpdateOrderStatusArgs = {
+  input: UpdateOrderStatusInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationUpdateProductArgs = {
+  input: UpdateProductInput;
+};
+
+
+/**
+ * The write API. Every mutation is one conditional write or one transaction: it applies
+ * completely or not at all.
+ */
+export type MutationUpdateUserArgs = {
+  input: UpdateUserInput;
 };
 
 /**
@@ -99,6 +268,14 @@ export type OrderItem = {
   unitPrice: Money;
 };
 
+/** One line of placeOrder's input. */
+export type OrderLineInput = {
+  /** The product to order. Each product may appear in one line only. */
+  productId: Scalars['ID']['input'];
+  /** Units to order, 1 to 1000. */
+  quantity: Scalars['Int']['input'];
+};
+
 /** The lifecycle of an order: PLACED -> SHIPPED -> DELIVERED, or PLACED -> CANCELLED. */
 export type OrderStatus =
   /** Cancelled before shipping; its stock was returned. */
@@ -124,6 +301,34 @@ export type PageInfo = {
   hasPreviousPage: Scalars['Boolean']['output'];
   /** The cursor of the first edge, null on an empty page. */
   startCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** Input of placeOrder. */
+export type PlaceOrderInput = {
+  /**
+   * A key the client makes up once per order (1-64 characters of A-Z a-z 0-9 _ -) and sends
+   * again on every retry of it. Scoped to the user: a repeat with the same items returns the
+   * same order and changes nothing; with other items it is IDEMPOTENCY_KEY_REUSED.
+   */
+  idempotencyKey: Scalars['String']['input'];
+  /** The products and quantities: 1 to 97 lines (what one DynamoDB transaction can hold). */
+  items: Array<OrderLineInput>;
+  /** The user placing the order. */
+  userId: Scalars['ID']['input'];
+};
+
+/** Result of placeOrder. */
+export type PlaceOrderPayload = {
+  __typename?: 'PlaceOrderPayload';
+  /** The order; null when userErrors is not empty. */
+  order: Maybe<Order>;
+  /** True when this idempotencyKey had already placed the order and the stored order is returned. */
+  replayed: Scalars['Boolean']['output'];
+  /**
+   * Why nothing was ordered (NOT_FOUND, INSUFFICIENT_STOCK, INVALID_INPUT,
+   * IDEMPOTENCY_KEY_REUSED); empty on success.
+   */
+  userErrors: Array<UserError>;
 };
 
 /** A product in the catalog. */
@@ -239,6 +444,74 @@ export type QueryUserByEmailArgs = {
   email: Scalars['String']['input'];
 };
 
+/** Input of updateOrderStatus. */
+export type UpdateOrderStatusInput = {
+  /** The order to move on. */
+  orderId: Scalars['ID']['input'];
+  /** The new status: PLACED -> SHIPPED -> DELIVERED, or PLACED -> CANCELLED (which restores stock). */
+  status: OrderStatus;
+};
+
+/** Result of updateOrderStatus. */
+export type UpdateOrderStatusPayload = {
+  __typename?: 'UpdateOrderStatusPayload';
+  /** The order as changed; null when userErrors is not empty. */
+  order: Maybe<Order>;
+  /** Why nothing changed (NOT_FOUND, INVALID_STATUS); empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of updateProduct. Fields left out stay as they are. */
+export type UpdateProductInput = {
+  /** New category. */
+  category?: InputMaybe<Scalars['String']['input']>;
+  /** New description. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * The version the client last read. Every write to a product (orders and cancellations
+   * included, as they change its stock) moves it on.
+   */
+  expectedVersion: Scalars['Int']['input'];
+  /** New display name. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** New unit price, a decimal string. */
+  price?: InputMaybe<Scalars['String']['input']>;
+  /** The product to change. */
+  productId: Scalars['ID']['input'];
+  /** New number of units in stock. */
+  stock?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Result of updateProduct. */
+export type UpdateProductPayload = {
+  __typename?: 'UpdateProductPayload';
+  /** The product as changed; null when userErrors is not empty. */
+  product: Maybe<Product>;
+  /** Why nothing changed (NOT_FOUND, VERSION_CONFLICT, INVALID_INPUT); empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of updateUser. Fields left out stay as they are. */
+export type UpdateUserInput = {
+  /** New email address (the uniqueness guard moves with it in the same transaction). */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** The version the client last read; the update fails with VERSION_CONFLICT if it moved on. */
+  expectedVersion: Scalars['Int']['input'];
+  /** New display name. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** The user to change. */
+  userId: Scalars['ID']['input'];
+};
+
+/** Result of updateUser. */
+export type UpdateUserPayload = {
+  __typename?: 'UpdateUserPayload';
+  /** The user as changed; null when userErrors is not empty. */
+  user: Maybe<User>;
+  /** Why nothing changed (NOT_FOUND, VERSION_CONFLICT, EMAIL_TAKEN, INVALID_INPUT); empty on success. */
+  userErrors: Array<UserError>;
+};
+
 /** A customer of the shop. */
 export type User = Node & {
   __typename?: 'User';
@@ -271,6 +544,20 @@ export type UserOrdersArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<OrderStatus>;
+};
+
+/** An expected reason a mutation changed nothing. */
+export type UserError = {
+  __typename?: 'UserError';
+  /** What went wrong, as a stable code. */
+  code: ErrorCode;
+  /**
+   * The path of the input field that caused it, inside `input`, list indices as strings
+   * (e.g. ["items", "2", "quantity"]); null when no single field is at fault.
+   */
+  field: Maybe<Array<Scalars['String']['output']>>;
+  /** A human-readable explanation. */
+  message: Scalars['String']['output'];
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -356,44 +643,94 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CancelOrderInput: CancelOrderInput;
+  CancelOrderPayload: ResolverTypeWrapper<CancelOrderPayloadModel>;
+  CreateProductInput: CreateProductInput;
+  CreateProductPayload: ResolverTypeWrapper<CreateProductPayloadModel>;
+  CreateUserInput: CreateUserInput;
+  CreateUserPayload: ResolverTypeWrapper<CreateUserPayloadModel>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  ErrorCode: ErrorCode;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Money: ResolverTypeWrapper<MoneyValue>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   Order: ResolverTypeWrapper<OrderModel>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionModel>;
   OrderEdge: ResolverTypeWrapper<OrderEdgeModel>;
   OrderItem: ResolverTypeWrapper<OrderLineModel>;
+  OrderLineInput: OrderLineInput;
   OrderStatus: OrderStatus;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  PlaceOrderInput: PlaceOrderInput;
+  PlaceOrderPayload: ResolverTypeWrapper<PlaceOrderPayloadModel>;
   Product: ResolverTypeWrapper<ProductModel>;
   ProductConnection: ResolverTypeWrapper<ProductConnectionModel>;
   ProductEdge: ResolverTypeWrapper<ProductEdgeModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  UpdateOrderStatusInput: UpdateOrderStatusInput;
+  UpdateOrderStatusPayload: ResolverTypeWrapper<UpdateOrderStatusPayloadModel>;
+  UpdateProductInput: UpdateProductInput;
+  UpdateProductPayload: ResolverTypeWrapper<UpdateProductPayloadModel>;
+  UpdateUserInput: UpdateUserInput;
+  UpdateUserPayload: ResolverTypeWrapper<UpdateUserPayloadModel>;
   User: ResolverTypeWrapper<UserModel>;
+  UserError: ResolverTypeWrapper<UserErrorModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  CancelOrderInput: CancelOrderInput;
+  CancelOrderPayload: CancelOrderPayloadModel;
+  CreateProductInput: CreateProductInput;
+  CreateProductPayload: CreateProductPayloadModel;
+  CreateUserInput: CreateUserInput;
+  CreateUserPayload: CreateUserPayloadModel;
   DateTime: Scalars['DateTime']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Money: MoneyValue;
+  Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   Order: OrderModel;
   OrderConnection: OrderConnectionModel;
   OrderEdge: OrderEdgeModel;
   OrderItem: OrderLineModel;
+  OrderLineInput: OrderLineInput;
   PageInfo: PageInfo;
+  PlaceOrderInput: PlaceOrderInput;
+  PlaceOrderPayload: PlaceOrderPayloadModel;
   Product: ProductModel;
   ProductConnection: ProductConnectionModel;
   ProductEdge: ProductEdgeModel;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
+  UpdateOrderStatusInput: UpdateOrderStatusInput;
+  UpdateOrderStatusPayload: UpdateOrderStatusPayloadModel;
+  UpdateProductInput: UpdateProductInput;
+  UpdateProductPayload: UpdateProductPayloadModel;
+  UpdateUserInput: UpdateUserInput;
+  UpdateUserPayload: UpdateUserPayloadModel;
   User: UserModel;
+  UserError: UserErrorModel;
+}>;
+
+export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = ResolversObject<{
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type CreateProductPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateProductPayload'] = ResolversParentTypes['CreateProductPayload']> = ResolversObject<{
+  product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type CreateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUserPayload'] = ResolversParentTypes['CreateUserPayload']> = ResolversObject<{
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -403,6 +740,16 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Money'] = ResolversParentTypes['Money']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currencyCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'input'>>;
+  createProduct?: Resolver<ResolversTypes['CreateProductPayload'], ParentType, ContextType, RequireFields<MutationCreateProductArgs, 'input'>>;
+  createUser?: Resolver<ResolversTypes['CreateUserPayload'], ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input'>>;
+  placeOrder?: Resolver<ResolversTypes['PlaceOrderPayload'], ParentType, ContextType, RequireFields<MutationPlaceOrderArgs, 'input'>>;
+  updateOrderStatus?: Resolver<ResolversTypes['UpdateOrderStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdateOrderStatusArgs, 'input'>>;
+  updateProduct?: Resolver<ResolversTypes['UpdateProductPayload'], ParentType, ContextType, RequireFields<MutationUpdateProductArgs, 'input'>>;
+  updateUser?: Resolver<ResolversTypes['UpdateUserPayload'], ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
@@ -449,6 +796,12 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
   startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type PlaceOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlaceOrderPayload'] = ResolversParentTypes['PlaceOrderPayload']> = ResolversObject<{
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
 export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product']> = ResolversObject<{
   category?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -484,6 +837,21 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
 }>;
 
+export type UpdateOrderStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateOrderStatusPayload'] = ResolversParentTypes['UpdateOrderStatusPayload']> = ResolversObject<{
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type UpdateProductPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateProductPayload'] = ResolversParentTypes['UpdateProductPayload']> = ResolversObject<{
+  product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type UpdateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateUserPayload'] = ResolversParentTypes['UpdateUserPayload']> = ResolversObject<{
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -496,19 +864,34 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['ErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
+  CreateProductPayload?: CreateProductPayloadResolvers<ContextType>;
+  CreateUserPayload?: CreateUserPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Money?: MoneyResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PlaceOrderPayload?: PlaceOrderPayloadResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
   ProductConnection?: ProductConnectionResolvers<ContextType>;
   ProductEdge?: ProductEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  UpdateOrderStatusPayload?: UpdateOrderStatusPayloadResolvers<ContextType>;
+  UpdateProductPayload?: UpdateProductPayloadResolvers<ContextType>;
+  UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  UserError?: UserErrorResolvers<ContextType>;
 }>;
 

@@ -1,9 +1,22 @@
 /** Parent types of the connection resolvers (codegen `mappers` in codegen.yml point here). */
 import type { Edge, Page } from '../db/pagination.js';
-import type { OrderModel, ProductModel } from '../table/models.js';
+import type { OrderModel, ProductModel, UserModel } from '../table/models.js';
+import type { UserError } from '../writes/userErrors.js';
 
 export type OrderEdgeModel = Edge<OrderModel>;
 export type ProductEdgeModel = Edge<ProductModel>;
 /** `totalCount` rides along from the user's profile: no read of its own. */
 export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | null };
 export type ProductConnectionModel = Page<ProductModel>;
+
+/** Mutation payloads: the changed entity (null when nothing changed) and the reasons why not. */
+interface Payload {
+  userErrors: UserError[];
+}
+export type CreateUserPayloadModel = Payload & { user: UserModel | null };
+export type UpdateUserPayloadModel = CreateUserPayloadModel;
+export type CreateProductPayloadModel = Payload & { product: ProductModel | null };
+export type UpdateProductPayloadModel = CreateProductPayloadModel;
+export type PlaceOrderPayloadModel = Payload & { order: OrderModel | null; replayed: boolean };
+export type CancelOrderPayloadModel = Payload & { order: OrderModel | null };
+export type UpdateOrderStatusPayloadModel = CancelOrderPayloadModel;

@@ -1,0 +1,64 @@
+import type { Loaders } from '../src/db/loaders.js';
+import type { MutationResolvers } from '../src/generated/resolvers-types.js';
+import { productKey, userKey } from '../src/table/keys.js';
+import type { NodeModel, OrderModel } from '../src/table/models.js';
+import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
+import { placeOrder } from '../src/writes/placeOrder.js';
+import { createProduct, updateProduct } from '../src/writes/products.js';
+import { createUser, updateUser } from '../src/writes/users.js';
+import type { WriteResult } from '../src/writes/userErrors.js';
+
+/** Read-your-writes inside the request: the written entity is primed, so `user { ... }` on the payload needs no read. */
+function remember<T extends NodeModel>(loaders: Loaders, result: WriteResult<T>): T | null {
+  if (!result.ok) return null;
+  loaders.prime(result.value);
+  return result.value;
+}
+
+/** An order write also changed its products' stock (and, when placed, the user's orderCount). */
+function forgetOrderNeighbours(loaders: Loaders, order: OrderModel | null | undefined, user = false): void {
+  if (!order) return;
+  for (const line of order.items) loaders.forget(productKey(line.productId));
+  if (user) loaders.forget(userKey(order.userId));
+  loaders.ordersPages.clearAll();
+}
+
+const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);
+
+export const Mutation: MutationResolvers = {
+  createUser: async (_, { input }, { data, loaders }) => {
+    const result = await createUser(data, input);
+    return { user: remember(loaders, result), userErrors: errorsOf(result) };
+  },
+  updateUser: async (_, { input }, { data, loaders }) => {
+    const result = await updateUser(data, input);
+    return { user: remember(loaders, result), userErrors: errorsOf(result) };
+  },
+  createProduct: async (_, { input }, { data, loaders }) => {
+    const result = await createProduct(data, input);
+    return { product: remember(loaders, result), userErrors: errorsOf(result) };
+  },
+  updateProduct: async (_, { input }, { data, loaders }) => {
+    const result = await updateProduct(data, input);
+    return { product: remember(loaders, result), userErrors: errorsOf(result) };
+  },
+  placeOrder: async (_, { input }, { data, loaders }) => {
+    const result = await placeOrder(data, input);
+    if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
+    loaders.prime(result.value.order);
+    forgetOrderNeighbours(loaders, result.value.order, true);
+    return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
+  },
+  cancelOrder: async (_, { input }, { data, loaders }) => {
+    const result = await cancelOrder(data, input);
+    const order = remember(loaders, result);
+    forgetOrderNeighbours(loaders, order);
+    return { order, userErrors: errorsOf(result) };
+  },
+  updateOrderStatus: async (_, { input }, { data, loaders }) => {
+    const result = await updateOrderStatus(data, input);
+    const order = remember(loaders, result);
+    forgetOrderNeighbours(loaders, order);
+    return { order, userErrors: errorsOf(result) };
+  },
+};

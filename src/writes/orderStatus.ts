@@ -1,0 +1,101 @@
+/**
+ * cancelOrder and updateOrderStatus. An order lives in two items (its details and the copy in
+ * its user's partition): both change in one transaction, each conditioned on the status read,
+ * so two concurrent changes cannot both win. A cancellation returns the stock in the same
+ * transaction.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DataSources } from '../db/loaders.js';
+import { itemToOrder } from '../table/codecs.js';
+import { orderKey, productKey, userOrderLSI1SK, userOrderSK, userPK } from '../table/keys.js';
+import type { OrderModel, OrderStatus } from '../table/models.js';
+import { failedConditions, transactWrite } from './transact.js';
+import type { TransactItem } from './transact.js';
+import { failed, InputChecker, succeeded, userError } from './userErrors.js';
+import type { WriteResult } from './userErrors.js';
+import { checkId } from './validate.js';
+
+/** The lifecycle: PLACED -> SHIPPED -> DELIVERED, PLACED -> CANCELLED. */
+export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  PLACED: ['SHIPPED', 'CANCELLED'],
+  SHIPPED: ['DELIVERED'],
+  DELIVERED: [],
+  CANCELLED: [],
+};
+
+export const cancelOrder = (data: DataSources, input: { orderId: string }, now = new Date()) =>
+  changeOrderStatus(data, input.orderId, 'CANCELLED', ['orderId'], now);
+
+export const updateOrderStatus = (
+  data: DataSources,
+  input: { orderId: string; status: OrderStatus },
+  now = new Date(),
+) => changeOrderStatus(data, input.orderId, input.status, ['status'], now);
+
+async function changeOrderStatus(
+  { dynamo, tableName }: DataSources,
+  rawOrderId: string,
+  to: OrderStatus,
+  statusField: string[],
+  now: Date,
+): Promise<WriteResult<OrderModel>> {
+  const check = new InputChecker();
+  const orderId = checkId(check, 'orderId', rawOrderId);
+  if (orderId === undefined) return failed(...check.errors);
+
+  const read = await dynamo.doc.send(
+    new GetCommand({ TableName: tableName, Key: orderKey(orderId), ConsistentRead: true }),
+  );
+  if (!read.Item) return failed(userError('NOT_FOUND', ['orderId'], `No order with orderId "${orderId}"`));
+  const before = itemToOrder(read.Item);
+  const refuse = (status: OrderStatus) =>
+    failed<OrderModel>(userError('INVALID_STATUS', statusField, `The order is ${status}; it cannot become ${to}`));
+  if (!TRANSITIONS[before.status].includes(to)) return refuse(before.status);
+
+  const after: OrderModel = { ...before, status: to, updatedAt: now.toISOString(), version: before.version + 1 };
+  const values = { ':from': before.status, ':to': to, ':now': after.updatedAt, ':one': 1 };
+  const statusUpdate = (key: { PK: string; SK: string }, extraSet = '', extraValues = {}): TransactItem => ({
+    Update: {
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: `SET #status = :to, updatedAt = :now, version = version + :one${extraSet}`,
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ...values, ...extraValues },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  });
+  const restock: TransactItem[] =
+    to === 'CANCELLED'
+      ? before.items.map((line) => ({
+          Update: {
+            TableName: tableName,
+            Key: productKey(line.productId),
+            UpdateExpression: 'SET stock = stock + :q, version = version + :one, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': after.updatedAt },
+          },
+        }))
+      : [];
+  const outcome = await transactWrite(dynamo.doc, {
+    TransactItems: [
+      statusUpdate(orderKey(orderId)),
+      statusUpdate(
+        { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
+        ', LSI1SK = :lsi1sk',
+        // The status index key moves with the status (access pattern 8).
+        { ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId) },
+      ),
+      ...restock,
+    ],
+  });
+  if (outcome.committed) return succeeded(after);
+
+  const failures = failedConditions(outcome.reasons);
+  if (failures.some((index) => index < 2)) {
+    // Someone else changed the status between our read and our write.
+    const current = outcome.reasons[failures[0] as number]?.item;
+    return refuse(current ? itemToOrder(current).status : before.status);
+  }
+  return failed(userError('NOT_FOUND', null, 'A product of this order no longer exists; the order was not changed'));
+}

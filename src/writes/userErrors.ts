@@ -1,0 +1,46 @@
+/**
+ * Expected business failures of mutations: returned in the payload's `userErrors`, never
+ * thrown. `field` is the path inside the mutation's `input`, list indices as strings
+ * (`["items", "2", "quantity"]`).
+ */
+import type { ErrorCode as UserErrorCode } from '../generated/resolvers-types.js';
+
+export type { UserErrorCode };
+
+export interface UserError {
+  code: UserErrorCode;
+  field: string[] | null;
+  message: string;
+}
+
+/** The name codegen's mapper uses (the generated types declare their own `UserError`). */
+export type UserErrorModel = UserError;
+
+export const userError = (code: UserErrorCode, field: (string | number)[] | null, message: string): UserError => ({
+  code,
+  field: field ? field.map(String) : null,
+  message,
+});
+
+/** What a write returns: the changed entity, or the reasons it changed nothing. */
+export type WriteResult<T> = { ok: true; value: T } | { ok: false; userErrors: UserError[] };
+
+export const succeeded = <T>(value: T): WriteResult<T> => ({ ok: true, value });
+export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({ ok: false, userErrors });
+
+/**
+ * Collects input problems so that one response reports all of them, not only the first.
+ * Each check returns the cleaned value, or undefined after recording an INVALID_INPUT.
+ */
+export class InputChecker {
+  readonly errors: UserError[] = [];
+
+  invalid(field: (string | number)[] | null, message: string): undefined {
+    this.errors.push(userError('INVALID_INPUT', field, message));
+    return undefined;
+  }
+
+  get ok(): boolean {
+    return this.errors.length === 0;
+  }
+}

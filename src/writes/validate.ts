@@ -1,0 +1,73 @@
+/**
+ * Input rules shared by the mutations. Each records an INVALID_INPUT on the checker and
+ * returns undefined when the value is refused, so every problem of a request is reported.
+ */
+import { BadUserInputError } from '../errors.js';
+import { parseMoney } from '../money.js';
+import { assertCategory, assertId, normalizeEmail } from '../table/keys.js';
+import type { InputChecker } from './userErrors.js';
+
+export const LIMITS = {
+  nameLength: 100,
+  productNameLength: 200,
+  descriptionLength: 2000,
+  maxStock: 1_000_000,
+  maxQuantity: 1000,
+} as const;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Runs a key-module check that throws BAD_USER_INPUT and turns it into a recorded INVALID_INPUT. */
+function viaKeyCheck<T>(check: InputChecker, field: (string | number)[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof BadUserInputError) return check.invalid(field, error.message);
+    throw error;
+  }
+}
+
+/** `field` is the input path, e.g. ["items", 2, "productId"]; the message names its last part. */
+export const checkId = (check: InputChecker, field: string | (string | number)[], value: string) => {
+  const path = typeof field === 'string' ? [field] : field;
+  return viaKeyCheck(check, path, () => assertId(value, String(path.at(-1))));
+};
+
+export const checkEmail = (check: InputChecker, value: string) =>
+  viaKeyCheck(check, ['email'], () => normalizeEmail(value));
+
+export const checkCategory = (check: InputChecker, value: string) =>
+  viaKeyCheck(check, ['category'], () => assertCategory(value.trim().toLowerCase()));
+
+export const checkMoney = (check: InputChecker, field: string, value: string) =>
+  viaKeyCheck(check, [field], () => parseMoney(value, field));
+
+/** A trimmed, non-empty single-line (or multi-line when `multiline`) text of at most `max` characters. */
+export function checkText(
+  check: InputChecker,
+  field: string,
+  value: string,
+  max: number,
+  { multiline = false, allowEmpty = false } = {},
+): string | undefined {
+  const text = value.trim();
+  if (!allowEmpty && text.length === 0) return check.invalid([field], `${field} must not be empty`);
+  if (text.length > max) return check.invalid([field], `${field} must be at most ${max} characters`);
+  const forbidden = multiline ? /[\u0000-\u0008\u000b-\u001f\u007f]/ : CONTROL_CHARACTERS; // eslint-disable-line no-control-regex
+  if (forbidden.test(text)) return check.invalid([field], `${field} must not contain control characters`);
+  return text;
+}
+
+export function checkInt(
+  check: InputChecker,
+  field: (string | number)[],
+  value: number,
+  min: number,
+  max: number,
+): number | undefined {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    return check.invalid(field, `${field.at(-1)} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}

@@ -1,0 +1,163 @@
+/**
+ * Runs the real server (or a script) as a child process, the way a user does: `node --import
+ * tsx <entry>` in the project folder. Collects its JSON log lines and stderr, and lets a test
+ * await a log line or the process exit instead of sleeping.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface NodeProcess {
+  child: ChildProcess;
+  pid: number;
+  /** The stdout lines that parsed as JSON log lines, in order. */
+  logs: LogLine[];
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first log line (already seen or still to come) that matches; rejects if the process exits first. */
+  waitForLog(match: (line: LogLine) => boolean, description: string): Promise<LogLine>;
+  exited: Promise<Exit>;
+}
+
+/** Variables of the test run that would change what the child does; the child gets only what a test gives it. */
+const INHERITED_TO_DROP = [
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'HOST',
+  'PORT',
+  'DATA_DIR',
+  'TABLE_NAME',
+  'DYNAMODB_ENDPOINT',
+  'DYNAMODB_MODE',
+  'DYNAMODB_LOCAL_PORT',
+  'SEED_DEMO_DATA',
+  'CURSOR_SECRET',
+];
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of INHERITED_TO_DROP) delete base[name];
+  for (const name of Object.keys(base)) if (name.startsWith('VITEST')) delete base[name];
+  return { ...base, ...env };
+}
+
+/** Starts `node --import tsx <entry>` in the project folder with the run's environment plus `env`. */
+export function runNode(entry: string, env: Record<string, string>): NodeProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: PROJECT_ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  const logs: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    stdout += chunk;
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        // not a log line (a script's plain output): kept in stdout()
+      }
+    }
+    for (const waiter of waiters) waiter();
+  });
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      // 'exit' may come before the pipes are drained; 'close' comes after both.
+      child.once('close', () => resolve({ code, signal }));
+    });
+  });
+
+  const waitForLog = (match: (line: LogLine) => boolean, description: string) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const check = () => {
+        const found = logs.find(match);
+        if (!found) return;
+        waiters.delete(check);
+        resolve(found);
+      };
+      waiters.add(check);
+      check();
+      void exited.then(({ code, signal }) => {
+        if (!waiters.has(check)) return;
+        waiters.delete(check);
+        reject(
+          new Error(`process exited (${signal ?? `code ${code}`}) before logging ${description}; stderr:\n${stderr}`),
+        );
+      });
+    });
+
+  return {
+    child,
+    pid: child.pid as number,
+    logs,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForLog,
+    exited,
+  };
+}
+
+/**
+ * stderr without the AWS SDK's multi-line NodeVersionSupportWarning (a notice about Node 22,
+ * printed by every process that creates a client on Node 20), as a list of non-empty lines.
+ */
+export function stderrLines(stderr: string): string[] {
+  const withoutSdkNotice = stderr.replace(
+    /^\(node:\d+\) Warning: NodeVersionSupportWarning:[\s\S]*?More information can be found at: \S+\n(\(Use `node --trace-warnings[^\n]*\n)?/m,
+    '',
+  );
+  return withoutSdkNotice.split('\n').filter((line) => line.trim() !== '');
+}
+
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Pids of the DynamoDB Local java processes that persist to `dataDir` (found by their command line). */
+export function dynamoLocalPidsFor(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // exited while we looked
+    }
+    const dbPath = args.indexOf('-dbPath');
+    if (args.some((arg) => arg.endsWith('DynamoDBLocal.jar')) && dbPath >= 0 && args[dbPath + 1] === dataDir) {
+      pids.push(Number(entry));
+    }
+  }
+  return pids;
+}
