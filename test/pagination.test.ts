@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CursorCodec } from '../src/db/cursor.js';
 import { userOrdersQuery } from '../src/db/loaders.js';
 import { userOrderSK, userPK } from '../src/table/keys.js';
-import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/table/models.js';
+import type { OrderModel, OrderStatus, ProductModel } from '../src/table/models.js';
 import { commandLog } from './support/commandLog.js';
 import { aProduct, aUser, ordersOf, store } from './support/factories.js';
 import { errorCodes, startTestServer, TEST_CURSOR_SECRET } from './support/harness.js';
@@ -467,6 +467,7 @@ describe('cursors from elsewhere', () => {
     ],
     ['a cursor of another status', () => onOrders({ after: issued.placed, status: 'SHIPPED' }), 'after'],
     ['garbage', () => onOrders({ after: 'not-a-cursor' }), 'after'],
+    ['an orders cursor with "=" appended to its signature', () => onOrders({ after: `${issued.orders}=` }), 'after'],
   ];
   const productsCases: Case[] = [
     ['a cursor from another category', () => onProducts({ after: issued.tools }), 'after'],
