@@ -1,6 +1,6 @@
 /**
  * Item <-> domain model codecs. Items are what the DynamoDB document client reads and writes;
- * models are what resolvers see. The attribute layout is documented in docs/data-model.md.
+ * models are what resolvers see. The attribute layout is documented in the README ("The table").
  */
 import {
   categoryGSI1PK,
