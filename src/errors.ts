@@ -28,15 +28,18 @@ export const APOLLO_REQUEST_ERROR_CODES: ReadonlySet<string> = new Set([
 export class BadUserInputError extends GraphQLError {
   constructor(message: string, argumentName?: string) {
     super(message, {
-      extensions: { code: ErrorCode.BAD_USER_INPUT, ...(argumentName ? { argumentName } : {}), http: { status: 200 } },
+      extensions: { code: ErrorCode.BAD_USER_INPUT, ...(argumentName ? { argumentName } : {}) },
     });
   }
 }
 
-/** DynamoDB could not be reached or kept refusing work; the client may retry later. */
+/**
+ * DynamoDB could not be reached or kept refusing work; the client may retry later. The HTTP
+ * status stays 200: other fields of the same response may hold data (GraphQL over HTTP).
+ */
 export class ServiceUnavailableError extends GraphQLError {
   constructor(message = 'The database is unavailable; try again shortly') {
-    super(message, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE, http: { status: 503 } } });
+    super(message, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
   }
 }
 

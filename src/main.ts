@@ -11,14 +11,30 @@ import { LocalDynamoError } from './db/local.js';
 import { openDatabase } from './db/open.js';
 import type { OpenDatabase } from './db/open.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
-import { PortInUseError, startApp } from './server/app.js';
+import { assertPortFree, PortInUseError, startApp } from './server/app.js';
 import type { RunningApp } from './server/app.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
 
+/**
+ * The AWS SDK warns on Node 20 that its 2027 releases will need Node 22. Harmless here (the
+ * versions are pinned), and it would otherwise bury the one-line start-up errors below.
+ */
+function silenceSdkNodeVersionNotice(): void {
+  const defaultHandlers = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.message.includes('NodeVersionSupportWarning') || warning.name === 'NodeVersionSupportWarning') return;
+    for (const handler of defaultHandlers) handler(warning);
+  });
+}
+
 async function main(): Promise<void> {
+  silenceSdkNodeVersionNotice();
   const config = loadConfig();
+  // Fail in a second, not after starting the database and seeding it.
+  await assertPortFree(config.host, config.port);
   const log = pino({ level: config.logLevel });
   let db: OpenDatabase | undefined;
   let app: RunningApp | undefined;

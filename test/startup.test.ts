@@ -260,7 +260,8 @@ describe('a start that cannot succeed', () => {
         await new Promise<void>((resolve) => blocker.listen(0, resolve));
         port = (blocker.address() as net.AddressInfo).port;
         try {
-          result = await failedStart({ DATA_DIR: dataDir, PORT: String(port) });
+          // Demo data plays no part here; skipping it saves seconds (the port is bound after the seed).
+          result = await failedStart({ DATA_DIR: dataDir, PORT: String(port), SEED_DEMO_DATA: 'false' });
         } finally {
           await new Promise((resolve) => blocker.close(resolve));
         }

@@ -47,8 +47,10 @@ export class CursorCodec {
     if (cursor.length > MAX_CURSOR_LENGTH) return refuse();
     const [version, payload, signature, ...rest] = cursor.split('.');
     if (version !== VERSION || !payload || !signature || rest.length > 0) return refuse();
-    const given = Buffer.from(signature, 'base64url');
-    const expected = this.sign(connection, payload);
+    // Compare the text, not decoded bytes: base64url decoding ignores stray characters and
+    // padding, and a cursor must have exactly one spelling.
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.sign(connection, payload).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse();
     let key: unknown;
     try {

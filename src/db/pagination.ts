@@ -70,11 +70,8 @@ interface PagePlan {
 }
 
 function checkSize(name: 'first' | 'last', value: number): number {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new BadUserInputError(`Argument "${name}" must be a non-negative integer`, name);
-  }
-  if (value > MAX_PAGE_SIZE) {
-    throw new BadUserInputError(`Argument "${name}" must be at most ${MAX_PAGE_SIZE}`, name);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE_SIZE) {
+    throw new BadUserInputError(`Argument "${name}" must be an integer from 0 to ${MAX_PAGE_SIZE}`, name);
   }
   return value;
 }

@@ -388,7 +388,8 @@ export type Query = {
   /** A product by key; null if there is none. */
   product: Maybe<Product>;
   /**
-   * Products in a category, ordered by name (case-insensitive), then productId.
+   * Products in a category, ordered by lower-cased name, then productId (the index sorts the
+   * string "<name>#<productId>", so "Tent 2P" comes before "Tent", as ' ' sorts before '#').
    * Page size defaults to 20 and is capped at 100.
    */
   products: ProductConnection;

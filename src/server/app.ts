@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -40,6 +41,21 @@ export interface RunningApp {
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
 export class PortInUseError extends Error {
   override name = 'PortInUseError';
+}
+
+const portInUse = (port: number) =>
+  new PortInUseError(`Port ${port} is already in use: stop what holds it or set PORT to another port`);
+
+/** Binds and releases `port` to check that start-up will be able to listen on it. */
+export function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? portInUse(port) : error),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 const requestIdOf = (header: string | string[] | undefined): string =>

@@ -77,10 +77,11 @@ export const productGSI1SK = (name: string, productId: string): string =>
   `PRODUCT#${name.toLowerCase()}#${assertId(productId, 'productId')}`;
 
 /** SK of an order's copy in its user's partition: newest first is a reverse range read. */
-export const userOrderSK = (placedAt: string, orderId: string): string => `${ORDER_SK_PREFIX}${placedAt}#${orderId}`;
+export const userOrderSK = (placedAt: string, orderId: string): string =>
+  `${ORDER_SK_PREFIX}${placedAt}#${assertId(orderId, 'orderId')}`;
 export const statusLSI1SKPrefix = (status: OrderStatus): string => `STATUS#${status}#`;
 export const userOrderLSI1SK = (status: OrderStatus, placedAt: string, orderId: string): string =>
-  `${statusLSI1SKPrefix(status)}${placedAt}#${orderId}`;
+  `${statusLSI1SKPrefix(status)}${placedAt}#${assertId(orderId, 'orderId')}`;
 
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = { PK: 'META#seed', SK: 'DEMO' };

@@ -30,7 +30,7 @@ export type TransactionOutcome = { committed: true } | { committed: false; reaso
 export class TransactionConflictError extends GraphQLError {
   constructor(attempts: number) {
     super(`The write conflicted with concurrent writes ${attempts} times and changed nothing; retry it`, {
-      extensions: { code: ErrorCode.CONFLICT, http: { status: 409 } },
+      extensions: { code: ErrorCode.CONFLICT },
     });
   }
 }
