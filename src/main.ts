@@ -11,6 +11,7 @@ import { LocalDynamoError } from './db/local.js';
 import { openDatabase } from './db/open.js';
 import type { OpenDatabase } from './db/open.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
+import { playgroundAssets } from './server/playground/bundle.js';
 import { assertPortFree, PortInUseError, startApp } from './server/app.js';
 import type { RunningApp } from './server/app.js';
 
@@ -74,6 +75,11 @@ async function main(): Promise<void> {
       log,
     });
     log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
+    // Bundle the playground now (once per install, cached) rather than on the first page view.
+    playgroundAssets().then(
+      (dir) => log.debug({ dir }, 'playground assets ready'),
+      (error: unknown) => log.error({ err: error }, 'playground build failed'),
+    );
   } catch (error) {
     await shutdown('startup failure').catch(() => undefined);
     throw error;

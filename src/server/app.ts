@@ -18,6 +18,8 @@ import { createContext } from './context.js';
 import type { GraphQLContext } from './context.js';
 import { costPlugin } from './costPlugin.js';
 import { createFormatError } from './errorMasking.js';
+import { PersistedDocumentsCache, loadPersistedDocuments } from './persistedDocuments.js';
+import { playgroundRouter } from './playground/router.js';
 import { buildSchema } from './schema.js';
 
 export interface AppOptions {
@@ -28,6 +30,8 @@ export interface AppOptions {
   log: Logger;
   /** Largest accepted request body. */
   bodyLimit?: string;
+  /** Serve the GraphiQL playground to browsers at GET /graphql (default true). */
+  playground?: boolean;
 }
 
 export interface RunningApp {
@@ -61,7 +65,14 @@ export function assertPortFree(host: string, port: number): Promise<void> {
 const requestIdOf = (header: string | string[] | undefined): string =>
   typeof header === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : randomUUID();
 
-export async function startApp({ host, port, data, log, bodyLimit = '100kb' }: AppOptions): Promise<RunningApp> {
+export async function startApp({
+  host,
+  port,
+  data,
+  log,
+  bodyLimit = '100kb',
+  playground = true,
+}: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
@@ -70,11 +81,13 @@ export async function startApp({ host, port, data, log, bodyLimit = '100kb' }: A
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), costPlugin()],
     formatError: createFormatError(log),
     includeStacktraceInErrorResponses: false,
+    persistedQueries: { cache: new PersistedDocumentsCache(loadPersistedDocuments()) },
     // main.ts owns SIGINT/SIGTERM: it stops the server, then the database, in that order.
     stopOnTerminationSignals: false,
   });
   await apollo.start();
 
+  if (playground) app.use(playgroundRouter({ endpoint: '/graphql', log }));
   app.use(
     '/graphql',
     express.json({ limit: bodyLimit }),

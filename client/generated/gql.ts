@@ -1,0 +1,44 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}": typeof types.CategoryPageDocument,
+    "mutation PlaceOrder($input: PlaceOrderInput!) {\n  placeOrder(input: $input) {\n    order {\n      orderId\n      status\n      placedAt\n      total {\n        amount\n        currencyCode\n      }\n      items {\n        productId\n        quantity\n        lineTotal {\n          amount\n        }\n      }\n    }\n    replayed\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": typeof types.PlaceOrderDocument,
+    "query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {\n  user(userId: $userId) {\n    userId\n    name\n    orders(first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        cursor\n        node {\n          orderId\n          status\n          placedAt\n          total {\n            amount\n            currencyCode\n          }\n          items {\n            quantity\n            productName\n            unitPrice {\n              amount\n            }\n          }\n        }\n      }\n    }\n  }\n}": typeof types.UserOrdersPageDocument,
+};
+const documents: Documents = {
+    "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}": types.CategoryPageDocument,
+    "mutation PlaceOrder($input: PlaceOrderInput!) {\n  placeOrder(input: $input) {\n    order {\n      orderId\n      status\n      placedAt\n      total {\n        amount\n        currencyCode\n      }\n      items {\n        productId\n        quantity\n        lineTotal {\n          amount\n        }\n      }\n    }\n    replayed\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": types.PlaceOrderDocument,
+    "query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {\n  user(userId: $userId) {\n    userId\n    name\n    orders(first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        cursor\n        node {\n          orderId\n          status\n          placedAt\n          total {\n            amount\n            currencyCode\n          }\n          items {\n            quantity\n            productName\n            unitPrice {\n              amount\n            }\n          }\n        }\n      }\n    }\n  }\n}": types.UserOrdersPageDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}"): typeof import('./graphql.js').CategoryPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation PlaceOrder($input: PlaceOrderInput!) {\n  placeOrder(input: $input) {\n    order {\n      orderId\n      status\n      placedAt\n      total {\n        amount\n        currencyCode\n      }\n      items {\n        productId\n        quantity\n        lineTotal {\n          amount\n        }\n      }\n    }\n    replayed\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}"): typeof import('./graphql.js').PlaceOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {\n  user(userId: $userId) {\n    userId\n    name\n    orders(first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        cursor\n        node {\n          orderId\n          status\n          placedAt\n          total {\n            amount\n            currencyCode\n          }\n          items {\n            quantity\n            productName\n            unitPrice {\n              amount\n            }\n          }\n        }\n      }\n    }\n  }\n}"): typeof import('./graphql.js').UserOrdersPageDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

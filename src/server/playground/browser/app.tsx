@@ -1,0 +1,43 @@
+/**
+ * The playground page: GraphiQL 5 (Monaco editors) bundled by esbuild and served by this
+ * server, so it needs no CDN and works with the network off. The server passes the endpoint
+ * and the example tabs in a JSON script tag (see page.ts).
+ */
+import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { GraphiQL } from 'graphiql';
+import { createRoot } from 'react-dom/client';
+import 'graphiql/style.css';
+
+interface PlaygroundConfig {
+  endpoint: string;
+  tabs: { query: string; variables?: string; headers?: string }[];
+  defaultHeaders: string;
+}
+
+// Monaco runs its language services in web workers; esbuild emits them beside this bundle.
+(globalThis as { MonacoEnvironment?: unknown }).MonacoEnvironment = {
+  getWorker(_workerId: string, label: string) {
+    const name = label === 'json' ? 'json' : label === 'graphql' ? 'graphql' : 'editor';
+    return new Worker(new URL(`./${name}.worker.js`, import.meta.url), { type: 'module' });
+  },
+};
+
+const config = JSON.parse(document.getElementById('playground-config')?.textContent ?? '{}') as PlaygroundConfig;
+const fetcher = createGraphiQLFetcher({ url: new URL(config.endpoint, window.location.href).toString() });
+const root = document.getElementById('root');
+if (!root) throw new Error('the playground page has no #root element');
+
+createRoot(root).render(
+  <GraphiQL
+    fetcher={fetcher}
+    defaultTabs={config.tabs}
+    // GraphiQL fills the first tab's editors from these, not from defaultTabs[0].
+    initialQuery={config.tabs[0]?.query}
+    initialVariables={config.tabs[0]?.variables}
+    initialHeaders={config.tabs[0]?.headers}
+    defaultHeaders={config.defaultHeaders}
+    isHeadersEditorEnabled
+    defaultEditorToolsVisibility="variables"
+    shouldPersistHeaders={false}
+  />,
+);
