@@ -33,8 +33,11 @@ afterEach(() => {
 
 const suffix = () => randomUUID().slice(0, 8);
 
-const placeOrder = (input: { userId: string; items: { productId: string; quantity: number }[]; idempotencyKey: string }) =>
-  server.gql<{ placeOrder: PlaceOrderResult }>(PLACE_ORDER, { input });
+const placeOrder = (input: {
+  userId: string;
+  items: { productId: string; quantity: number }[];
+  idempotencyKey: string;
+}) => server.gql<{ placeOrder: PlaceOrderResult }>(PLACE_ORDER, { input });
 
 /** The payload of a response that must have no GraphQL errors. */
 function payloadOf<T>(response: GraphQLResponse<Record<string, T>>, field: string): T {
@@ -56,13 +59,15 @@ async function userOrders(userId: string): Promise<Item[]> {
   return result.Items ?? [];
 }
 
-const profileOf = (userId: string) => getItem(server.dynamo.doc, server.tableName, { PK: `USER#${userId}`, SK: 'PROFILE' });
+const profileOf = (userId: string) =>
+  getItem(server.dynamo.doc, server.tableName, { PK: `USER#${userId}`, SK: 'PROFILE' });
 
 describe('50 clients racing for a product with stock 20', () => {
   // 50 different users, one unit each: every request is a distinct order, none a replay.
   const product = aProduct({ productId: `race-${suffix()}`, stock: 20 });
   const users = Array.from({ length: 50 }, (_, i) => aUser({ userId: `racer-${i}-${suffix()}` }));
   let results: PlaceOrderResult[];
+  let requests: (number | undefined)[];
   let observedStock: number[];
   let raceMs: number;
 
@@ -88,6 +93,7 @@ describe('50 clients racing for a product with stock 20', () => {
     racing = false;
     await watcher;
     results = responses.map((response) => payloadOf(response, 'placeOrder'));
+    requests = responses.map((response) => response.extensions?.cost?.dynamodb.requests);
     console.info(`50-client race for 20 units: ${Math.round(raceMs)} ms`);
   });
 
@@ -106,6 +112,12 @@ describe('50 clients racing for a product with stock 20', () => {
         { code: 'INSUFFICIENT_STOCK', field: ['items', '0', 'quantity'], message: expect.any(String) },
       ]);
     }
+  });
+
+  it('really raced: some losers passed the stock read and were refused by the transaction', () => {
+    // One BatchGetItem, then a TransactWriteItems: 2 requests means the read saw stock left.
+    const refusedByTransaction = results.filter((result, i) => result.order === null && requests[i] === 2);
+    expect(refusedByTransaction.length).toBeGreaterThan(0);
   });
 
   it('ends with stock 0 and never showed a negative or rising stock', async () => {
@@ -223,13 +235,24 @@ describe('the same placeOrder sent 5 times at once with one idempotencyKey', () 
     expect(await stockOf(server.dynamo.doc, server.tableName, product.productId)).toBe(0);
   });
 
-  it('marks only one of them as not replayed even when all arrive in the same millisecond', async () => {
-    // Same instant, same request: the transactions the five requests build are byte-for-byte equal.
-    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-07-01T09:30:00.000Z') });
-    const { user, results } = await fireDuplicates(10, 1);
+  // Same instant, same request: the transactions the five requests build are byte-for-byte
+  // equal, ClientRequestToken included, so DynamoDB answers the later ones as successes.
+  const freezeClock = () => vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-07-01T09:30:00.000Z') });
+
+  it('stores one order and takes the stock once even when all arrive in the same millisecond', async () => {
+    freezeClock();
+    const { user, product, results } = await fireDuplicates(10, 2);
+    expect(results.map((result) => result.userErrors)).toEqual([[], [], [], [], []]);
     expect(new Set(results.map((result) => result.order?.orderId)).size).toBe(1);
-    expect(results.map((result) => result.replayed).sort()).toEqual([false, true, true, true, true]);
+    expect(await userOrders(user.userId)).toHaveLength(1);
+    expect(await stockOf(server.dynamo.doc, server.tableName, product.productId)).toBe(8);
     expect((await profileOf(user.userId))?.orderCount).toBe(1);
+  });
+
+  it('marks only one of them as not replayed even when all arrive in the same millisecond', async () => {
+    freezeClock();
+    const { results } = await fireDuplicates(10, 1);
+    expect(results.map((result) => result.replayed).sort()).toEqual([false, true, true, true, true]);
   });
 });
 
@@ -265,7 +288,11 @@ describe('a mixed concurrent load', () => {
   beforeAll(async () => {
     await store(server.dynamo.doc, server.tableName, { users, products });
     const place = async (order: PlannedOrder) => {
-      const response = await placeOrder({ userId: order.userId, items: order.items, idempotencyKey: order.idempotencyKey });
+      const response = await placeOrder({
+        userId: order.userId,
+        items: order.items,
+        idempotencyKey: order.idempotencyKey,
+      });
       placed.push(payloadOf(response, 'placeOrder'));
     };
     const change = async (kind: 'cancel' | 'ship' | 'deliver', orderId: string) => {
@@ -296,8 +323,12 @@ describe('a mixed concurrent load', () => {
     const placedIds = new Set(placed.flatMap((result) => (result.order ? [result.order.orderId] : [])));
     const round2 = planned.filter((order) => placedIds.has(order.orderId));
     await Promise.all([
-      ...round2.filter((_, i) => i % 3 === 0).flatMap((order) => [change('cancel', order.orderId), change('ship', order.orderId)]),
-      ...round2.filter((_, i) => i % 3 === 1).flatMap((order) => [change('ship', order.orderId), change('deliver', order.orderId)]),
+      ...round2
+        .filter((_, i) => i % 3 === 0)
+        .flatMap((order) => [change('cancel', order.orderId), change('ship', order.orderId)]),
+      ...round2
+        .filter((_, i) => i % 3 === 1)
+        .flatMap((order) => [change('ship', order.orderId), change('deliver', order.orderId)]),
       ...round2.filter((_, i) => i % 3 === 2).map((order) => change('cancel', order.orderId)),
       ...planned.filter((order) => !placedIds.has(order.orderId)).map(place),
       ...planned.filter((_, i) => i % 5 === 0).map(place),
@@ -305,7 +336,9 @@ describe('a mixed concurrent load', () => {
     snapshot = await scanTable(server.dynamo.doc, server.tableName);
   });
 
-  const ofType = (entityType: string) => snapshot.filter((item) => item.entityType === entityType);
+  // The table is shared with the other races in this file: look at this load's users only.
+  const ofType = (entityType: string) =>
+    snapshot.filter((item) => item.entityType === entityType && users.some((user) => user.userId === item.userId));
   const details = () => ofType('Order');
   const copies = () => ofType('UserOrder');
 
@@ -323,7 +356,10 @@ describe('a mixed concurrent load', () => {
       const count = snapshot.filter(
         (item) => item.PK === `USER#${user.userId}` && String(item.SK).startsWith('ORDER#'),
       ).length;
-      expect({ userId: user.userId, orderCount: profile?.orderCount }).toEqual({ userId: user.userId, orderCount: count });
+      expect({ userId: user.userId, orderCount: profile?.orderCount }).toEqual({
+        userId: user.userId,
+        orderCount: count,
+      });
       expect(details().filter((order) => order.userId === user.userId)).toHaveLength(count);
     }
   });

@@ -11,7 +11,7 @@
  * and `orderCount + 1` on a profile that must exist. Nothing is ever half-written, oversold
  * or placed twice for one idempotencyKey, whatever runs concurrently.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '../db/batchGet.js';
 import type { DataSources } from '../db/loaders.js';
@@ -163,8 +163,10 @@ export async function placeOrder(
   }));
   const n = lines.length;
   const outcome = await transactWrite(dynamo.doc, {
-    // Same request, same token: DynamoDB applies a retried identical transaction once (10 minutes).
-    ClientRequestToken: digest(`${orderId}\n${fingerprint}\n${placedAt}`).slice(0, 36),
+    // One token per call, reused by every retry of this very request: DynamoDB applies it at
+    // most once (10 minutes). Concurrent twins get their own tokens, so they reach the
+    // attribute_not_exists condition and are answered as replays.
+    ClientRequestToken: digest(`${orderId}\n${fingerprint}\n${placedAt}\n${randomUUID()}`).slice(0, 36),
     TransactItems: [
       ...stockUpdates,
       {

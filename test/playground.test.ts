@@ -1,0 +1,90 @@
+/**
+ * The playground in a real browser: Debian's chromium driven by playwright-core, with every
+ * request to a host other than the server aborted, so the page must come entirely from us.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putItems } from '../src/db/batchWrite.js';
+import { demoItems } from '../src/seed/seed.js';
+import { PLAYGROUND_CSP } from '../src/server/playground/page.js';
+import { startTestServer } from './support/harness.js';
+import type { TestServer } from './support/harness.js';
+
+const ARTIFACTS = path.join(import.meta.dirname, 'artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+const foreignRequests: string[] = [];
+const failedResponses: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await putItems(server.dynamo.doc, server.tableName, demoItems());
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic'],
+  });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const origin = new URL(server.url).origin;
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin !== origin) {
+      foreignRequests.push(url);
+      return route.abort('blockedbyclient');
+    }
+    return route.continue();
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`);
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** The result pane's visible text; Monaco renders spaces as non-breaking spaces, so collapse all whitespace. */
+const resultText = async () => ((await page.locator('.graphiql-response').textContent()) ?? '').replace(/\s+/g, ' ');
+
+describe('the playground', () => {
+  it('serves GraphiQL with a same-origin-only Content-Security-Policy', async () => {
+    // The first visit may bundle the assets (a few seconds, then cached under node_modules/.cache).
+    const response = await page.goto(server.url, { timeout: 120_000 });
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toBe(PLAYGROUND_CSP);
+    await page.locator('.graphiql-execute-button').waitFor({ timeout: 120_000 });
+    expect(await page.locator('.graphiql-tab').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('UserOrdersPage'), expect.stringContaining('PlaceOrder')]),
+    );
+  }, 180_000);
+
+  it('runs the example query through the UI and shows the result', async () => {
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(resultText, { timeout: 20_000 }).toContain('"name": "Alice Example"');
+    expect(await resultText()).toContain('"totalCount": 30');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'playground.png') });
+  });
+
+  it('runs another example tab against the live server', async () => {
+    await page.locator('.graphiql-tab', { hasText: 'CategoryPage' }).click();
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(resultText, { timeout: 20_000 }).toContain('"productId": "monitor-27"');
+  });
+
+  it('offers a headers editor', async () => {
+    await page.getByText('Headers', { exact: true }).click();
+    await expect.poll(async () => page.locator('.graphiql-editor-tool').textContent()).toContain('{');
+  });
+
+  it('made no request to any other host and loaded every asset', () => {
+    expect(foreignRequests).toEqual([]);
+    expect(failedResponses).toEqual([]);
+  });
+});
