@@ -1,7 +1,8 @@
 /**
  * `npm run example:client`: a typed client that uses only the documents codegen generated
  * from client/operations (see codegen.yml). It walks alice's orders page by page and places
- * an order against a running server (GRAPHQL_URL, default http://localhost:4000/graphql).
+ * an order against a running server (GRAPHQL_URL, default http://localhost:4000/graphql), as
+ * alice (TABLEGRAPH_TOKEN: a bearer token).
  *
  * Each request first sends only the document's sha256 hash (a persisted document: the server
  * knows every document in client/generated/persisted-documents.json); should the server not
@@ -12,6 +13,8 @@ import { PlaceOrderDocument, UserOrdersPageDocument } from './generated/graphql.
 import type { TypedDocumentString, UserOrdersPageQuery } from './generated/graphql.js';
 
 const endpoint = process.env.GRAPHQL_URL ?? 'http://localhost:4000/graphql';
+/** A bearer token for alice; `npm run example:client` mints a local one with `npm run token`. */
+const token = process.env.TABLEGRAPH_TOKEN;
 
 interface GraphQLResponse<T> {
   data?: T | null;
@@ -21,7 +24,11 @@ interface GraphQLResponse<T> {
 async function post<T>(body: Record<string, unknown>): Promise<GraphQLResponse<T>> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   return (await response.json()) as GraphQLResponse<T>;

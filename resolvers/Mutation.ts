@@ -30,32 +30,39 @@ export const Mutation: MutationResolvers = {
     const result = await createUser(data, input);
     return { user: remember(loaders, result), userErrors: errorsOf(result) };
   },
-  updateUser: async (_, { input }, { data, loaders }) => {
+  updateUser: async (_, { input }, { access, data, loaders }) => {
+    access.requireSelfOrAdmin(input.userId, 'edit a profile');
     const result = await updateUser(data, input);
     return { user: remember(loaders, result), userErrors: errorsOf(result) };
   },
-  createProduct: async (_, { input }, { data, loaders }) => {
+  createProduct: async (_, { input }, { access, data, loaders }) => {
+    access.requireAdmin('create products');
     const result = await createProduct(data, input);
     return { product: remember(loaders, result), userErrors: errorsOf(result) };
   },
-  updateProduct: async (_, { input }, { data, loaders }) => {
+  updateProduct: async (_, { input }, { access, data, loaders }) => {
+    access.requireAdmin('edit products');
     const result = await updateProduct(data, input);
     return { product: remember(loaders, result), userErrors: errorsOf(result) };
   },
-  placeOrder: async (_, { input }, { data, loaders }) => {
+  placeOrder: async (_, { input }, { access, data, loaders }) => {
+    access.requireSelfOrAdmin(input.userId, 'place orders');
     const result = await placeOrder(data, input);
     if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
     loaders.prime(result.value.order);
     forgetOrderNeighbours(loaders, result.value.order, true);
     return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
   },
-  cancelOrder: async (_, { input }, { data, loaders }) => {
-    const result = await cancelOrder(data, input);
+  cancelOrder: async (_, { input }, { access, data, loaders }) => {
+    access.requireViewer();
+    // Another customer's order reads as NOT_FOUND, exactly like an order that does not exist.
+    const result = await cancelOrder(data, input, (order) => access.owns(order.userId));
     const order = remember(loaders, result);
     forgetOrderNeighbours(loaders, order);
     return { order, userErrors: errorsOf(result) };
   },
-  updateOrderStatus: async (_, { input }, { data, loaders }) => {
+  updateOrderStatus: async (_, { input }, { access, data, loaders }) => {
+    access.requireAdmin("change an order's status");
     const result = await updateOrderStatus(data, input);
     const order = remember(loaders, result);
     forgetOrderNeighbours(loaders, order);

@@ -5,7 +5,7 @@ import { toMoney } from '../src/money.js';
 export const Order: OrderResolvers = {
   id: (order) => globalIdOf(order),
   total: (order) => toMoney(order.totalCents),
-  user: (order, _, { loaders }) => loaders.user(order.userId),
+  user: (order, _, { access }) => access.user(order.userId),
 };
 
 export const OrderItem: OrderItemResolvers = {

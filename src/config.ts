@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AuthConfig } from './auth/tokens.js';
 
 /** Where the server finds DynamoDB: see the README's configuration table. */
 export type DynamoMode = 'embedded' | 'endpoint' | 'aws';
@@ -15,7 +16,36 @@ export interface Config {
   cursorSecret: string;
   nodeEnv: string;
   logLevel: string;
+  auth: AuthConfig;
+  limits: QueryLimits;
+  /** Schema introspection (on in development; off in production unless GRAPHQL_INTROSPECTION=true). */
+  introspection: boolean;
+  /** The GraphiQL page (on in development; off in production unless PLAYGROUND=true). */
+  playground: boolean;
+  /** Accept only the documents of the persisted-documents manifest (PERSISTED_ONLY=true). */
+  persistedOnly: boolean;
 }
+
+/** Query limits (README "Security"); each has an environment variable. */
+export interface QueryLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  maxTokens: number;
+  /** Estimated cost: connection sizes multiply their selections (see src/server/queryCost.ts). */
+  maxCost: number;
+  /** Largest request body, in bytes. */
+  maxBodyBytes: number;
+}
+
+export const DEFAULT_LIMITS: QueryLimits = {
+  maxDepth: 12,
+  maxAliases: 15,
+  maxDirectives: 10,
+  maxTokens: 2000,
+  maxCost: 5000,
+  maxBodyBytes: 100_000,
+};
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
 export class ConfigError extends Error {
@@ -23,6 +53,19 @@ export class ConfigError extends Error {
 }
 
 const DEV_CURSOR_SECRET = 'tablegraph-development-cursor-secret';
+/** Signs local tokens outside production; printed nowhere, and refused by production mode. */
+export const DEV_JWT_SECRET = 'tablegraph-development-jwt-secret';
+
+function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+const flag = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean =>
+  env[name] === undefined || env[name] === '' ? fallback : env[name] === 'true' || env[name] === '1';
 
 function parsePort(raw: string | undefined, fallback: number, name: string): number {
   if (raw === undefined || raw === '') return fallback;
@@ -51,6 +94,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!cursorSecret) {
     throw new ConfigError('NODE_ENV=production needs CURSOR_SECRET (a long random string that signs page cursors)');
   }
+  const production = nodeEnv === 'production';
+  const jwksUrl = env.JWT_JWKS_URL || undefined;
+  const jwtSecret = env.JWT_SECRET || (production || jwksUrl ? undefined : DEV_JWT_SECRET);
+  if (production && !jwtSecret && !jwksUrl) {
+    throw new ConfigError('NODE_ENV=production needs JWT_SECRET or JWT_JWKS_URL (with JWT_ISSUER and JWT_AUDIENCE)');
+  }
+  if (jwksUrl && (!env.JWT_ISSUER || !env.JWT_AUDIENCE)) {
+    throw new ConfigError('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE: tokens are checked against both');
+  }
+  if (production && jwtSecret && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
+  }
   const tableName = env.TABLE_NAME || 'MainTable';
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
@@ -66,5 +121,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret,
     nodeEnv,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    auth: {
+      secret: jwksUrl ? undefined : jwtSecret,
+      jwksUrl,
+      issuer: env.JWT_ISSUER || 'tablegraph-local',
+      audience: env.JWT_AUDIENCE || 'tablegraph',
+    },
+    limits: {
+      maxDepth: parseCount(env, 'MAX_QUERY_DEPTH', DEFAULT_LIMITS.maxDepth),
+      maxAliases: parseCount(env, 'MAX_QUERY_ALIASES', DEFAULT_LIMITS.maxAliases),
+      maxDirectives: parseCount(env, 'MAX_QUERY_DIRECTIVES', DEFAULT_LIMITS.maxDirectives),
+      maxTokens: parseCount(env, 'MAX_QUERY_TOKENS', DEFAULT_LIMITS.maxTokens),
+      maxCost: parseCount(env, 'MAX_QUERY_COST', DEFAULT_LIMITS.maxCost),
+      maxBodyBytes: parseCount(env, 'MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
+    },
+    introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
+    playground: flag(env, 'PLAYGROUND', !production),
+    persistedOnly: flag(env, 'PERSISTED_ONLY', false),
   };
 }

@@ -10,6 +10,14 @@ export const ErrorCode = {
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   /** A write kept conflicting with concurrent writes; nothing changed, retrying is safe. */
   CONFLICT: 'CONFLICT',
+  /** No valid bearer token where one is needed (or an invalid one was sent). */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** Signed in, but not allowed to do this. */
+  FORBIDDEN: 'FORBIDDEN',
+  /** The request exceeds a query limit (depth, cost, aliases, tokens, directives). */
+  QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
+  PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -50,5 +58,19 @@ export class IncompleteBatchError extends ServiceUnavailableError {
     readonly attempts: number,
   ) {
     super(`The database left ${unprocessedKeys} item(s) unread after ${attempts} attempts; try again shortly`);
+  }
+}
+
+/** Missing or invalid credentials. Thrown while building the context, it answers the whole request with 401. */
+export class UnauthenticatedError extends GraphQLError {
+  constructor(message: string, status?: number) {
+    super(message, { extensions: { code: ErrorCode.UNAUTHENTICATED, ...(status ? { http: { status } } : {}) } });
+  }
+}
+
+/** The signed-in viewer may not do this. */
+export class ForbiddenError extends GraphQLError {
+  constructor(message: string) {
+    super(message, { extensions: { code: ErrorCode.FORBIDDEN } });
   }
 }

@@ -4,7 +4,9 @@
  * first (in-flight requests finish), then the database child.
  */
 import { pino } from 'pino';
+import { signToken } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
+import type { Config } from './config.js';
 import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
@@ -29,6 +31,15 @@ function silenceSdkNodeVersionNotice(): void {
     if (warning.message.includes('NodeVersionSupportWarning') || warning.name === 'NodeVersionSupportWarning') return;
     for (const handler of defaultHandlers) handler(warning);
   });
+}
+
+/** Ready-made tokens for the embedded development setup: alice (customer) and an admin. */
+async function developmentTokens(config: Config): Promise<{ alice: string; admin: string } | undefined> {
+  if (config.mode !== 'embedded' || config.nodeEnv === 'production' || !config.auth.secret) return undefined;
+  return {
+    alice: await signToken({ userId: 'alice', role: 'customer' }, config.auth),
+    admin: await signToken({ userId: 'admin', role: 'admin' }, config.auth),
+  };
 }
 
 async function main(): Promise<void> {
@@ -68,13 +79,27 @@ async function main(): Promise<void> {
       const written = await seedDemoIfNeeded(db.dynamo.doc, config.tableName);
       if (written > 0) log.info({ items: written }, 'seeded demo data');
     }
+    const devTokens = await developmentTokens(config);
     app = await startApp({
       host: config.host,
       port: config.port,
       data: { dynamo: db.dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret) },
       log,
+      auth: config.auth,
+      limits: config.limits,
+      introspection: config.introspection,
+      playground: config.playground && {
+        defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
+      },
+      persistedOnly: config.persistedOnly,
     });
     log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
+    if (devTokens) {
+      log.info(
+        { alice: `Bearer ${devTokens.alice}`, admin: `Bearer ${devTokens.admin}` },
+        'development tokens (valid 12 h; npm run token -- --sub <userId> --role customer|admin makes more)',
+      );
+    }
     // Bundle the playground now (once per install, cached) rather than on the first page view.
     playgroundAssets().then(
       (dir) => log.debug({ dir }, 'playground assets ready'),

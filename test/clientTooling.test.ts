@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { startTestServer } from './support/harness.js';
+import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { PROJECT_ROOT, runNode } from './support/serverProcess.js';
 
@@ -19,7 +19,10 @@ describe('the typed example client', () => {
   afterAll(() => server.stop());
 
   it("walks alice's orders page by page and places an order", async () => {
-    const client = runNode('client/exampleClient.ts', { GRAPHQL_URL: server.url });
+    const client = runNode('client/exampleClient.ts', {
+      GRAPHQL_URL: server.url,
+      TABLEGRAPH_TOKEN: await tokenFor('alice'),
+    });
     const exit = await client.exited;
     expect(client.stderr()).not.toMatch(/example client:/);
     expect(exit.code).toBe(0);

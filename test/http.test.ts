@@ -4,12 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { loadPersistedDocuments } from '../src/server/persistedDocuments.js';
-import { startTestServer } from './support/harness.js';
+import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 
 let server: TestServer;
+/** alice's credentials: these tests read her data over plain fetch. */
+let auth: Record<string, string>;
 beforeAll(async () => {
   server = await startTestServer();
+  auth = { authorization: `Bearer ${await tokenFor('alice')}` };
   await putItems(server.dynamo.doc, server.tableName, demoItems());
 });
 afterAll(() => server.stop());
@@ -21,13 +24,13 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 function post(body: unknown, headers: Record<string, string> = {}) {
   return fetch(server.url, {
     method: 'POST',
-    headers: { 'content-type': JSON_TYPE, ...headers },
+    headers: { 'content-type': JSON_TYPE, ...auth, ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 
 function get(params: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}?${new URLSearchParams(params).toString()}`, { headers });
+  return fetch(`${server.url}?${new URLSearchParams(params).toString()}`, { headers: { ...auth, ...headers } });
 }
 
 describe('POST', () => {
@@ -39,7 +42,7 @@ describe('POST', () => {
   });
 
   it('answers with application/graphql-response+json when the client accepts it', async () => {
-    const response = await post({ query: '{ user(userId: "bob") { name } }' }, { accept: GRAPHQL_RESPONSE });
+    const response = await post({ query: '{ user(userId: "alice") { name } }' }, { accept: GRAPHQL_RESPONSE });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
   });
@@ -80,11 +83,11 @@ describe('POST', () => {
 describe('GET', () => {
   it('answers a query when the request carries a preflight-forcing header', async () => {
     const response = await get(
-      { query: 'query Bob($id: ID!) { user(userId: $id) { name } }', variables: JSON.stringify({ id: 'bob' }) },
+      { query: 'query Alice($id: ID!) { user(userId: $id) { name } }', variables: JSON.stringify({ id: 'alice' }) },
       { 'apollo-require-preflight': 'true' },
     );
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ data: { user: { name: 'Bob Example' } } });
+    expect(await response.json()).toMatchObject({ data: { user: { name: 'Alice Example' } } });
   });
 
   it('refuses a GET without such a header as a possible CSRF', async () => {

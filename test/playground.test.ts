@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { PLAYGROUND_CSP } from '../src/server/playground/page.js';
-import { startTestServer } from './support/harness.js';
+import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 
 const ARTIFACTS = path.join(import.meta.dirname, 'artifacts');
@@ -23,7 +23,10 @@ const foreignRequests: string[] = [];
 const failedResponses: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // As `npm start` does in development: the headers editor starts with alice's token.
+  server = await startTestServer({
+    playground: { defaultHeaders: { Authorization: `Bearer ${await tokenFor('alice')}` } },
+  });
   await putItems(server.dynamo.doc, server.tableName, demoItems());
   browser = await chromium.launch({
     executablePath: CHROMIUM,

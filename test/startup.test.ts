@@ -10,7 +10,7 @@ import { demoData } from '../src/seed/demoData.js';
 import { userKey, userOrderSK, userPK } from '../src/table/keys.js';
 import { anOrder, aUser, store } from './support/factories.js';
 import { dynamoLocalPidsFor, isAlive, runNode, stderrLines } from './support/serverProcess.js';
-import type { NodeProcess } from './support/serverProcess.js';
+import type { LogLine, NodeProcess } from './support/serverProcess.js';
 
 const START_TIMEOUT = 90_000;
 const READY = (line: { msg: string }) => line.msg.startsWith('tablegraph ready at');
@@ -52,10 +52,14 @@ interface OrdersPage {
   } | null;
 }
 
+/** alice's `Authorization` value, as printed in the development-tokens log line of the latest start. */
+let aliceAuthorization = '';
+const DEV_TOKENS = (line: LogLine) => line.msg.startsWith('development tokens');
+
 async function gql<T>(port: number, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: aliceAuthorization },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: T; errors?: unknown[] };
@@ -112,6 +116,8 @@ describe('the server on its embedded DynamoDB Local, across restarts', () => {
       port = await freePort();
       server = startServer({ DATA_DIR: dataDir, PORT: String(port) });
       await server.waitForLog(READY, 'the ready line');
+      aliceAuthorization = String((await server.waitForLog(DEV_TOKENS, 'the development tokens')).alice);
+      expect(aliceAuthorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
       const messages = server.logs.map((line) => line.msg);
       expect(messages).toContain('created table');
       expect(messages).toContain('seeded demo data');
@@ -148,6 +154,7 @@ describe('the server on its embedded DynamoDB Local, across restarts', () => {
       port = await freePort();
       server = startServer({ DATA_DIR: dataDir, PORT: String(port) });
       await server.waitForLog(READY, 'the ready line');
+      aliceAuthorization = String((await server.waitForLog(DEV_TOKENS, 'the development tokens')).alice);
       const messages = server.logs.map((line) => line.msg);
       expect(messages).not.toContain('created table');
       expect(messages).not.toContain('seeded demo data');

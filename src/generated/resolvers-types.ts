@@ -376,14 +376,18 @@ export type ProductEdge = {
   node: Product;
 };
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type Query = {
   __typename?: 'Query';
-  /** Fetches any object by its global id; null if it does not exist. */
+  /** Fetches any object by its global id; null if it does not exist or is not yours. */
   node: Maybe<Node>;
-  /** Fetches several objects by global id in one batched read; null for each that does not exist. */
+  /** Fetches several objects by global id in one batched read; null for each that does not exist or is not yours. */
   nodes: Array<Maybe<Node>>;
-  /** An order by key; null if there is none. */
+  /** An order by key; null if there is none or it is not yours. */
   order: Maybe<Order>;
   /** A product by key; null if there is none. */
   product: Maybe<Product>;
@@ -393,38 +397,60 @@ export type Query = {
    * Page size defaults to 20 and is capped at 100.
    */
   products: ProductConnection;
-  /** A user by key; null if there is none. */
+  /** A user by key; null if there is none or it is not you. */
   user: Maybe<User>;
-  /** A user by email address (compared lower-cased); null if there is none. */
+  /** A user by email address (compared lower-cased); null if there is none or it is not you. */
   userByEmail: Maybe<User>;
+  /** The signed-in user (from the bearer token); null without a token. */
+  viewer: Maybe<User>;
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryNodesArgs = {
   ids: Array<Scalars['ID']['input']>;
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryOrderArgs = {
   orderId: Scalars['ID']['input'];
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryProductArgs = {
   productId: Scalars['ID']['input'];
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryProductsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -434,13 +460,21 @@ export type QueryProductsArgs = {
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryUserArgs = {
   userId: Scalars['ID']['input'];
 };
 
 
-/** The read API. Every field costs at most one DynamoDB request per level of the query. */
+/**
+ * The read API. Every field costs at most one DynamoDB request per level of the query.
+ * Products are public; users and orders need a bearer token, and a customer sees only their
+ * own (another user's data reads as null, like data that does not exist).
+ */
 export type QueryUserByEmailArgs = {
   email: Scalars['String']['input'];
 };
@@ -836,6 +870,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   products?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'category'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'userId'>>;
   userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
+  viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
 export type UpdateOrderStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateOrderStatusPayload'] = ResolversParentTypes['UpdateOrderStatusPayload']> = ResolversObject<{

@@ -7,18 +7,30 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Logger } from 'pino';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { createVerifier } from '../auth/tokens.js';
+import type { AuthConfig } from '../auth/tokens.js';
+import { DEFAULT_LIMITS } from '../config.js';
+import type { QueryLimits } from '../config.js';
 import { currentCost, newRequestCost, runWithCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
-import { createContext } from './context.js';
+import { createContext, viewerFrom } from './context.js';
 import type { GraphQLContext } from './context.js';
 import { costPlugin } from './costPlugin.js';
 import { createFormatError } from './errorMasking.js';
-import { PersistedDocumentsCache, loadPersistedDocuments } from './persistedDocuments.js';
+import {
+  loadPersistedDocuments,
+  ManifestOnlyCache,
+  PersistedDocumentsCache,
+  persistedOnlyGuard,
+} from './persistedDocuments.js';
+import { queryCostPlugin } from './queryCost.js';
 import { playgroundRouter } from './playground/router.js';
 import { buildSchema } from './schema.js';
 
@@ -28,10 +40,14 @@ export interface AppOptions {
   port: number;
   data: DataSources;
   log: Logger;
-  /** Largest accepted request body. */
-  bodyLimit?: string;
-  /** Serve the GraphiQL playground to browsers at GET /graphql (default true). */
-  playground?: boolean;
+  auth: AuthConfig;
+  limits?: QueryLimits;
+  /** Schema introspection (default true; production turns it off). */
+  introspection?: boolean;
+  /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
+  playground?: boolean | { defaultHeaders: Record<string, string> };
+  /** Run only the documents of the persisted-documents manifest. */
+  persistedOnly?: boolean;
 }
 
 export interface RunningApp {
@@ -70,32 +86,75 @@ export async function startApp({
   port,
   data,
   log,
-  bodyLimit = '100kb',
+  auth,
+  limits = DEFAULT_LIMITS,
+  introspection = true,
   playground = true,
+  persistedOnly = false,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
+  const verify = createVerifier(auth);
+  const documents = loadPersistedDocuments();
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth, flattenFragments: true },
+    maxAliases: { n: limits.maxAliases },
+    maxDirectives: { n: limits.maxDirectives },
+    // graphql-js enforces this itself while parsing (parseOptions below): a syntax error stays a
+    // 400, where armor's plugin would re-parse and turn it into a 500.
+    maxTokens: { enabled: false },
+    // Our connection-aware cost limit (queryCost.ts) replaces armor's.
+    costLimit: { enabled: false },
+    // "Did you mean ...?" suggestions reveal the schema; keep them only where introspection is on anyway.
+    blockFieldSuggestion: { enabled: !introspection },
+  }).protect();
+  const schema = buildSchema();
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: buildSchema(),
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginLandingPageDisabled(), costPlugin()],
+    schema,
+    introspection,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      ApolloServerPluginLandingPageDisabled(),
+      // graphql-armor is typed against Apollo's CommonJS declarations; the plugins are the same objects.
+      ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
+      queryCostPlugin(limits.maxCost),
+      costPlugin(),
+    ],
+    validationRules: armor.validationRules,
+    parseOptions: { maxTokens: limits.maxTokens },
+    allowBatchedHttpRequests: false,
     formatError: createFormatError(log),
     includeStacktraceInErrorResponses: false,
-    persistedQueries: { cache: new PersistedDocumentsCache(loadPersistedDocuments()) },
+    persistedQueries: {
+      cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),
+    },
     // main.ts owns SIGINT/SIGTERM: it stops the server, then the database, in that order.
     stopOnTerminationSignals: false,
   });
   await apollo.start();
 
-  if (playground) app.use(playgroundRouter({ endpoint: '/graphql', log }));
+  if (playground) {
+    const defaultHeaders = typeof playground === 'object' ? playground.defaultHeaders : {};
+    app.use(playgroundRouter({ endpoint: '/graphql', log, defaultHeaders }));
+  }
   app.use(
     '/graphql',
-    express.json({ limit: bodyLimit }),
+    express.json({ limit: limits.maxBodyBytes }),
+    ...(persistedOnly ? [persistedOnlyGuard(documents)] : []),
     // Everything below runs inside this request's cost record (see db/capacity.ts).
     (_req, _res, next) => runWithCost(newRequestCost(), next),
     expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        createContext(data, currentCost() ?? newRequestCost(), requestIdOf(req.headers['x-request-id']), log),
+      context: async ({ req }) => {
+        const viewer = await viewerFrom(req.headers.authorization, verify);
+        return createContext(
+          data,
+          currentCost() ?? newRequestCost(),
+          requestIdOf(req.headers['x-request-id']),
+          log,
+          viewer,
+        );
+      },
     }),
   );
 

@@ -1,17 +1,62 @@
-/** The per-request GraphQL context: fresh loaders (so no cache outlives a request) and the cost record. */
+/** The per-request GraphQL context: who asks, fresh loaders (no cache outlives a request), the cost record. */
 import type { Logger } from 'pino';
+import { createAccess } from '../auth/access.js';
+import type { Access } from '../auth/access.js';
+import { InvalidTokenError } from '../auth/tokens.js';
+import type { TokenVerifier, Viewer } from '../auth/tokens.js';
 import type { RequestCost } from '../db/capacity.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
+import { UnauthenticatedError } from '../errors.js';
 
 export interface GraphQLContext {
   requestId: string;
+  viewer: Viewer | null;
+  /** Authorized reads: use this, not `loaders`, for users and orders. */
+  access: Access;
   loaders: Loaders;
   data: DataSources;
   cost: RequestCost;
   log: Logger;
 }
 
-export function createContext(data: DataSources, cost: RequestCost, requestId: string, log: Logger): GraphQLContext {
-  return { requestId, loaders: createLoaders(data), data, cost, log: log.child({ requestId }) };
+/** Longer than any real JWT; bounds the work spent on a hostile header. */
+const MAX_AUTHORIZATION_LENGTH = 8192;
+
+/**
+ * The viewer named by an `Authorization: Bearer <jwt>` header; null without the header.
+ * Throws UNAUTHENTICATED (HTTP 401) for any other scheme or an invalid token: a client that
+ * sends credentials learns that they were refused instead of silently reading as anonymous.
+ */
+export async function viewerFrom(header: string | undefined, verify: TokenVerifier): Promise<Viewer | null> {
+  if (header === undefined || header === '') return null;
+  const match = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(header);
+  if (!match?.[1] || header.length > MAX_AUTHORIZATION_LENGTH) {
+    throw new UnauthenticatedError('The Authorization header must be "Bearer <token>"', 401);
+  }
+  try {
+    return await verify(match[1]);
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw new UnauthenticatedError(error.message, 401);
+    throw error;
+  }
+}
+
+export function createContext(
+  data: DataSources,
+  cost: RequestCost,
+  requestId: string,
+  log: Logger,
+  viewer: Viewer | null,
+): GraphQLContext {
+  const loaders = createLoaders(data);
+  return {
+    requestId,
+    viewer,
+    access: createAccess(viewer, loaders),
+    loaders,
+    data,
+    cost,
+    log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
+  };
 }

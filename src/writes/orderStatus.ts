@@ -23,20 +23,30 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
   CANCELLED: [],
 };
 
-export const cancelOrder = (data: DataSources, input: { orderId: string }, now = new Date()) =>
-  changeOrderStatus(data, input.orderId, 'CANCELLED', ['orderId'], now);
+/** Decides whether the caller may change this order; a refusal reads as NOT_FOUND (no leak). */
+export type OrderGuard = (order: OrderModel) => boolean;
+const anyone: OrderGuard = () => true;
+
+export const cancelOrder = (
+  data: DataSources,
+  input: { orderId: string },
+  guard: OrderGuard = anyone,
+  now = new Date(),
+) => changeOrderStatus(data, input.orderId, 'CANCELLED', ['orderId'], guard, now);
 
 export const updateOrderStatus = (
   data: DataSources,
   input: { orderId: string; status: OrderStatus },
+  guard: OrderGuard = anyone,
   now = new Date(),
-) => changeOrderStatus(data, input.orderId, input.status, ['status'], now);
+) => changeOrderStatus(data, input.orderId, input.status, ['status'], guard, now);
 
 async function changeOrderStatus(
   { dynamo, tableName }: DataSources,
   rawOrderId: string,
   to: OrderStatus,
   statusField: string[],
+  guard: OrderGuard,
   now: Date,
 ): Promise<WriteResult<OrderModel>> {
   const check = new InputChecker();
@@ -46,8 +56,9 @@ async function changeOrderStatus(
   const read = await dynamo.doc.send(
     new GetCommand({ TableName: tableName, Key: orderKey(orderId), ConsistentRead: true }),
   );
-  if (!read.Item) return failed(userError('NOT_FOUND', ['orderId'], `No order with orderId "${orderId}"`));
-  const before = itemToOrder(read.Item);
+  const before = read.Item ? itemToOrder(read.Item) : undefined;
+  if (!before || !guard(before))
+    return failed(userError('NOT_FOUND', ['orderId'], `No order with orderId "${orderId}"`));
   const refuse = (status: OrderStatus) =>
     failed<OrderModel>(userError('INVALID_STATUS', statusField, `The order is ${status}; it cannot become ${to}`));
   if (!TRANSITIONS[before.status].includes(to)) return refuse(before.status);

@@ -11,9 +11,16 @@ import { createDynamo } from '../../src/db/client.js';
 import type { Dynamo } from '../../src/db/client.js';
 import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
+import { signToken } from '../../src/auth/tokens.js';
+import type { AuthConfig, Role } from '../../src/auth/tokens.js';
 import { startApp } from '../../src/server/app.js';
+import type { AppOptions } from '../../src/server/app.js';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret';
+export const TEST_AUTH: AuthConfig = { secret: 'test-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
+
+/** A bearer token of the test servers' issuer. */
+export const tokenFor = (userId: string, role: Role = 'customer') => signToken({ userId, role }, TEST_AUTH);
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
@@ -35,7 +42,9 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export interface TestServerOptions {
+export interface TestServerOptions extends Partial<
+  Pick<AppOptions, 'limits' | 'introspection' | 'playground' | 'persistedOnly'>
+> {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
   configureClient?: (client: DynamoDBClient) => void;
 }
@@ -49,20 +58,27 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await ensureTable(dynamo.client, tableName, endpoint());
   const serverDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(serverDynamo.client);
+  const { configureClient: _configure, ...appOptions } = options;
   const app = await startApp({
     host: '127.0.0.1',
     port: 0,
     data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET) },
     log: pino({ level: 'silent' }),
+    auth: TEST_AUTH,
+    ...appOptions,
   });
+  const adminToken = await tokenFor('test-admin', 'admin');
   return {
     url: app.url,
     tableName,
     dynamo,
     async gql(query, variables, headers = {}) {
+      // An admin by default (sees and may do everything); pass `authorization` to act as someone
+      // else, or `authorization: ''` to send no token at all.
+      const { authorization = `Bearer ${adminToken}`, ...rest } = headers;
       const response = await fetch(app.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: { 'content-type': 'application/json', ...rest, ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({ query, variables }),
       });
       const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;

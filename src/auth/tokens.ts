@@ -1,0 +1,102 @@
+/**
+ * JSON Web Tokens: verification of incoming tokens with jose, and minting of local
+ * development tokens (HS256 with JWT_SECRET) for `npm run token`, the start-up log and tests.
+ */
+import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
+import { ID_PATTERN } from '../table/keys.js';
+
+export const ROLES = ['customer', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is asking: the token's `sub` (a userId) and `role`. */
+export interface Viewer {
+  userId: string;
+  role: Role;
+}
+
+export interface AuthConfig {
+  /** HS256 shared secret (local use). */
+  secret?: string | undefined;
+  /** JWKS URL (production): asymmetric keys, issuer and audience required. */
+  jwksUrl?: string | undefined;
+  issuer: string;
+  audience: string;
+}
+
+/** Why a token was refused; the message is safe to show a client. */
+export class InvalidTokenError extends Error {
+  override name = 'InvalidTokenError';
+}
+
+const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'];
+
+export type TokenVerifier = (token: string) => Promise<Viewer>;
+
+/**
+ * Builds the verifier for `config`. Only the expected algorithms are accepted (HS256 for a
+ * secret, asymmetric ones for a JWKS), so `alg: none` and algorithm-confusion tokens fail;
+ * `exp`, `nbf`, `iss` and `aud` are always checked.
+ */
+export function createVerifier(config: AuthConfig): TokenVerifier {
+  let key: Uint8Array | JWTVerifyGetKey;
+  let algorithms: string[];
+  if (config.jwksUrl) {
+    key = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 3000, cooldownDuration: 30_000 });
+    algorithms = ASYMMETRIC_ALGORITHMS;
+  } else if (config.secret) {
+    key = new TextEncoder().encode(config.secret);
+    algorithms = ['HS256'];
+  } else {
+    throw new Error('createVerifier needs JWT_SECRET or JWT_JWKS_URL');
+  }
+  return async (token) => {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, key as JWTVerifyGetKey, {
+        algorithms,
+        issuer: config.issuer,
+        audience: config.audience,
+        clockTolerance: 5,
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (error) {
+      throw new InvalidTokenError(describe(error));
+    }
+    const { sub, role } = payload;
+    if (typeof sub !== 'string' || !ID_PATTERN.test(sub))
+      throw new InvalidTokenError('The token has no valid sub claim');
+    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
+      throw new InvalidTokenError('The token has no valid role claim (customer or admin)');
+    }
+    return { userId: sub, role: role as Role };
+  };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'The token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return `The token's ${error.claim} claim is not accepted`;
+  if (error instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
+    return "The token's signature is not valid";
+  }
+  return 'The token is not a valid JWT';
+}
+
+/** Mints an HS256 token for local use (`npm run token`, the start-up log, tests). */
+export function signToken(
+  viewer: Viewer,
+  config: Pick<AuthConfig, 'secret' | 'issuer' | 'audience'>,
+  expiresIn: string | number = '12h',
+): Promise<string> {
+  if (!config.secret)
+    throw new Error('signToken needs JWT_SECRET: tokens for a JWKS setup come from your identity provider');
+  return new SignJWT({ role: viewer.role })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(viewer.userId)
+    .setIssuer(config.issuer)
+    .setAudience(config.audience)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(config.secret));
+}

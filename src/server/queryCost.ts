@@ -1,0 +1,61 @@
+/**
+ * A cost limit that knows connections: a connection's selection costs as many times as the
+ * page can hold (`first`/`last`, or the default page size), so
+ * `orders(first: 100) { ... user { orders(first: 100) { ... } } }` costs about 10,000 and is
+ * refused, while the 3-request query of the README costs about 100. graphql-armor's own cost
+ * limit counts fields without list sizes, so this one (graphql-query-complexity, run after
+ * variables are known) replaces it.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import { getNamedType, GraphQLError } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.js';
+import { ErrorCode } from '../errors.js';
+
+const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  if (getNamedType(field.type).name.endsWith('Connection')) {
+    const size =
+      typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
+    // Sizes over the cap are refused by the connection itself, with a clearer message.
+    return 1 + childComplexity * Math.min(Math.max(size, 1), MAX_PAGE_SIZE);
+  }
+  if (field.name === 'nodes' && Array.isArray(args.ids)) return 1 + childComplexity * Math.max(args.ids.length, 1);
+  return undefined;
+};
+
+export function queryCost(
+  schema: GraphQLSchema,
+  query: Parameters<typeof getComplexity>[0]['query'],
+  variables: Record<string, unknown>,
+  operationName?: string,
+): number {
+  return getComplexity({
+    schema,
+    query,
+    variables,
+    operationName,
+    estimators: [connectionEstimator, simpleEstimator({ defaultComplexity: 1 })],
+  });
+}
+
+export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, schema }) {
+          const cost = queryCost(schema, document, request.variables ?? {}, request.operationName ?? undefined);
+          if (cost > maxCost) {
+            throw new GraphQLError(
+              `The query's estimated cost ${cost} exceeds the limit of ${maxCost}: ask for smaller pages or fewer nested connections`,
+              {
+                extensions: { code: ErrorCode.QUERY_TOO_COMPLEX, cost, maxCost, http: { status: 400 } },
+              },
+            );
+          }
+        },
+      };
+    },
+  };
+}
