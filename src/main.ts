@@ -47,7 +47,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // Fail in a second, not after starting the database and seeding it.
   await assertPortFree(config.host, config.port);
-  const log = pino({ level: config.logLevel });
+  // Tokens never reach the logs through a header; the development tokens line is the one
+  // deliberate exception (embedded development mode only).
+  const log = pino({
+    level: config.logLevel,
+    redact: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'],
+  });
   let db: OpenDatabase | undefined;
   let app: RunningApp | undefined;
   let stopping: Promise<void> | undefined;

@@ -24,6 +24,9 @@ import { createContext, viewerFrom } from './context.js';
 import type { GraphQLContext } from './context.js';
 import { costPlugin } from './costPlugin.js';
 import { createFormatError } from './errorMasking.js';
+import { healthRouter } from './health.js';
+import { createMetrics, instrumentClient, metricsPlugin } from './metrics.js';
+import type { Metrics } from './metrics.js';
 import {
   loadPersistedDocuments,
   ManifestOnlyCache,
@@ -48,6 +51,8 @@ export interface AppOptions {
   playground?: boolean | { defaultHeaders: Record<string, string> };
   /** Run only the documents of the persisted-documents manifest. */
   persistedOnly?: boolean;
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningApp {
@@ -56,6 +61,7 @@ export interface RunningApp {
   port: number;
   /** Stops accepting connections, lets in-flight requests finish, then resolves. */
   stop(): Promise<void>;
+  metrics: Metrics;
 }
 
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
@@ -91,6 +97,7 @@ export async function startApp({
   introspection = true,
   playground = true,
   persistedOnly = false,
+  shutdownGraceMs = 10_000,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -110,16 +117,19 @@ export async function startApp({
     blockFieldSuggestion: { enabled: !introspection },
   }).protect();
   const schema = buildSchema();
+  const metrics = createMetrics();
+  instrumentClient(data.dynamo.client, metrics);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     introspection,
     plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer }),
+      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       ApolloServerPluginLandingPageDisabled(),
       // graphql-armor is typed against Apollo's CommonJS declarations; the plugins are the same objects.
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
       queryCostPlugin(limits.maxCost),
       costPlugin(),
+      metricsPlugin(metrics),
     ],
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: limits.maxTokens },
@@ -134,6 +144,10 @@ export async function startApp({
   });
   await apollo.start();
 
+  app.use(healthRouter(data.dynamo.client, data.tableName));
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   if (playground) {
     const defaultHeaders = typeof playground === 'object' ? playground.defaultHeaders : {};
     app.use(playgroundRouter({ endpoint: '/graphql', log, defaultHeaders }));
@@ -142,29 +156,24 @@ export async function startApp({
     '/graphql',
     express.json({ limit: limits.maxBodyBytes }),
     ...(persistedOnly ? [persistedOnlyGuard(documents)] : []),
-    // Everything below runs inside this request's cost record (see db/capacity.ts).
-    (_req, _res, next) => runWithCost(newRequestCost(), next),
+    (req, res, next) => {
+      // One id per request, taken from x-request-id when the caller (or a proxy) sent a sane one.
+      res.locals.requestId = requestIdOf(req.headers['x-request-id']);
+      res.set('x-request-id', res.locals.requestId as string);
+      // Everything below runs inside this request's cost record (see db/capacity.ts).
+      runWithCost(newRequestCost(), next);
+    },
     expressMiddleware(apollo, {
-      context: async ({ req }) => {
+      context: async ({ req, res }) => {
         const viewer = await viewerFrom(req.headers.authorization, verify);
-        return createContext(
-          data,
-          currentCost() ?? newRequestCost(),
-          requestIdOf(req.headers['x-request-id']),
-          log,
-          viewer,
-        );
+        return createContext(data, currentCost() ?? newRequestCost(), res.locals.requestId as string, log, viewer);
       },
     }),
   );
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new PortInUseError(`Port ${port} is already in use: stop what holds it or set PORT to another port`)
-          : error,
-      );
+      reject(error.code === 'EADDRINUSE' ? portInUse(port) : error);
     };
     httpServer.once('error', onError);
     httpServer.listen(port, host, () => {
@@ -182,5 +191,6 @@ export async function startApp({
     url: `http://${shownHost}:${actualPort}/graphql`,
     port: actualPort,
     stop: () => apollo.stop(),
+    metrics,
   };
 }

@@ -1,0 +1,44 @@
+/**
+ * /healthz: the process is alive and serving HTTP. /readyz: DynamoDB answers and the table is
+ * ACTIVE; load balancers stop routing to an instance that is not ready. The readiness probe is
+ * cached for a second so that frequent probes cost at most one DescribeTable per second.
+ */
+import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import express from 'express';
+import type { Router } from 'express';
+
+const READY_CACHE_MS = 1000;
+const PROBE_TIMEOUT_MS = 1500;
+
+export function healthRouter(client: DynamoDBClient, tableName: string): Router {
+  const router = express.Router();
+  let cached: { at: number; ready: boolean; reason?: string } | undefined;
+
+  async function probe(): Promise<{ ready: boolean; reason?: string }> {
+    try {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }), {
+        abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      });
+      return Table?.TableStatus === 'ACTIVE'
+        ? { ready: true }
+        : { ready: false, reason: `table is ${Table?.TableStatus}` };
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return { ready: false, reason: 'the table does not exist' };
+      return { ready: false, reason: 'DynamoDB is unreachable' };
+    }
+  }
+
+  router.get('/healthz', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    if (!cached || Date.now() - cached.at > READY_CACHE_MS) cached = { at: Date.now(), ...(await probe()) };
+    res
+      .status(cached.ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json(cached.ready ? { status: 'ready' } : { status: 'not ready', reason: cached.reason });
+  });
+  return router;
+}
