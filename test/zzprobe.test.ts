@@ -1,33 +1,25 @@
 import { it } from 'vitest';
-import { putItems } from '../src/db/batchWrite.js';
-import { demoItems } from '../src/seed/seed.js';
 import { startTestServer } from './support/harness.js';
 
 it('probe', async () => {
-  const s = await startTestServer({
-    introspection: false,
-    configureClient: (client) =>
-      client.middlewareStack.add(
-        (next) => async (args) => {
-          const input = JSON.stringify(args.input);
-          if (input.includes('boom')) {
-            const table = (args.input as { TableName?: string }).TableName ?? JSON.stringify(args.input).slice(0, 100);
-            const e = new Error(`ConditionalCheckFailed: DynamoDB table ${table} said no (AWS)`);
-            e.name = 'ConditionalCheckFailedException';
-            throw e;
-          }
-          return next(args);
-        },
-        { step: 'initialize', name: 'boom' },
-      ),
-  });
-  await putItems(s.dynamo.doc, s.tableName, demoItems());
-  const show = async (label: string, q: string, v?: Record<string, unknown>, h?: Record<string, string>) =>
-    console.log(label, JSON.stringify(await s.gql(q, v, h)));
-  console.log(s.tableName);
-  await show('boom', '{ product(productId: "boom") { name } }');
-  await show('boomorder', '{ order(orderId: "boom") { orderId } }');
-  await show('boomcreate', 'mutation { createProduct(input: {productId: "boom", name: "b", description: "d", category: "c", price: "1.00", stock: 1}) { product { productId } userErrors { code } } }');
-  await show('boomcancel', 'mutation { cancelOrder(input: {orderId: "boom"}) { order { orderId } userErrors { code } } }');
+  const s = await startTestServer();
+  for (const n of [10, 15, 18, 20]) {
+    const frags = Array.from({ length: n }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const q = `{ ...F0 } ${frags} fragment F${n} on Query { product(productId: "x") { name } }`;
+    const t = Date.now();
+    const r = await s.gql(q);
+    console.log(n, Date.now() - t, q.length, JSON.stringify(r).slice(0, 300));
+  }
+  // fan-out with distinct fields
+  for (const n of [10, 16, 20]) {
+    const frags = Array.from({ length: n }, (_, i) => `fragment F${i} on Product { ...F${i + 1} ...G${i + 1} }`).join(' ');
+    const gs = Array.from({ length: n + 1 }, (_, i) => `fragment G${i} on Product { ...F${i}  }`);
+    void gs;
+    const q2 = `{ product(productId:"x") { ...F0 } } ${Array.from({ length: n }, (_, i) => `fragment F${i} on Product { name ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F${n} on Product { name }`;
+    const t = Date.now();
+    const r = await s.gql(q2);
+    console.log('b', n, Date.now() - t, JSON.stringify(r).slice(0, 300));
+    void frags;
+  }
   await s.stop();
 });

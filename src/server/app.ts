@@ -6,36 +6,21 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
-import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Logger } from 'pino';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { createVerifier } from '../auth/tokens.js';
 import type { AuthConfig } from '../auth/tokens.js';
 import { DEFAULT_LIMITS } from '../config.js';
 import type { QueryLimits } from '../config.js';
 import { currentCost, newRequestCost, runWithCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
-import { createContext, viewerFrom } from './context.js';
-import type { GraphQLContext } from './context.js';
-import { costPlugin } from './costPlugin.js';
-import { createFormatError } from './errorMasking.js';
 import { healthRouter } from './health.js';
 import { createMetrics, instrumentClient, metricsPlugin } from './metrics.js';
 import type { Metrics } from './metrics.js';
-import {
-  loadPersistedDocuments,
-  ManifestOnlyCache,
-  PersistedDocumentsCache,
-  persistedOnlyGuard,
-} from './persistedDocuments.js';
-import { queryCostPlugin } from './queryCost.js';
+import { loadPersistedDocuments, persistedOnlyGuard } from './persistedDocuments.js';
+import { createGraphQLServer } from './graphqlServer.js';
 import { playgroundRouter } from './playground/router.js';
-import { buildSchema } from './schema.js';
 
 export interface AppOptions {
   host: string;
@@ -102,45 +87,21 @@ export async function startApp({
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
-  const verify = createVerifier(auth);
-  const documents = loadPersistedDocuments();
-  const armor = new ApolloArmor({
-    maxDepth: { n: limits.maxDepth, flattenFragments: true },
-    maxAliases: { n: limits.maxAliases },
-    maxDirectives: { n: limits.maxDirectives },
-    // graphql-js enforces this itself while parsing (parseOptions below): a syntax error stays a
-    // 400, where armor's plugin would re-parse and turn it into a 500.
-    maxTokens: { enabled: false },
-    // Our connection-aware cost limit (queryCost.ts) replaces armor's.
-    costLimit: { enabled: false },
-    // "Did you mean ...?" suggestions reveal the schema; keep them only where introspection is on anyway.
-    blockFieldSuggestion: { enabled: !introspection },
-  }).protect();
-  const schema = buildSchema();
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
-  const apollo = new ApolloServer<GraphQLContext>({
-    schema,
+  const documents = loadPersistedDocuments();
+  const { apollo, contextFor } = createGraphQLServer({
+    data,
+    log,
+    auth,
+    limits,
     introspection,
+    persistedOnly,
+    documents,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
-      ApolloServerPluginLandingPageDisabled(),
-      // graphql-armor is typed against Apollo's CommonJS declarations; the plugins are the same objects.
-      ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
-      queryCostPlugin(limits.maxCost),
-      costPlugin(),
       metricsPlugin(metrics),
     ],
-    validationRules: armor.validationRules,
-    parseOptions: { maxTokens: limits.maxTokens },
-    allowBatchedHttpRequests: false,
-    formatError: createFormatError(log),
-    includeStacktraceInErrorResponses: false,
-    persistedQueries: {
-      cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),
-    },
-    // main.ts owns SIGINT/SIGTERM: it stops the server, then the database, in that order.
-    stopOnTerminationSignals: false,
   });
   await apollo.start();
 
@@ -164,10 +125,8 @@ export async function startApp({
       runWithCost(newRequestCost(), next);
     },
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        const viewer = await viewerFrom(req.headers.authorization, verify);
-        return createContext(data, currentCost() ?? newRequestCost(), res.locals.requestId as string, log, viewer);
-      },
+      context: ({ req, res }) =>
+        contextFor(req.headers.authorization, res.locals.requestId as string, currentCost() ?? newRequestCost()),
     }),
   );
 

@@ -1,0 +1,87 @@
+/**
+ * The Apollo Server itself, independent of how requests arrive: the Express app (app.ts) and
+ * the AWS Lambda handler (src/lambda/graphql.ts) both build it here, so limits, error masking,
+ * authentication and cost reporting are the same everywhere.
+ */
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { Logger } from 'pino';
+import { createVerifier } from '../auth/tokens.js';
+import type { AuthConfig } from '../auth/tokens.js';
+import type { QueryLimits } from '../config.js';
+import type { RequestCost } from '../db/capacity.js';
+import type { DataSources } from '../db/loaders.js';
+import { createContext, viewerFrom } from './context.js';
+import type { GraphQLContext } from './context.js';
+import { costPlugin } from './costPlugin.js';
+import { createFormatError } from './errorMasking.js';
+import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
+import { queryCostPlugin } from './queryCost.js';
+import { buildSchema } from './schema.js';
+
+export interface GraphQLServerOptions {
+  data: DataSources;
+  log: Logger;
+  auth: AuthConfig;
+  limits: QueryLimits;
+  introspection: boolean;
+  persistedOnly: boolean;
+  /** The persisted-documents manifest (sha256 hex -> document). */
+  documents: ReadonlyMap<string, string>;
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
+}
+
+export function createGraphQLServer({
+  data,
+  log,
+  auth,
+  limits,
+  introspection,
+  persistedOnly,
+  documents,
+  plugins = [],
+}: GraphQLServerOptions) {
+  const verify = createVerifier(auth);
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth, flattenFragments: true },
+    maxAliases: { n: limits.maxAliases },
+    maxDirectives: { n: limits.maxDirectives },
+    // graphql-js enforces this itself while parsing (parseOptions below): a syntax error stays a
+    // 400, where armor's plugin would re-parse and turn it into a 500.
+    maxTokens: { enabled: false },
+    // Our connection-aware cost limit (queryCost.ts) replaces armor's.
+    costLimit: { enabled: false },
+    // "Did you mean ...?" suggestions reveal the schema; keep them only where introspection is on anyway.
+    blockFieldSuggestion: { enabled: !introspection },
+  }).protect();
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema: buildSchema(),
+    introspection,
+    plugins: [
+      ...plugins,
+      ApolloServerPluginLandingPageDisabled(),
+      // graphql-armor is typed against Apollo's CommonJS declarations; the plugins are the same objects.
+      ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
+      queryCostPlugin(limits.maxCost),
+      costPlugin(),
+    ],
+    validationRules: armor.validationRules,
+    parseOptions: { maxTokens: limits.maxTokens },
+    allowBatchedHttpRequests: false,
+    formatError: createFormatError(log),
+    includeStacktraceInErrorResponses: false,
+    persistedQueries: {
+      cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),
+    },
+    // The process owns SIGINT/SIGTERM (main.ts): it stops the server, then the database.
+    stopOnTerminationSignals: false,
+  });
+
+  /** The context of one request: authenticates the Authorization header (401 when refused). */
+  const contextFor = async (authorization: string | undefined, requestId: string, cost: RequestCost) =>
+    createContext(data, cost, requestId, log, await viewerFrom(authorization, verify));
+
+  return { apollo, contextFor };
+}

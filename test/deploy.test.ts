@@ -1,0 +1,125 @@
+/** The deployment artefacts: the CloudFormation template agrees with the table definition, and the Lambda entry serves GraphQL. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signToken } from '../src/auth/tokens.js';
+import { loadConfig } from '../src/config.js';
+import { putItems } from '../src/db/batchWrite.js';
+import { createGraphQLHandler } from '../src/lambda/graphql.js';
+import { demoItems } from '../src/seed/seed.js';
+import { cloudFormationTemplate, renderTemplate } from '../src/table/cloudformation.js';
+import { tableDefinition } from '../src/table/definition.js';
+import { endpoint, startTestServer, TEST_AUTH } from './support/harness.js';
+import type { TestServer } from './support/harness.js';
+import { PROJECT_ROOT } from './support/serverProcess.js';
+
+describe('the CloudFormation template', () => {
+  const template = cloudFormationTemplate() as { Resources: { Table: { Properties: Record<string, unknown> } } };
+  const table = template.Resources.Table.Properties;
+  const definition = tableDefinition('any');
+
+  it('is checked in as npm run cfn generates it', () => {
+    expect(readFileSync(path.join(PROJECT_ROOT, 'deploy', 'table.template.json'), 'utf8')).toBe(renderTemplate());
+  });
+
+  it('has the same keys, attributes, indexes and stream as the table the server creates', () => {
+    expect(table.KeySchema).toEqual(definition.KeySchema);
+    expect(table.AttributeDefinitions).toEqual(definition.AttributeDefinitions);
+    expect(table.LocalSecondaryIndexes).toEqual(definition.LocalSecondaryIndexes);
+    expect(table.StreamSpecification).toEqual(definition.StreamSpecification);
+    const indexes = table.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[];
+    expect(indexes.map(({ IndexName, KeySchema, Projection }) => ({ IndexName, KeySchema, Projection }))).toEqual(
+      definition.GlobalSecondaryIndexes?.map(({ IndexName, KeySchema, Projection }) => ({
+        IndexName,
+        KeySchema,
+        Projection,
+      })),
+    );
+  });
+
+  it('scales a provisioned table and its GSI only when BillingMode is PROVISIONED', () => {
+    const resources = Object.entries(
+      (cloudFormationTemplate() as { Resources: Record<string, { Type: string; Condition?: string }> }).Resources,
+    );
+    const scaling = resources.filter(([, resource]) => resource.Type.startsWith('AWS::ApplicationAutoScaling::'));
+    expect(scaling).toHaveLength(8);
+    expect(scaling.every(([, resource]) => resource.Condition === 'IsProvisioned')).toBe(true);
+  });
+});
+
+const LAMBDA_JWT_SECRET = 'a-production-grade-secret-of-40-characters';
+
+describe('the GraphQL Lambda handler', () => {
+  let server: TestServer;
+  let handler: ReturnType<typeof createGraphQLHandler>;
+  beforeAll(async () => {
+    // A table of its own in the test DynamoDB Local; the handler is built as on AWS, from a Config.
+    server = await startTestServer();
+    await putItems(server.dynamo.doc, server.tableName, demoItems());
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DYNAMODB_ENDPOINT: endpoint(),
+      TABLE_NAME: server.tableName,
+      CURSOR_SECRET: 'lambda-test-cursor-secret',
+      JWT_SECRET: LAMBDA_JWT_SECRET,
+      LOG_LEVEL: 'silent',
+    });
+    handler = createGraphQLHandler(config);
+  });
+  afterAll(() => server.stop());
+
+  const event = (body: unknown, headers: Record<string, string> = {}): APIGatewayProxyEventV2 => ({
+    version: '2.0',
+    routeKey: 'POST /graphql',
+    rawPath: '/graphql',
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', ...headers },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'example.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'example',
+      http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'lambda-request-1',
+      routeKey: 'POST /graphql',
+      stage: '$default',
+      time: '02/Dec/2026:12:00:00 +0000',
+      timeEpoch: 1796212800000,
+    },
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+  });
+
+  it('answers a query with data and its DynamoDB cost', async () => {
+    const result = await handler(
+      event(
+        { query: '{ user(userId: "alice") { name orders(first: 2) { totalCount } } }' },
+        {
+          authorization: `Bearer ${await signToken({ userId: 'alice', role: 'customer' }, { ...TEST_AUTH, secret: LAMBDA_JWT_SECRET })}`,
+        },
+      ),
+      {} as Context,
+    );
+    expect(result.statusCode).toBe(200);
+    const body = JSON.parse(result.body ?? '{}') as {
+      data: unknown;
+      extensions: { cost: { dynamodb: { requests: number } } };
+    };
+    expect(body.data).toEqual({ user: { name: 'Alice Example', orders: { totalCount: 30 } } });
+    expect(body.extensions.cost.dynamodb.requests).toBe(2);
+  });
+
+  it('refuses a forged token with 401', async () => {
+    const result = await handler(
+      event({ query: '{ viewer { userId } }' }, { authorization: 'Bearer a.b.c' }),
+      {} as Context,
+    );
+    expect(result.statusCode).toBe(401);
+  });
+
+  it('keeps introspection off in production', async () => {
+    const result = await handler(event({ query: '{ __schema { types { name } } }' }), {} as Context);
+    expect(result.statusCode).toBe(400);
+  });
+});
