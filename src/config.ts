@@ -24,6 +24,8 @@ export interface Config {
   playground: boolean;
   /** Accept only the documents of the persisted-documents manifest (PERSISTED_ONLY=true). */
   persistedOnly: boolean;
+  /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
+  shutdownGraceMs: number;
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -138,5 +140,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY', false),
+    shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
   };
 }

@@ -97,6 +97,7 @@ async function main(): Promise<void> {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },
       persistedOnly: config.persistedOnly,
+      shutdownGraceMs: config.shutdownGraceMs,
     });
     log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
     if (devTokens) {
