@@ -6,6 +6,7 @@ import { Node } from './Node.js';
 import { Order, OrderItem } from './Order.js';
 import { Product } from './Product.js';
 import { Query } from './Query.js';
+import { Subscription } from './Subscription.js';
 import { User } from './User.js';
 
 export const resolvers: Resolvers = {
@@ -13,6 +14,7 @@ export const resolvers: Resolvers = {
   Node,
   Query,
   Mutation,
+  Subscription,
   User,
   Order,
   OrderItem,

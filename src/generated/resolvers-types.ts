@@ -4,6 +4,7 @@ import type { UserModel, OrderModel, OrderLineModel, ProductModel } from '../tab
 import type { MoneyValue } from '../money.js';
 import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../server/graphqlModels.js';
 import type { UserErrorModel } from '../writes/userErrors.js';
+import type { OrderEventModel } from '../server/pubsub.js';
 import type { GraphQLContext } from '../server/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -251,6 +252,29 @@ export type OrderEdge = {
   node: Order;
 };
 
+/**
+ * A change of an order, read from the table's DynamoDB stream: it reports changes made by any
+ * writer of the table (any server instance, a script, a Lambda), not only this server.
+ */
+export type OrderEvent = {
+  __typename?: 'OrderEvent';
+  /** When DynamoDB recorded the change. */
+  at: Scalars['DateTime']['output'];
+  /** The order as it is after the change. */
+  order: Order;
+  /** The status before the change; null when the order was placed. */
+  previousStatus: Maybe<OrderStatus>;
+  /** What happened. */
+  type: OrderEventType;
+};
+
+/** What happened to an order. */
+export type OrderEventType =
+  /** The order was placed. */
+  | 'ORDER_PLACED'
+  /** The order's status changed (shipped, delivered, cancelled). */
+  | 'ORDER_STATUS_CHANGED';
+
 /** One line of an order. */
 export type OrderItem = {
   __typename?: 'OrderItem';
@@ -348,6 +372,11 @@ export type Product = Node & {
   price: Money;
   /** The product's own key. */
   productId: Scalars['ID']['output'];
+  /**
+   * Units sold, net of cancellations. Derived data kept up to date from the table's stream, so it
+   * trails a new order by the stream's delay (typically well under a second).
+   */
+  soldCount: Scalars['Int']['output'];
   /** Units in stock. */
   stock: Scalars['Int']['output'];
   /** When the product last changed. */
@@ -477,6 +506,39 @@ export type QueryUserArgs = {
  */
 export type QueryUserByEmailArgs = {
   email: Scalars['String']['input'];
+};
+
+/**
+ * Live updates over WebSocket (graphql-ws protocol) on the same /graphql endpoint. Send the
+ * bearer token as `connectionParams.authorization` ("Bearer <token>").
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Events for every order of a user: your own by default. An admin may name any user, or leave
+   * userId out to watch every order of the shop.
+   */
+  orderEvents: OrderEvent;
+  /** Changes of one order: yours (or any, for an admin). */
+  orderUpdated: OrderEvent;
+};
+
+
+/**
+ * Live updates over WebSocket (graphql-ws protocol) on the same /graphql endpoint. Send the
+ * bearer token as `connectionParams.authorization` ("Bearer <token>").
+ */
+export type SubscriptionOrderEventsArgs = {
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Live updates over WebSocket (graphql-ws protocol) on the same /graphql endpoint. Send the
+ * bearer token as `connectionParams.authorization` ("Bearer <token>").
+ */
+export type SubscriptionOrderUpdatedArgs = {
+  orderId: Scalars['ID']['input'];
 };
 
 /** Input of updateOrderStatus. */
@@ -694,6 +756,8 @@ export type ResolversTypes = ResolversObject<{
   Order: ResolverTypeWrapper<OrderModel>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionModel>;
   OrderEdge: ResolverTypeWrapper<OrderEdgeModel>;
+  OrderEvent: ResolverTypeWrapper<OrderEventModel>;
+  OrderEventType: OrderEventType;
   OrderItem: ResolverTypeWrapper<OrderLineModel>;
   OrderLineInput: OrderLineInput;
   OrderStatus: OrderStatus;
@@ -705,6 +769,7 @@ export type ResolversTypes = ResolversObject<{
   ProductEdge: ResolverTypeWrapper<ProductEdgeModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateOrderStatusInput: UpdateOrderStatusInput;
   UpdateOrderStatusPayload: ResolverTypeWrapper<UpdateOrderStatusPayloadModel>;
   UpdateProductInput: UpdateProductInput;
@@ -733,6 +798,7 @@ export type ResolversParentTypes = ResolversObject<{
   Order: OrderModel;
   OrderConnection: OrderConnectionModel;
   OrderEdge: OrderEdgeModel;
+  OrderEvent: OrderEventModel;
   OrderItem: OrderLineModel;
   OrderLineInput: OrderLineInput;
   PageInfo: PageInfo;
@@ -743,6 +809,7 @@ export type ResolversParentTypes = ResolversObject<{
   ProductEdge: ProductEdgeModel;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   UpdateOrderStatusInput: UpdateOrderStatusInput;
   UpdateOrderStatusPayload: UpdateOrderStatusPayloadModel;
   UpdateProductInput: UpdateProductInput;
@@ -815,6 +882,13 @@ export type OrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends 
   node?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
 }>;
 
+export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  previousStatus?: Resolver<Maybe<ResolversTypes['OrderStatus']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['OrderEventType'], ParentType, ContextType>;
+}>;
+
 export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderItem'] = ResolversParentTypes['OrderItem']> = ResolversObject<{
   lineTotal?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType>;
@@ -845,6 +919,7 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   price?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   productId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  soldCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   stock?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -871,6 +946,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'userId'>>;
   userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+}>;
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  orderEvents?: SubscriptionResolver<ResolversTypes['OrderEvent'], "orderEvents", ParentType, ContextType, Partial<SubscriptionOrderEventsArgs>>;
+  orderUpdated?: SubscriptionResolver<ResolversTypes['OrderEvent'], "orderUpdated", ParentType, ContextType, RequireFields<SubscriptionOrderUpdatedArgs, 'orderId'>>;
 }>;
 
 export type UpdateOrderStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateOrderStatusPayload'] = ResolversParentTypes['UpdateOrderStatusPayload']> = ResolversObject<{
@@ -917,6 +997,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Order?: OrderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
+  OrderEvent?: OrderEventResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PlaceOrderPayload?: PlaceOrderPayloadResolvers<ContextType>;
@@ -924,6 +1005,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ProductConnection?: ProductConnectionResolvers<ContextType>;
   ProductEdge?: ProductEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   UpdateOrderStatusPayload?: UpdateOrderStatusPayloadResolvers<ContextType>;
   UpdateProductPayload?: UpdateProductPayloadResolvers<ContextType>;
   UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;

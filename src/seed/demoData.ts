@@ -98,6 +98,7 @@ export function demoData(): DemoData {
     category,
     priceCents,
     stock: 50 + Math.floor(random() * 150),
+    soldCount: 0,
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
     version: 1,

@@ -21,6 +21,8 @@ import type { Metrics } from './metrics.js';
 import { loadPersistedDocuments, persistedOnlyGuard } from './persistedDocuments.js';
 import { createGraphQLServer } from './graphqlServer.js';
 import { playgroundRouter } from './playground/router.js';
+import { OrderEvents } from './pubsub.js';
+import { serveSubscriptions } from './subscriptions.js';
 
 export interface AppOptions {
   host: string;
@@ -47,6 +49,8 @@ export interface RunningApp {
   /** Stops accepting connections, lets in-flight requests finish, then resolves. */
   stop(): Promise<void>;
   metrics: Metrics;
+  /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
+  events: OrderEvents;
 }
 
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
@@ -90,7 +94,8 @@ export async function startApp({
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
-  const { apollo, contextFor } = createGraphQLServer({
+  const events = new OrderEvents();
+  const { apollo, contextFor, schema, validationRules } = createGraphQLServer({
     data,
     log,
     auth,
@@ -98,11 +103,15 @@ export async function startApp({
     introspection,
     persistedOnly,
     documents,
+    events,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       metricsPlugin(metrics),
+      // Subscriptions end before the HTTP server drains: their sockets would hold it open.
+      { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
     ],
   });
+  const subscriptions = serveSubscriptions({ httpServer, schema, validationRules, contextFor, log });
   await apollo.start();
 
   app.use(healthRouter(data.dynamo.client, data.tableName));
@@ -151,5 +160,6 @@ export async function startApp({
     port: actualPort,
     stop: () => apollo.stop(),
     metrics,
+    events,
   };
 }

@@ -8,6 +8,7 @@ import type { RequestCost } from '../db/capacity.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
+import type { OrderEvents } from './pubsub.js';
 
 export interface GraphQLContext {
   requestId: string;
@@ -18,6 +19,8 @@ export interface GraphQLContext {
   data: DataSources;
   cost: RequestCost;
   log: Logger;
+  /** Order events for subscriptions (fed by the stream consumer). */
+  events: OrderEvents;
 }
 
 /** Longer than any real JWT; bounds the work spent on a hostile header. */
@@ -48,6 +51,7 @@ export function createContext(
   requestId: string,
   log: Logger,
   viewer: Viewer | null,
+  events: OrderEvents,
 ): GraphQLContext {
   const loaders = createLoaders(data);
   return {
@@ -57,6 +61,7 @@ export function createContext(
     loaders,
     data,
     cost,
+    events,
     log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
   };
 }

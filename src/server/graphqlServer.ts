@@ -18,6 +18,7 @@ import type { GraphQLContext } from './context.js';
 import { costPlugin } from './costPlugin.js';
 import { createFormatError } from './errorMasking.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
+import { OrderEvents } from './pubsub.js';
 import { queryCostPlugin } from './queryCost.js';
 import { buildSchema } from './schema.js';
 
@@ -31,6 +32,8 @@ export interface GraphQLServerOptions {
   /** The persisted-documents manifest (sha256 hex -> document). */
   documents: ReadonlyMap<string, string>;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
+  /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
+  events?: OrderEvents;
 }
 
 export function createGraphQLServer({
@@ -42,6 +45,7 @@ export function createGraphQLServer({
   persistedOnly,
   documents,
   plugins = [],
+  events = new OrderEvents(),
 }: GraphQLServerOptions) {
   const verify = createVerifier(auth);
   const armor = new ApolloArmor({
@@ -56,8 +60,9 @@ export function createGraphQLServer({
     // "Did you mean ...?" suggestions reveal the schema; keep them only where introspection is on anyway.
     blockFieldSuggestion: { enabled: !introspection },
   }).protect();
+  const schema = buildSchema();
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: buildSchema(),
+    schema,
     introspection,
     plugins: [
       ...plugins,
@@ -81,7 +86,9 @@ export function createGraphQLServer({
 
   /** The context of one request: authenticates the Authorization header (401 when refused). */
   const contextFor = async (authorization: string | undefined, requestId: string, cost: RequestCost) =>
-    createContext(data, cost, requestId, log, await viewerFrom(authorization, verify));
+    createContext(data, cost, requestId, log, await viewerFrom(authorization, verify), events);
 
-  return { apollo, contextFor };
+  /** The same validation rules for operations that arrive over WebSocket (graphql-ws validates on its own). */
+  const validationRules = armor.validationRules;
+  return { apollo, contextFor, schema, validationRules, events };
 }

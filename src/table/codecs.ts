@@ -171,6 +171,7 @@ export function itemToProduct(item: Item): ProductModel {
     category: str(item, 'category'),
     priceCents: int(item, 'price'),
     stock: int(item, 'stock'),
+    soldCount: item.soldCount === undefined ? 0 : int(item, 'soldCount'),
     createdAt: str(item, 'createdAt'),
     updatedAt: str(item, 'updatedAt'),
     version: int(item, 'version'),

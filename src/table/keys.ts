@@ -83,6 +83,28 @@ export const statusLSI1SKPrefix = (status: OrderStatus): string => `STATUS#${sta
 export const userOrderLSI1SK = (status: OrderStatus, placedAt: string, orderId: string): string =>
   `${statusLSI1SKPrefix(status)}${placedAt}#${assertId(orderId, 'orderId')}`;
 
+/**
+ * SK prefix of the sale markers in a product's partition: one item per (product, order) that
+ * records whether the stream processor counted that order's units in `soldCount` (src/streams/).
+ */
+export const PRODUCT_SALE_SK_PREFIX = 'SOLD#';
+export const productSaleKey = (productId: string, orderId: string): ItemKey => ({
+  PK: productKey(productId).PK,
+  SK: `${PRODUCT_SALE_SK_PREFIX}${assertId(orderId, 'orderId')}`,
+});
+
+/** The partition of the stream consumers' checkpoints (src/streams/checkpoints.ts). */
+export const STREAM_CHECKPOINT_PK = 'META#stream';
+/** Shard ids come from DynamoDB (`shardId-00000001796221861662-1f9b9f29`), consumer names from configuration. */
+const SHARD_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const streamCheckpointSKPrefix = (consumerName: string): string =>
+  `CONSUMER#${assertId(consumerName, 'consumerName')}#SHARD#`;
+export const streamCheckpointKey = (consumerName: string, shardId: string): ItemKey => {
+  // Not user input, but a '#' in it would still address another consumer's checkpoint.
+  if (!SHARD_ID_PATTERN.test(shardId)) throw new Error(`unexpected shard id ${describe(shardId)}`);
+  return { PK: STREAM_CHECKPOINT_PK, SK: `${streamCheckpointSKPrefix(consumerName)}${shardId}` };
+};
+
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = { PK: 'META#seed', SK: 'DEMO' };
 

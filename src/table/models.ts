@@ -45,6 +45,8 @@ export interface ProductModel {
   category: string;
   priceCents: number;
   stock: number;
+  /** Units sold net of cancellations: derived from the stream (src/streams/), 0 until counted. */
+  soldCount: number;
   createdAt: string;
   updatedAt: string;
   version: number;

@@ -66,6 +66,7 @@ export async function createProduct(
     category,
     priceCents,
     stock,
+    soldCount: 0,
     createdAt: at,
     updatedAt: at,
     version: 1,

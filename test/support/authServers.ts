@@ -74,7 +74,10 @@ export interface AuthTestServer {
   post(
     query: string,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; body: { data?: Record<string, any> | null; errors?: { extensions?: Record<string, unknown> }[] } }>;
+  ): Promise<{
+    status: number;
+    body: { data?: Record<string, any> | null; errors?: { extensions?: Record<string, unknown> }[] };
+  }>;
   stop(): Promise<void>;
 }
 

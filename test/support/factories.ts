@@ -37,6 +37,7 @@ export function aProduct(overrides: Partial<ProductModel> = {}): ProductModel {
     category: 'testing',
     priceCents: 1999,
     stock: 100,
+    soldCount: 0,
     createdAt: NOW,
     updatedAt: NOW,
     version: 1,

@@ -1,0 +1,53 @@
+/**
+ * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on the same HTTP server and
+ * path as queries (/graphql). The bearer token travels in `connectionParams.authorization`:
+ * a refused token closes the connection (4403) before any operation runs; operations are
+ * validated with the same limits as HTTP requests.
+ */
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { specifiedRules, validate } from 'graphql';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { newRequestCost } from '../db/capacity.js';
+import type { RequestCost } from '../db/capacity.js';
+import type { GraphQLContext } from './context.js';
+
+export interface SubscriptionOptions {
+  httpServer: http.Server;
+  schema: GraphQLSchema;
+  validationRules: readonly ValidationRule[];
+  contextFor(authorization: string | undefined, requestId: string, cost: RequestCost): Promise<GraphQLContext>;
+  log: Logger;
+}
+
+const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const value = params?.authorization ?? params?.Authorization;
+  return typeof value === 'string' ? value : undefined;
+};
+
+export function serveSubscriptions({ httpServer, schema, validationRules, contextFor, log }: SubscriptionOptions) {
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
+  const rules = [...specifiedRules, ...validationRules];
+  return useServer(
+    {
+      schema,
+      validate: (target, document) => validate(target, document, rules),
+      onConnect: async (ctx) => {
+        try {
+          await contextFor(authorizationOf(ctx.connectionParams), randomUUID(), newRequestCost());
+          return true;
+        } catch {
+          return false; // graphql-ws closes with 4403 Forbidden
+        }
+      },
+      context: (ctx) => contextFor(authorizationOf(ctx.connectionParams), randomUUID(), newRequestCost()),
+      onError: (_ctx, _id, _payload, errors) => {
+        log.debug({ errors: errors.map((error) => error.message) }, 'subscription refused');
+      },
+    },
+    wsServer,
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * The real server (`src/main.ts`) as child processes against a DynamoDB endpoint the test
+ * chose, so a test can kill the server, or the database under it. Every child is tracked and
+ * killed by killAll(), which a test file calls in afterAll whatever happened.
+ */
+import { freePort } from '../../src/db/local.js';
+import { runNode } from './serverProcess.js';
+import type { NodeProcess } from './serverProcess.js';
+import { TEST_AUTH } from './harness.js';
+
+export interface ChildServer {
+  node: NodeProcess;
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** `<origin>/graphql` */
+  url: string;
+}
+
+const READY = (line: { msg: string }) => line.msg.startsWith('tablegraph ready at');
+
+export class ChildServers {
+  private readonly running = new Set<NodeProcess>();
+
+  /**
+   * Starts `node --import tsx src/main.ts` on a free port against `endpoint` / `tableName`
+   * (no demo data; tokens of the test issuer accepted) and waits for its ready line.
+   */
+  async start(endpoint: string, tableName: string, env: Record<string, string> = {}): Promise<ChildServer> {
+    const port = await freePort();
+    const node = runNode('src/main.ts', {
+      DYNAMODB_ENDPOINT: endpoint,
+      TABLE_NAME: tableName,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: TEST_AUTH.secret as string,
+      PLAYGROUND: 'false',
+      ...env,
+    });
+    this.running.add(node);
+    void node.exited.then(() => this.running.delete(node));
+    await node.waitForLog(READY, 'the ready line');
+    const origin = `http://127.0.0.1:${port}`;
+    return { node, port, origin, url: `${origin}/graphql` };
+  }
+
+  /** SIGKILL, the way a crash or an OOM kill ends a process; resolves once it has exited. */
+  async kill(server: ChildServer): Promise<void> {
+    server.node.child.kill('SIGKILL');
+    await server.node.exited;
+  }
+
+  /** Kills every child still running (they own no other process: the database is the test's). */
+  async killAll(): Promise<void> {
+    await Promise.all(
+      [...this.running].map((node) => {
+        node.child.kill('SIGKILL');
+        return node.exited;
+      }),
+    );
+  }
+}
