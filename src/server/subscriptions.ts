@@ -19,7 +19,7 @@ export interface SubscriptionOptions {
   httpServer: http.Server;
   schema: GraphQLSchema;
   validationRules: readonly ValidationRule[];
-  contextFor(authorization: string | undefined, requestId: string, cost: RequestCost): Promise<GraphQLContext>;
+  contextFor: (authorization: string | undefined, requestId: string, cost: RequestCost) => Promise<GraphQLContext>;
   log: Logger;
 }
 
