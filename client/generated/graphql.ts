@@ -28,6 +28,13 @@ export type ErrorCode =
   /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
   | 'VERSION_CONFLICT';
 
+/** What happened to an order. */
+export type OrderEventType =
+  /** The order was placed. */
+  | 'ORDER_PLACED'
+  /** The order's status changed (shipped, delivered, cancelled). */
+  | 'ORDER_STATUS_CHANGED';
+
 /** One line of placeOrder's input. */
 export type OrderLineInput = {
   /** The product to order. Each product may appear in one line only. */
@@ -85,6 +92,11 @@ export type UserOrdersPageQueryVariables = Exact<{
 
 
 export type UserOrdersPageQuery = { user: { userId: string, name: string, orders: { totalCount: number | null, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ quantity: number, productName: string, unitPrice: { amount: string } }> } }> } } | null };
+
+export type WatchMyOrdersSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WatchMyOrdersSubscription = { orderEvents: { type: OrderEventType, previousStatus: OrderStatus | null, at: string, order: { orderId: string, status: OrderStatus, total: { amount: string } } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -188,3 +200,19 @@ export const UserOrdersPageDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:08dfea2eaff1d07e168e02540c2e5082cc8393da23371a48f160a4ec30138f07"}) as unknown as TypedDocumentString<UserOrdersPageQuery, UserOrdersPageQueryVariables>;
+export const WatchMyOrdersDocument = new TypedDocumentString(`
+    subscription WatchMyOrders {
+  orderEvents {
+    type
+    previousStatus
+    at
+    order {
+      orderId
+      status
+      total {
+        amount
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:61ebe5e682896eee9bbb34c602d82504c06f06cecd379d5a7e0ca6459a9fa790"}) as unknown as TypedDocumentString<WatchMyOrdersSubscription, WatchMyOrdersSubscriptionVariables>;

@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { projectRoot } from '../../projectRoot.js';
 
 const require = createRequire(import.meta.url);
-const BUNDLED_PACKAGES = ['graphiql', '@graphiql/toolkit', 'react', 'react-dom', 'esbuild'];
+const BUNDLED_PACKAGES = ['graphiql', '@graphiql/toolkit', 'graphql-ws', 'react', 'react-dom', 'esbuild'];
 /** Files a request may ask for; anything else is a 404. */
 export const ASSET_FILE = /^[A-Za-z0-9_.-]+\.(js|css|ttf|woff2?)$/;
 

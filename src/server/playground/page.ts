@@ -29,6 +29,7 @@ interface ExampleTab {
 const EXAMPLES: ExampleTab[] = [
   { file: 'UserOrdersPage.graphql', variables: { userId: 'alice', first: 5 } },
   { file: 'CategoryPage.graphql', variables: { category: 'electronics', first: 5 } },
+  { file: 'WatchMyOrders.graphql', variables: {} },
   {
     file: 'PlaceOrder.graphql',
     variables: {

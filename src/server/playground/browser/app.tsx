@@ -4,6 +4,10 @@
  * and the example tabs in a JSON script tag (see page.ts).
  */
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import type { Fetcher } from '@graphiql/toolkit';
+import { getOperationAST, OperationTypeNode } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { createClient } from 'graphql-ws';
 import { GraphiQL } from 'graphiql';
 import { createRoot } from 'react-dom/client';
 import 'graphiql/style.css';
@@ -23,7 +27,38 @@ interface PlaygroundConfig {
 };
 
 const config = JSON.parse(document.getElementById('playground-config')?.textContent ?? '{}') as PlaygroundConfig;
-const fetcher = createGraphiQLFetcher({ url: new URL(config.endpoint, window.location.href).toString() });
+const httpUrl = new URL(config.endpoint, window.location.href);
+const httpFetcher = createGraphiQLFetcher({ url: httpUrl.toString() });
+const wsUrl = `${httpUrl.protocol === 'https:' ? 'wss:' : 'ws:'}//${httpUrl.host}${httpUrl.pathname}`;
+
+// Subscriptions go over graphql-ws with the headers editor's Authorization as connectionParams,
+// so the token a user pastes once works for queries and subscriptions alike.
+const fetcher: Fetcher = (params, opts) => {
+  const operation = opts?.documentAST ? getOperationAST(opts.documentAST, params.operationName)?.operation : undefined;
+  if (operation !== OperationTypeNode.SUBSCRIPTION) return httpFetcher(params, opts);
+  const headers = (opts?.headers ?? {}) as Record<string, unknown>;
+  const client = createClient({
+    url: wsUrl,
+    lazy: true,
+    connectionParams: { authorization: headers.Authorization ?? headers.authorization },
+  });
+  const iterator = client.iterate({
+    query: params.query,
+    variables: (params.variables as Record<string, unknown> | null | undefined) ?? undefined,
+    operationName: params.operationName ?? undefined,
+  });
+  return {
+    [Symbol.asyncIterator]: () => ({
+      // graphql-ws yields formatted results (plain JSON), which is what GraphiQL displays.
+      next: () => iterator.next() as Promise<IteratorResult<ExecutionResult>>,
+      return: async () => {
+        await iterator.return?.();
+        await client.dispose();
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+};
 const root = document.getElementById('root');
 if (!root) throw new Error('the playground page has no #root element');
 
