@@ -105,8 +105,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwksUrl && (!env.JWT_ISSUER || !env.JWT_AUDIENCE)) {
     throw new ConfigError('JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE: tokens are checked against both');
   }
-  if (production && jwtSecret && jwtSecret.length < 32) {
-    throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
+  if (production && jwtSecret && (jwtSecret.length < 32 || jwtSecret === DEV_JWT_SECRET)) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters in production, and not the development secret');
+  }
+  if (production && env.CURSOR_SECRET === DEV_CURSOR_SECRET) {
+    throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
   }
   const tableName = env.TABLE_NAME || 'MainTable';
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {

@@ -64,7 +64,15 @@ export class IncompleteBatchError extends ServiceUnavailableError {
 /** Missing or invalid credentials. Thrown while building the context, it answers the whole request with 401. */
 export class UnauthenticatedError extends GraphQLError {
   constructor(message: string, status?: number) {
-    super(message, { extensions: { code: ErrorCode.UNAUTHENTICATED, ...(status ? { http: { status } } : {}) } });
+    super(message, {
+      extensions: {
+        code: ErrorCode.UNAUTHENTICATED,
+        // RFC 6750: a 401 names the scheme and why the token was refused.
+        ...(status
+          ? { http: { status, headers: new Map([['www-authenticate', 'Bearer error="invalid_token"']]) } }
+          : {}),
+      },
+    });
   }
 }
 

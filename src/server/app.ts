@@ -139,6 +139,28 @@ export async function startApp({
     }),
   );
 
+  // Body-parser failures (oversized or malformed JSON) answer in GraphQL's shape, never as an
+  // HTML page with a stack trace.
+  app.use(
+    (
+      error: { status?: number; type?: string },
+      _req: express.Request,
+      res: express.Response,
+      next: express.NextFunction,
+    ) => {
+      if (res.headersSent) return next(error);
+      const status = typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
+      if (status === 500) log.error({ err: error }, 'unexpected HTTP error');
+      const [code, message] =
+        status === 413
+          ? ['PAYLOAD_TOO_LARGE', `The request body exceeds the limit of ${limits.maxBodyBytes} bytes`]
+          : status === 500
+            ? ['INTERNAL_SERVER_ERROR', 'Internal server error']
+            : ['BAD_REQUEST', 'The request body is not valid JSON'];
+      res.status(status).json({ errors: [{ message, extensions: { code } }] });
+    },
+  );
+
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       reject(error.code === 'EADDRINUSE' ? portInUse(port) : error);

@@ -33,7 +33,8 @@ const MAX_AUTHORIZATION_LENGTH = 8192;
  */
 export async function viewerFrom(header: string | undefined, verify: TokenVerifier): Promise<Viewer | null> {
   if (header === undefined || header === '') return null;
-  const match = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(header);
+  // The scheme is case-insensitive (RFC 7235); the token itself is base64url segments.
+  const match = /^Bearer ([A-Za-z0-9_.-]+)$/i.exec(header);
   if (!match?.[1] || header.length > MAX_AUTHORIZATION_LENGTH) {
     throw new UnauthenticatedError('The Authorization header must be "Bearer <token>"', 401);
   }

@@ -9,7 +9,16 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { APOLLO_REQUEST_ERROR_CODES, ErrorCode } from '../errors.js';
 
-const CLIENT_CODES: ReadonlySet<string> = new Set([...Object.values(ErrorCode), ...APOLLO_REQUEST_ERROR_CODES]);
+// INTERNAL_SERVER_ERROR is not among them: Apollo gives that code to every error that has none,
+// so an error carrying it is exactly the kind that must be masked.
+const CLIENT_CODES: ReadonlySet<string> = new Set(
+  [...Object.values(ErrorCode), ...APOLLO_REQUEST_ERROR_CODES].filter(
+    (code) => code !== ErrorCode.INTERNAL_SERVER_ERROR,
+  ),
+);
+
+/** graphql-js's hints that name schema members: "Did you mean ...?" (fields, enum values, fragments). */
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 
 const UNAVAILABLE_ERROR_NAMES = new Set([
   'TimeoutError',
@@ -31,12 +40,25 @@ export function isUnavailable(error: unknown): boolean {
   return cause !== undefined && cause !== error && isUnavailable(cause);
 }
 
-export function createFormatError(log: Logger) {
+/**
+ * `hideSuggestions` (set where introspection is off) removes "Did you mean ...?" hints, which
+ * would otherwise spell out field names and enum values a client has no other way to list.
+ */
+export function createFormatError(log: Logger, { hideSuggestions = false }: { hideSuggestions?: boolean } = {}) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...formatted, extensions };
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      const message = hideSuggestions ? formatted.message.replace(SUGGESTION, '') : formatted.message;
+      return { ...formatted, message, extensions };
+    }
     const original = unwrapResolverError(error);
+    // Apollo's own request errors without a code (e.g. "provided sha does not match query")
+    // carry a 4xx status: the client's mistake, in Apollo's words, safe to show.
+    const status = (original as { extensions?: { http?: { status?: unknown } } } | null)?.extensions?.http?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
+    }
     if (isUnavailable(original)) {
       log.warn({ err: original, path: formatted.path }, 'DynamoDB unavailable');
       return {

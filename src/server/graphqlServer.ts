@@ -75,7 +75,7 @@ export function createGraphQLServer({
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: limits.maxTokens },
     allowBatchedHttpRequests: false,
-    formatError: createFormatError(log),
+    formatError: createFormatError(log, { hideSuggestions: !introspection }),
     includeStacktraceInErrorResponses: false,
     persistedQueries: {
       cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),

@@ -45,7 +45,12 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          const cost = queryCost(schema, document, request.variables ?? {}, request.operationName ?? undefined);
+          let cost: number;
+          try {
+            cost = queryCost(schema, document, request.variables ?? {}, request.operationName ?? undefined);
+          } catch (error) {
+            throw costFailure(error, maxCost);
+          }
           if (cost > maxCost) {
             throw new GraphQLError(
               `The query's estimated cost ${cost} exceeds the limit of ${maxCost}: ask for smaller pages or fewer nested connections`,
@@ -58,4 +63,19 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
       };
     },
   };
+}
+
+/**
+ * getComplexity fails on what execution would refuse anyway (variables of the wrong type) and
+ * on documents too large to walk: both are the client's doing, so answer 400, not 500.
+ */
+function costFailure(error: unknown, maxCost: number): GraphQLError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/maximum allowed number of nodes/i.test(message)) {
+    return new GraphQLError(`The query is too large to estimate (limit ${maxCost}): ask for fewer fields`, {
+      extensions: { code: ErrorCode.QUERY_TOO_COMPLEX, maxCost, http: { status: 400 } },
+    });
+  }
+  // Variable coercion messages name only the variable and the expected type.
+  return new GraphQLError(message, { extensions: { code: ErrorCode.BAD_USER_INPUT, http: { status: 400 } } });
 }

@@ -1,0 +1,64 @@
+/**
+ * The stream processing (src/streams/processor.ts) as an AWS Lambda function on the table's
+ * DynamoDB stream: the deployed counterpart of the in-process StreamConsumer.
+ *
+ * The event source mapping must enable `ReportBatchItemFailures` (FunctionResponseTypes): the
+ * handler then answers the sequence number of the first record that failed, and Lambda retries
+ * the batch from that record on; everything before it is done. Records after it may have been
+ * applied already: processing is idempotent, so the retry changes nothing for them (their
+ * events may be published again). Without the setting Lambda retries the whole batch, which
+ * is equally safe, only slower. Deploy with DYNAMODB_MODE=aws and TABLE_NAME.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { pino } from 'pino';
+import { loadConfig } from '../config.js';
+import { createDynamo } from '../db/client.js';
+import { processRecords } from '../streams/processor.js';
+import type { PublishOrderEvent, StreamLog } from '../streams/processor.js';
+
+export type StreamLambdaHandler = (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>;
+
+export interface StreamHandlerOptions {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  /** Where order events go; without it they are only logged (debug). */
+  publish?: PublishOrderEvent | undefined;
+  log?: StreamLog | undefined;
+}
+
+/** Builds a handler (tests pass their own clients; the exported `handler` reads the environment). */
+export function createStreamHandler({ doc, tableName, publish, log }: StreamHandlerOptions): StreamLambdaHandler {
+  const deliver: PublishOrderEvent =
+    publish ??
+    ((event) =>
+      log?.debug(
+        { type: event.type, orderId: event.order.orderId, sequenceNumber: event.sequenceNumber },
+        'order event',
+      ));
+  return async (event) => {
+    const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
+    const first = result.failures[0];
+    if (!first) return { batchItemFailures: [] };
+    log?.warn(
+      { err: first.error, sequenceNumber: first.sequenceNumber, failures: result.failures.length },
+      'stream records failed; Lambda retries from the first',
+    );
+    // Without a sequence number Lambda could not resume at the record: fail the whole batch.
+    if (!first.sequenceNumber) throw first.error;
+    return { batchItemFailures: [{ itemIdentifier: first.sequenceNumber }] };
+  };
+}
+
+let built: StreamLambdaHandler | undefined;
+
+/** The Lambda entry point: `dist/src/lambda/streams.handler`. */
+export const handler: StreamLambdaHandler = (event, context) => {
+  if (!built) {
+    const config = loadConfig();
+    const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
+    const log = pino({ level: config.logLevel });
+    built = createStreamHandler({ doc: dynamo.doc, tableName: config.tableName, log });
+  }
+  return built(event, context);
+};

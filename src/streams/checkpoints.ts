@@ -1,0 +1,105 @@
+/**
+ * Where a stream consumer got to, kept in the table itself: one item per (consumer, shard),
+ * `META#stream / CONSUMER#<name>#SHARD#<shardId>`, holding the last sequence number whose
+ * processing completed and whether the shard was read to its end. Written after a batch is
+ * processed, never before, so a crash replays a batch rather than losing one (at least once).
+ *
+ * A checkpoint names its stream: a table whose stream was disabled and enabled again has a
+ * new stream with new shards, and an old checkpoint must not be mistaken for one of them.
+ */
+import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EntityType } from '../table/codecs.js';
+import { STREAM_CHECKPOINT_PK, streamCheckpointKey, streamCheckpointSKPrefix } from '../table/keys.js';
+
+export interface ShardCheckpoint {
+  shardId: string;
+  /** The last record processed; undefined if none was yet. */
+  sequenceNumber: string | undefined;
+  /** The shard is closed and was read to its end: its children may be read. */
+  finished: boolean;
+}
+
+const MAX_PAGES = 100;
+
+export class CheckpointStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly consumerName: string,
+    private readonly streamArn: string,
+  ) {}
+
+  /**
+   * This consumer's checkpoints for this stream, by shard id (strongly consistent), and the
+   * shard ids of its checkpoints for an earlier stream of the table (to forget).
+   */
+  async load(): Promise<{ checkpoints: Map<string, ShardCheckpoint>; otherStreams: string[] }> {
+    const found = new Map<string, ShardCheckpoint>();
+    const otherStreams: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': STREAM_CHECKPOINT_PK,
+            ':prefix': streamCheckpointSKPrefix(this.consumerName),
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of result.Items ?? []) {
+        if (typeof item.shardId !== 'string') continue;
+        if (item.streamArn !== this.streamArn) {
+          otherStreams.push(item.shardId);
+          continue;
+        }
+        found.set(item.shardId, {
+          shardId: item.shardId,
+          sequenceNumber: typeof item.sequenceNumber === 'string' ? item.sequenceNumber : undefined,
+          finished: item.finished === true,
+        });
+      }
+      start = result.LastEvaluatedKey;
+      if (!start) return { checkpoints: found, otherStreams };
+    }
+    throw new Error(`more than ${MAX_PAGES} pages of stream checkpoints for consumer ${this.consumerName}`);
+  }
+
+  async save(checkpoint: ShardCheckpoint): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...streamCheckpointKey(this.consumerName, checkpoint.shardId),
+          entityType: EntityType.Meta,
+          consumerName: this.consumerName,
+          streamArn: this.streamArn,
+          shardId: checkpoint.shardId,
+          ...(checkpoint.sequenceNumber === undefined ? {} : { sequenceNumber: checkpoint.sequenceNumber }),
+          finished: checkpoint.finished,
+          updatedAt: new Date().toISOString(),
+        },
+      }),
+    );
+  }
+
+  /**
+   * Deletes the checkpoints of shards that left the stream (trimmed after 24 hours on AWS), so
+   * the partition does not grow with every shard ever read. Unprocessed deletes are left for
+   * the next call: a stale checkpoint is only clutter.
+   */
+  async forget(shardIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < shardIds.length; i += 25) {
+      const keys = shardIds.slice(i, i + 25).map((shardId) => streamCheckpointKey(this.consumerName, shardId));
+      await this.doc.send(
+        new BatchWriteCommand({
+          RequestItems: { [this.tableName]: keys.map((Key) => ({ DeleteRequest: { Key } })) },
+        }),
+      );
+    }
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * What the table's stream means to the application, shared by the in-process consumer
+ * (src/streams/consumer.ts) and the Lambda handler (src/lambda/streams.ts).
+ *
+ * Only order details items (`ORDER#<id>/DETAILS`, entityType Order) matter: the copy in the
+ * user's partition carries the same change, and counting both would count each order twice.
+ * - INSERT: soldCount + quantity of each line (unless the order arrives CANCELLED), ORDER_PLACED.
+ * - MODIFY that changes the status: ORDER_STATUS_CHANGED; into CANCELLED, soldCount - quantity.
+ * - REMOVE: nothing (deleting an order is not a cancellation).
+ *
+ * Delivery is at least once: the soldCount changes are idempotent (sale markers, see
+ * soldCount.ts), events may be published again for a redelivered record (consumers dedupe by
+ * `sequenceNumber` if they must).
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Logger } from 'pino';
+import { BadUserInputError } from '../errors.js';
+import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
+import type { Item } from '../table/codecs.js';
+import type { OrderModel, OrderStatus } from '../table/models.js';
+import { updateSoldCount } from './soldCount.js';
+
+/**
+ * One stream record, in the shape both sources share: `_Record` of @aws-sdk/client-dynamodb-streams
+ * (ApproximateCreationDateTime a Date) and `DynamoDBRecord` of a Lambda event (epoch seconds).
+ * Images are AttributeValue maps.
+ */
+export interface ChangeRecord {
+  eventID?: string | undefined;
+  eventName?: string | undefined;
+  dynamodb?:
+    | {
+        ApproximateCreationDateTime?: Date | number | undefined;
+        Keys?: Record<string, unknown> | undefined;
+        NewImage?: Record<string, unknown> | undefined;
+        OldImage?: Record<string, unknown> | undefined;
+        SequenceNumber?: string | undefined;
+      }
+    | undefined;
+}
+
+export type OrderEventType = 'ORDER_PLACED' | 'ORDER_STATUS_CHANGED';
+
+/** An order change as subscribers see it. */
+export interface OrderEvent {
+  type: OrderEventType;
+  /** The order after the change (the record's new image). */
+  order: OrderModel;
+  /** The status before the change; null for ORDER_PLACED. */
+  previousStatus: OrderStatus | null;
+  /** The stream record's sequence number: the same for a redelivered record (a dedupe key). */
+  sequenceNumber: string;
+  /** ISO-8601, when DynamoDB recorded the change (ApproximateCreationDateTime: whole seconds on AWS). */
+  at: string;
+}
+
+export type PublishOrderEvent = (event: OrderEvent) => void | Promise<void>;
+
+export type StreamLog = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+export interface ProcessorDeps {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  /** Called once per event, after the record's soldCount change is durable. A throw fails the record. */
+  publish?: PublishOrderEvent | undefined;
+  log?: StreamLog | undefined;
+  /** How many items' records are processed at once (records of one item always in order). Default 8. */
+  concurrency?: number | undefined;
+}
+
+export interface RecordFailure {
+  /** Position in the batch. */
+  index: number;
+  sequenceNumber: string;
+  error: unknown;
+}
+
+export interface ProcessResult {
+  records: number;
+  /** The batch's events, in the order they were published (or would have been, without `publish`). */
+  events: OrderEvent[];
+  /** Products whose soldCount changed (one per order line applied now). */
+  soldCountChanges: number;
+  /**
+   * Records that failed, in batch order. Everything before the first one was applied; a retry
+   * resumes AT the first one (later records may have been applied too: they are idempotent).
+   */
+  failures: RecordFailure[];
+  /** Records that can never be processed (an order item of the wrong shape): logged and passed over. */
+  skipped: number;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * Applies a batch of stream records (in stream order). Records of one item are handled in order,
+ * records of different items concurrently; a failed record stops its item's later records in
+ * this batch. Never throws for a record: failures are returned for the caller to retry.
+ */
+export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
+  const result: ProcessResult = { records: records.length, events: [], soldCountChanges: 0, failures: [], skipped: 0 };
+  const groups = new Map<string, number[]>();
+  records.forEach((record, index) => {
+    const key = itemKeyOf(record) ?? `#${index}`;
+    const group = groups.get(key);
+    if (group) group.push(index);
+    else groups.set(key, [index]);
+  });
+
+  const queue = [...groups.values()];
+  const worker = async () => {
+    for (let group = queue.shift(); group; group = queue.shift()) {
+      for (const index of group) {
+        const record = records[index] as ChangeRecord;
+        try {
+          await processRecord(record, deps, result);
+        } catch (error) {
+          if (error instanceof CorruptItemError || error instanceof BadUserInputError) {
+            // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
+            result.skipped++;
+            deps.log?.warn(
+              { err: error, sequenceNumber: sequenceOf(record) },
+              'stream record skipped: not a valid order',
+            );
+            continue;
+          }
+          result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
+          break; // later changes of this item wait for this one (their order matters to subscribers)
+        }
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(deps.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  result.failures.sort((a, b) => a.index - b.index);
+  return result;
+}
+
+async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<void> {
+  const change = orderChangeOf(record);
+  if (!change) return;
+  if (change.soldCount) {
+    const outcome = await updateSoldCount(deps.doc, deps.tableName, change.event.order, change.soldCount);
+    result.soldCountChanges += outcome.changed;
+  }
+  if (change.publish) {
+    await deps.publish?.(change.event);
+    result.events.push(change.event);
+  }
+}
+
+interface OrderChange {
+  event: OrderEvent;
+  publish: boolean;
+  soldCount: 'SOLD' | 'CANCELLED' | null;
+}
+
+/** What a record means for orders, or null when it is about anything else. */
+function orderChangeOf(record: ChangeRecord): OrderChange | null {
+  const stream = record.dynamodb;
+  // Most records are about other items (stock, profiles, markers): look before unmarshalling.
+  const entityType = (stream?.NewImage?.entityType ?? stream?.OldImage?.entityType) as { S?: string } | undefined;
+  if (entityType?.S !== EntityType.Order) return null;
+  const newItem = imageOf(stream?.NewImage);
+  const oldItem = imageOf(stream?.OldImage);
+  if (!newItem || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
+  const order = itemToOrder(newItem);
+  const base = { order, sequenceNumber: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) };
+  if (record.eventName === 'INSERT') {
+    return {
+      event: { type: 'ORDER_PLACED', previousStatus: null, ...base },
+      publish: true,
+      soldCount: order.status === 'CANCELLED' ? null : 'SOLD',
+    };
+  }
+  // Without an old image (a stream that is not NEW_AND_OLD_IMAGES) treat every MODIFY as a
+  // status change: the sale markers make a repeated cancellation harmless.
+  const previousStatus = oldItem ? itemToOrder(oldItem).status : null;
+  if (previousStatus === order.status) return null;
+  return {
+    event: { type: 'ORDER_STATUS_CHANGED', previousStatus, ...base },
+    publish: true,
+    soldCount: order.status === 'CANCELLED' ? 'CANCELLED' : null,
+  };
+}
+
+function imageOf(image: Record<string, unknown> | undefined): Item | undefined {
+  if (!image || Object.keys(image).length === 0) return undefined;
+  // The Lambda and SDK AttributeValue types differ only in how binary values travel; we store none.
+  return unmarshall(image as Record<string, AttributeValue>);
+}
+
+/** PK and SK of the record's item, so that records of one item stay in order. */
+function itemKeyOf(record: ChangeRecord): string | undefined {
+  const keys = record.dynamodb?.Keys ?? record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
+  const pk = (keys?.PK as { S?: string } | undefined)?.S;
+  const sk = (keys?.SK as { S?: string } | undefined)?.S;
+  return pk === undefined || sk === undefined ? undefined : `${pk}\n${sk}`;
+}
+
+const sequenceOf = (record: ChangeRecord): string => record.dynamodb?.SequenceNumber ?? '';
+
+/** Lambda sends epoch seconds, the SDK a Date; both are whole seconds at best. */
+function timeOf(value: Date | number | undefined): string {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number') return new Date(value * 1000).toISOString();
+  return new Date().toISOString();
+}

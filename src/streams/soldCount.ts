@@ -1,0 +1,196 @@
+/**
+ * Each product's `soldCount` (units sold, net of cancellations), kept up to date by the stream
+ * processor (src/streams/processor.ts) and stored on the product item; absent means 0.
+ *
+ * Stream delivery is at least once, and a retry replays a whole suffix of a shard, so every
+ * counter change goes through a sale marker `PRODUCT#<productId>/SOLD#<orderId>` written in
+ * the SAME transaction as the counter. The marker is a one-way state machine:
+ *
+ *   (absent) --order counted, soldCount + q--> SOLD --order cancelled, soldCount - q--> CANCELLED
+ *   (absent) --cancellation seen before the order was counted, no change--> CANCELLED
+ *
+ * The counter moves only on the edges that change it, each conditioned on the marker's state,
+ * so a replayed record changes nothing, in any order. Markers are never deleted: a deleted
+ * marker would let a replayed INSERT count its order again.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { failedConditions, transactWrite } from '../writes/transact.js';
+import type { Cancellation, TransactItem } from '../writes/transact.js';
+import { productKey, productSaleKey } from '../table/keys.js';
+import type { OrderLineModel } from '../table/models.js';
+
+/** Where a (product, order) marker ends up: counted, or cancelled (counted and taken back, or never counted). */
+export type SaleState = 'SOLD' | 'CANCELLED';
+
+/** `entityType` of a sale marker (derived bookkeeping, never a GraphQL node). */
+export const SALE_MARKER_ENTITY_TYPE = 'ProductSale';
+
+/** Two actions per line and at most 100 actions per transaction. */
+const LINES_PER_TRANSACTION = 50;
+
+export interface SoldCountOutcome {
+  /** Lines whose product's soldCount changed now. */
+  changed: number;
+  /** Lines already in the target state (a redelivery), or cancelled before they were counted. */
+  unchanged: number;
+  /** Lines whose product no longer exists: skipped, nothing written for them. */
+  missingProducts: number;
+}
+
+interface PendingLine {
+  productId: string;
+  quantity: number;
+  /** The marker state this attempt's conditions expect; a failed condition tells the real one. */
+  expect: 'absent' | 'SOLD';
+}
+
+/**
+ * Moves the sale marker of every line of order `orderId` to `target`, changing each product's
+ * soldCount in the same transaction where the state machine says so. Lines naming one product
+ * twice (foreign writers) are merged: a transaction may touch an item once. Throws for
+ * anything but "already applied" and "product gone" (the caller retries the record later).
+ */
+export async function updateSoldCount(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  order: { orderId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] },
+  target: SaleState,
+  now: Date = new Date(),
+): Promise<SoldCountOutcome> {
+  const quantities = new Map<string, number>();
+  for (const line of order.items) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
+  const lines: PendingLine[] = [...quantities].map(([productId, quantity]) => ({
+    productId,
+    quantity,
+    expect: target === 'SOLD' ? 'absent' : 'SOLD',
+  }));
+  const outcome: SoldCountOutcome = { changed: 0, unchanged: 0, missingProducts: 0 };
+  for (let start = 0; start < lines.length; start += LINES_PER_TRANSACTION) {
+    await settleChunk(
+      doc,
+      tableName,
+      order.orderId,
+      lines.slice(start, start + LINES_PER_TRANSACTION),
+      target,
+      now,
+      outcome,
+    );
+  }
+  return outcome;
+}
+
+async function settleChunk(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  orderId: string,
+  chunk: PendingLine[],
+  target: SaleState,
+  now: Date,
+  outcome: SoldCountOutcome,
+): Promise<void> {
+  let pending = chunk;
+  // Every cancelled attempt settles a line or corrects a guess about one marker; a marker
+  // changes state at most twice, so a healthy table needs far fewer attempts than this.
+  const maxAttempts = 2 * chunk.length + 2;
+  for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
+    const result = await transactWrite(doc, {
+      TransactItems: pending.flatMap((line) => lineActions(tableName, orderId, line, target, now)),
+    });
+    if (result.committed) {
+      for (const line of pending) {
+        if (line.expect === 'absent' && target === 'CANCELLED') outcome.unchanged++;
+        else outcome.changed++;
+      }
+      return;
+    }
+    const failed = new Set(failedConditions(result.reasons));
+    if (failed.size === 0) {
+      throw new Error(`soldCount transaction cancelled: ${result.reasons.map((reason) => reason.code).join(', ')}`);
+    }
+    pending = pending.flatMap((line, i) => {
+      if (failed.has(2 * i + 1)) {
+        outcome.missingProducts++;
+        return [];
+      }
+      if (!failed.has(2 * i)) return [line]; // innocent: try again with the others settled
+      const next = nextExpectation(result.reasons[2 * i], target);
+      if (next === 'settled') {
+        outcome.unchanged++;
+        return [];
+      }
+      return [{ ...line, expect: next }];
+    });
+  }
+  if (pending.length > 0) throw new Error(`soldCount of order ${orderId} did not settle in ${maxAttempts} attempts`);
+}
+
+/** What a failed marker condition says about the marker (its old image came back with the reason). */
+function nextExpectation(reason: Cancellation | undefined, target: SaleState): PendingLine['expect'] | 'settled' {
+  const state = reason?.item?.state as SaleState | undefined;
+  // Counting: any marker means the order was counted, or cancelled before it was counted.
+  if (target === 'SOLD') return 'settled';
+  if (state === 'CANCELLED') return 'settled';
+  return state === 'SOLD' ? 'SOLD' : 'absent';
+}
+
+/** The marker action (index 2i) and the product action (index 2i + 1) of one line. */
+function lineActions(
+  tableName: string,
+  orderId: string,
+  line: PendingLine,
+  target: SaleState,
+  now: Date,
+): [TransactItem, TransactItem] {
+  const product = productKey(line.productId);
+  const marker = (state: SaleState) => ({
+    ...productSaleKey(line.productId, orderId),
+    entityType: SALE_MARKER_ENTITY_TYPE,
+    productId: line.productId,
+    orderId,
+    quantity: line.quantity,
+    state,
+    updatedAt: now.toISOString(),
+  });
+  // No version bump and no updatedAt: soldCount is derived data, not an edit of the product,
+  // and must not make a client's optimistic-locking update fail.
+  const addSold = (delta: number): TransactItem => ({
+    Update: {
+      TableName: tableName,
+      Key: product,
+      UpdateExpression: 'ADD soldCount :delta',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  });
+  if (line.expect === 'absent') {
+    const put: TransactItem = {
+      Put: {
+        TableName: tableName,
+        Item: marker(target),
+        ConditionExpression: 'attribute_not_exists(PK)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+    if (target === 'SOLD') return [put, addSold(line.quantity)];
+    // A tombstone only, so that a late INSERT of this order is not counted; never in the
+    // partition of a product that does not exist.
+    return [
+      put,
+      { ConditionCheck: { TableName: tableName, Key: product, ConditionExpression: 'attribute_exists(PK)' } },
+    ];
+  }
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: productSaleKey(line.productId, orderId),
+        UpdateExpression: 'SET #state = :cancelled, updatedAt = :now',
+        ConditionExpression: '#state = :sold',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':cancelled': 'CANCELLED', ':sold': 'SOLD', ':now': now.toISOString() },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    addSold(-line.quantity),
+  ];
+}
