@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { AuthConfig } from './auth/tokens.js';
 
@@ -26,6 +27,10 @@ export interface Config {
   persistedOnly: boolean;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
+  /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there). */
+  streamConsumer: boolean;
+  /** Names the consumer's checkpoints: one name per server instance (default: the host name). */
+  streamConsumerName: string;
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -144,5 +149,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY', false),
     shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws'),
+    streamConsumerName:
+      env.STREAM_CONSUMER_NAME ||
+      os
+        .hostname()
+        .replace(/[^A-Za-z0-9_-]/g, '-')
+        .slice(0, 64) ||
+      'default',
   };
 }

@@ -3,6 +3,7 @@
  * the demo data on first start, then the HTTP server. SIGINT/SIGTERM stop the HTTP server
  * first (in-flight requests finish), then the database child.
  */
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { pino } from 'pino';
 import { signToken } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -13,6 +14,7 @@ import { LocalDynamoError } from './db/local.js';
 import { openDatabase } from './db/open.js';
 import type { OpenDatabase } from './db/open.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
+import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './server/playground/bundle.js';
 import { assertPortFree, PortInUseError, startApp } from './server/app.js';
 import type { RunningApp } from './server/app.js';
@@ -55,11 +57,13 @@ async function main(): Promise<void> {
   });
   let db: OpenDatabase | undefined;
   let app: RunningApp | undefined;
+  let streamsClient: DynamoDBStreamsClient | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string) => {
     stopping ??= (async () => {
       log.info({ signal }, 'stopping');
       await app?.stop();
+      streamsClient?.destroy();
       await db?.close();
       log.info('stopped');
     })();
@@ -85,6 +89,9 @@ async function main(): Promise<void> {
       if (written > 0) log.info({ items: written }, 'seeded demo data');
     }
     const devTokens = await developmentTokens(config);
+    streamsClient = config.streamConsumer
+      ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
+      : undefined;
     app = await startApp({
       host: config.host,
       port: config.port,
@@ -98,6 +105,7 @@ async function main(): Promise<void> {
       },
       persistedOnly: config.persistedOnly,
       shutdownGraceMs: config.shutdownGraceMs,
+      streams: streamsClient && { client: streamsClient, consumerName: config.streamConsumerName },
     });
     log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
     if (devTokens) {

@@ -15,6 +15,8 @@ export interface OpenDatabase {
   local: LocalDynamo | undefined;
   /** Where the data lives, for log lines. */
   where: string;
+  /** The endpoint clients of this database use (undefined: Amazon DynamoDB's default). */
+  endpoint: string | undefined;
   tableCreated: boolean;
   close(): Promise<void>;
 }
@@ -52,7 +54,7 @@ export async function openDatabase(
   };
   try {
     const tableCreated = await ensureTable(dynamo.client, config.tableName, where);
-    return { dynamo, local, where, tableCreated, close };
+    return { dynamo, local, where, endpoint, tableCreated, close };
   } catch (error) {
     await close();
     throw error;

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import type { AuthConfig } from '../auth/tokens.js';
 import { DEFAULT_LIMITS } from '../config.js';
@@ -23,6 +24,7 @@ import { createGraphQLServer } from './graphqlServer.js';
 import { playgroundRouter } from './playground/router.js';
 import { OrderEvents } from './pubsub.js';
 import { serveSubscriptions } from './subscriptions.js';
+import { StreamConsumer } from '../streams/consumer.js';
 
 export interface AppOptions {
   host: string;
@@ -40,6 +42,12 @@ export interface AppOptions {
   persistedOnly?: boolean;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
+  /**
+   * Run the in-process stream consumer: it keeps soldCount up to date and feeds this server's
+   * subscriptions with every change of the table, whoever made it. `consumerName` names its
+   * checkpoints: one name per server instance.
+   */
+  streams?: { client: DynamoDBStreamsClient; consumerName: string; pollIntervalMs?: number };
 }
 
 export interface RunningApp {
@@ -51,6 +59,7 @@ export interface RunningApp {
   metrics: Metrics;
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
+  consumer: StreamConsumer | undefined;
 }
 
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
@@ -87,6 +96,7 @@ export async function startApp({
   playground = true,
   persistedOnly = false,
   shutdownGraceMs = 10_000,
+  streams,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -175,13 +185,37 @@ export async function startApp({
     throw error;
   });
 
+  const consumer = streams
+    ? new StreamConsumer({
+        dynamo: data.dynamo,
+        streams: streams.client,
+        tableName: data.tableName,
+        consumerName: streams.consumerName,
+        pollIntervalMs: streams.pollIntervalMs,
+        publish: (event) => events.publish(event),
+        onBatch: (batch) => metrics.streamLag.set(batch.lagSeconds),
+        log: log.child({ component: 'streams' }),
+      })
+    : undefined;
+  try {
+    await consumer?.start();
+  } catch (error) {
+    await apollo.stop();
+    throw error;
+  }
+
   const actualPort = (httpServer.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return {
     url: `http://${shownHost}:${actualPort}/graphql`,
     port: actualPort,
-    stop: () => apollo.stop(),
+    // HTTP first (in-flight requests finish, subscriptions close), then the stream consumer.
+    stop: async () => {
+      await apollo.stop();
+      await consumer?.stop();
+    },
     metrics,
     events,
+    consumer,
   };
 }

@@ -85,7 +85,8 @@ export interface BatchReport {
 
 /** One pass over the ready shards. `caughtUp`: every ready shard was polled and had nothing new. */
 export interface RoundReport {
-  startedAt: number;
+  /** Counts from 1 for each start(). */
+  round: number;
   caughtUp: boolean;
 }
 
@@ -136,6 +137,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private stopping = false;
   private wake: (() => void) | undefined;
   private nextRefreshAt = 0;
+  private rounds = 0;
 
   constructor(options: StreamConsumerOptions) {
     super();
@@ -171,6 +173,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.store = store;
     this.shards = new Map();
     this.stopping = false;
+    this.rounds = 0;
     const fresh = checkpoints.size === 0;
     await this.refreshShards(checkpoints, fresh && this.options.initialPosition === 'LATEST');
     if (otherStreams.length > 0) await this.forget(otherStreams);
@@ -226,10 +229,10 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
    * GetRecords page does not prove a shard is drained; this is meant for DynamoDB Local.)
    */
   async waitUntilCaughtUp(timeoutMs = 10_000): Promise<void> {
-    const since = Date.now();
+    const current = this.rounds; // the round under way, if any, may have polled before the call
     await this.waitFor(
       'round',
-      (round) => round.caughtUp && round.startedAt >= since,
+      (report) => report.caughtUp && report.round > current,
       timeoutMs,
       'the stream to be drained',
     );
@@ -270,11 +273,15 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      const startedAt = Date.now();
+      const round = ++this.rounds;
       let busy = false;
       let caughtUp = false;
       try {
         if (Date.now() >= this.nextRefreshAt) await this.refreshShards();
+        for (const shard of this.shards.values()) {
+          // A shard that ended while its checkpoint could not be written is never polled again.
+          if (shard.finished && shard.checkpointDue) await this.retryCheckpoint(shard);
+        }
         const polled = await Promise.all(this.readyShards().map((shard) => this.poll(shard)));
         busy = polled.some((outcome) => outcome === 'records');
         caughtUp = polled.every((outcome) => outcome === 'empty');
@@ -283,7 +290,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         this.log.warn({ err: error }, 'stream consumer could not list the shards; retrying');
         this.nextRefreshAt = Date.now() + this.backoff.maxDelayMs;
       }
-      this.emit('round', { startedAt, caughtUp });
+      this.emit('round', { round, caughtUp });
       // A busy stream is read again at once; an idle one is polled every pollIntervalMs.
       if (!busy && !this.stopping) await this.pause(this.pollIntervalMs);
     }

@@ -14,7 +14,8 @@ import { ensureTable } from '../../src/db/ensureTable.js';
 import { signToken } from '../../src/auth/tokens.js';
 import type { AuthConfig, Role } from '../../src/auth/tokens.js';
 import { startApp } from '../../src/server/app.js';
-import type { AppOptions } from '../../src/server/app.js';
+import type { AppOptions, RunningApp } from '../../src/server/app.js';
+import { createStreamsClient } from '../../src/streams/streamsClient.js';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret';
 export const TEST_AUTH: AuthConfig = { secret: 'test-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
@@ -34,6 +35,7 @@ export interface TestServer {
   tableName: string;
   /** A client of the test table without the server's middleware, for arranging and inspecting data. */
   dynamo: Dynamo;
+  app: RunningApp;
   gql<T = Record<string, any>>(
     query: string,
     variables?: Record<string, unknown>,
@@ -47,18 +49,26 @@ export interface TestServerOptions extends Partial<
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
   configureClient?: (client: DynamoDBClient) => void;
+  /** Serve this existing table (a second instance); it is then left in place by stop(). */
+  tableName?: string;
+  /** Run the stream consumer (subscriptions, soldCount), polling every 50 ms. */
+  streams?: boolean;
 }
 
 export const endpoint = (): string => inject('dynamoEndpoint');
 
 /** Creates a table named after the test file plus a random suffix; the caller seeds it. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const tableName = `t-${randomUUID()}`;
+  const ownTable = options.tableName === undefined;
+  const tableName = options.tableName ?? `t-${randomUUID()}`;
   const dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   await ensureTable(dynamo.client, tableName, endpoint());
+  const streamsClient = options.streams
+    ? createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' })
+    : undefined;
   const serverDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(serverDynamo.client);
-  const { configureClient: _configure, ...appOptions } = options;
+  const { configureClient: _configure, tableName: _table, streams: _streams, ...appOptions } = options;
   const app = await startApp({
     host: '127.0.0.1',
     port: 0,
@@ -66,6 +76,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: pino({ level: 'silent' }),
     auth: TEST_AUTH,
     ...appOptions,
+    ...(streamsClient
+      ? { streams: { client: streamsClient, consumerName: `test-${randomUUID().slice(0, 8)}`, pollIntervalMs: 50 } }
+      : {}),
   });
   const adminToken = await tokenFor('test-admin', 'admin');
   return {
@@ -86,10 +99,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async stop() {
       await app.stop();
+      streamsClient?.destroy();
       serverDynamo.client.destroy();
-      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+      if (ownTable) await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
       dynamo.client.destroy();
     },
+    app,
   };
 }
 
