@@ -7,7 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { deleteItems, putItems } from '../db/batchWrite.js';
 import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
-import { emailGuardKey, orderKey, SEED_MARKER_KEY, userPK } from '../table/keys.js';
+import { emailGuardKey, orderKey, PRODUCT_SALE_SK_PREFIX, productKey, SEED_MARKER_KEY, userPK } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { demoData } from './demoData.js';
 import type { DemoData } from './demoData.js';
@@ -57,24 +57,37 @@ export async function reseedDemo(doc: DynamoDBDocumentClient, tableName: string)
   const data = demoData();
   const stale: ItemKey[] = [];
   for (const user of data.users) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': userPK(user.userId) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        stale.push({ PK: String(item.PK), SK: String(item.SK) });
-        if (item.entityType === EntityType.UserOrder) stale.push(orderKey(String(item.orderId)));
-        if (item.entityType === EntityType.User) stale.push(emailGuardKey(String(item.email)));
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const item of await itemsOf(doc, tableName, userPK(user.userId))) {
+      stale.push({ PK: String(item.PK), SK: String(item.SK) });
+      if (item.entityType === EntityType.UserOrder) stale.push(orderKey(String(item.orderId)));
+      if (item.entityType === EntityType.User) stale.push(emailGuardKey(String(item.email)));
+    }
   }
+  // soldCount markers (src/streams/): without them the re-written demo orders are counted anew.
+  for (const product of data.products)
+    stale.push(...(await keysOf(doc, tableName, productKey(product.productId).PK, PRODUCT_SALE_SK_PREFIX)));
   await deleteItems(doc, tableName, stale);
   return writeDemo(doc, tableName, data);
 }
+
+/** Every item of partition `pk` (whose SK starts with `prefix`, when given). */
+async function itemsOf(doc: DynamoDBDocumentClient, tableName: string, pk: string, prefix?: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
+        ExpressionAttributeValues: prefix ? { ':pk': pk, ':prefix': prefix } : { ':pk': pk },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+const keysOf = async (doc: DynamoDBDocumentClient, tableName: string, pk: string, prefix: string): Promise<ItemKey[]> =>
+  (await itemsOf(doc, tableName, pk, prefix)).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));

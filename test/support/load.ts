@@ -99,8 +99,8 @@ export class Load<I> {
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly options: LoadOptions<I>) {
-    this.finished = Promise.all(Array.from({ length: options.clients }, (_, client) => this.client(client))).then(
-      () => this.notify(),
+    this.finished = Promise.all(Array.from({ length: options.clients }, (_, client) => this.client(client))).then(() =>
+      this.notify(),
     );
   }
 
