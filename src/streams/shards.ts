@@ -49,3 +49,19 @@ export async function listShards(streams: DynamoDBStreamsClient, streamArn: stri
   }
   throw new Error(`stream ${streamArn} lists more than ${MAX_SHARD_PAGES} pages of shards`);
 }
+
+/**
+ * The shards that may be read now, in map order: unfinished ones whose parent, if still listed,
+ * was read to its end. A child waits for its parent because records of one item are in order
+ * only along a lineage; a parent trimmed from the stream holds nothing up.
+ */
+export function readyShards<S extends { readonly info: ShardInfo; readonly finished: boolean }>(
+  shards: ReadonlyMap<string, S>,
+): S[] {
+  return [...shards.values()].filter((shard) => {
+    if (shard.finished) return false;
+    const parentId = shard.info.parentShardId;
+    const parent = parentId === undefined ? undefined : shards.get(parentId);
+    return parent === undefined || parent.finished;
+  });
+}
