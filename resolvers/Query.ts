@@ -2,19 +2,29 @@ import type { Access } from '../src/auth/access.js';
 import { BadUserInputError } from '../src/errors.js';
 import type { QueryResolvers } from '../src/generated/resolvers-types.js';
 import { fromGlobalId } from '../src/globalId.js';
+import { prefetchUserOrders } from '../src/server/lookahead.js';
 import { assertCategory, assertId, normalizeEmail } from '../src/table/keys.js';
 
 /** `nodes(ids:)` reads at most this many ids: one BatchGetItem's worth. */
 export const MAX_NODE_IDS = 100;
 
 export const Query: QueryResolvers = {
-  viewer: (_, __, { access }) => (access.viewer ? access.user(access.viewer.userId) : null),
+  viewer: (_, __, { access, loaders }, info) => {
+    if (!access.viewer) return null;
+    prefetchUserOrders(info, loaders, access.viewer.userId);
+    return access.user(access.viewer.userId);
+  },
   node: (_, { id }, { access }) => loadNode(access, id, 'id'),
   nodes: (_, { ids }, { access }) => {
     if (ids.length > MAX_NODE_IDS) throw new BadUserInputError(`ids may hold at most ${MAX_NODE_IDS} ids`, 'ids');
     return Promise.all(ids.map((id) => loadNode(access, id, 'ids')));
   },
-  user: (_, { userId }, { access }) => access.user(assertId(userId, 'userId')),
+  user: (_, { userId }, { access, loaders }, info) => {
+    const id = assertId(userId, 'userId');
+    // Only for users the viewer may see: nobody else's orders are ever read.
+    if (access.owns(id)) prefetchUserOrders(info, loaders, id);
+    return access.user(id);
+  },
   userByEmail: (_, { email }, { access }) => access.userByEmail(normalizeEmail(email)),
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
   product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),

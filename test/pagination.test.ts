@@ -211,7 +211,12 @@ describe('User.orders, walked forward', () => {
       return page;
     });
     expect(costs).toHaveLength(Math.ceil(47 / first));
-    for (const cost of costs) expect(cost).toEqual({ requests: 2, operations: ['BatchGetItem', 'Query'] });
+    // The user's read and the page's Query run side by side (lookahead), in either order.
+    for (const cost of costs)
+      expect({ ...cost, operations: cost.operations.sort() }).toEqual({
+        requests: 2,
+        operations: ['BatchGetItem', 'Query'],
+      });
   });
 
   it('says the first page has a next page and no previous one', async () => {
@@ -279,7 +284,10 @@ describe('User.orders, walked backward', () => {
   it('costs one BatchGetItem and one Query per page', async () => {
     const { page } = await ordersPage(shopper.userId, { last: 10 });
     const second = await ordersPage(shopper.userId, { last: 10, before: page.pageInfo.startCursor! });
-    expect(second).toMatchObject({ requests: 2, operations: ['BatchGetItem', 'Query'] });
+    expect({ ...second, operations: second.operations.sort() }).toMatchObject({
+      requests: 2,
+      operations: ['BatchGetItem', 'Query'],
+    });
   });
 });
 
@@ -359,7 +367,10 @@ describe('User.orders totalCount and status filter', () => {
       status: 'PLACED',
       after: first.page.pageInfo.endCursor!,
     });
-    expect(second).toMatchObject({ requests: 2, operations: ['BatchGetItem', 'Query'] });
+    expect({ ...second, operations: second.operations.sort() }).toMatchObject({
+      requests: 2,
+      operations: ['BatchGetItem', 'Query'],
+    });
   });
 });
 
