@@ -1,5 +1,7 @@
 /** The deployment artefacts: the CloudFormation template agrees with the table definition, and the Lambda entry serves GraphQL. */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,4 +124,45 @@ describe('the GraphQL Lambda handler', () => {
     const result = await handler(event({ query: '{ __schema { types { name } } }' }), {} as Context);
     expect(result.statusCode).toBe(400);
   });
+});
+
+describe('npm run capacity', () => {
+  let results: string;
+  beforeAll(() => {
+    results = path.join(mkdtempSync(path.join(tmpdir(), 'capacity-')), 'results.json');
+    writeFileSync(
+      results,
+      JSON.stringify({
+        costs: [
+          { op: 'userOrders', variant: 'server', amazon: { readUnits: 10, writeUnits: 0, requests: 3 } },
+          {
+            op: 'placeOrder',
+            variant: 'server',
+            amazon: { readUnits: 4, writeUnits: 12, indexWriteUnits: 2, requests: 2 },
+          },
+          { op: 'userOrders', variant: 'naive', amazon: { readUnits: 99, writeUnits: 0, requests: 40 } },
+        ],
+      }),
+    );
+  });
+  const capacity = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/capacity.ts', ...args, '--results', results], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    });
+
+  it('turns a traffic mix into provisioned capacity from the benchmark costs', () => {
+    const result = capacity('userOrders=50', 'placeOrder=5', '--target', '50');
+    expect(result.status).toBe(0);
+    // 50 x 10 + 5 x 4 = 520 RCU; 5 x (12 + 2) = 70 WCU; at 50% utilisation twice that.
+    expect(result.stdout).toContain('Needed: 520.0 RCU and 70.0 WCU');
+    expect(result.stdout).toContain('ReadCapacity 1040, WriteCapacity 140');
+  }, 30_000);
+
+  it('refuses an operation it has no cost for', () => {
+    const result = capacity('teleport=5');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('operations: userOrders, placeOrder');
+  }, 30_000);
 });

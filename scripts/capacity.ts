@@ -1,0 +1,70 @@
+/**
+ * `npm run capacity -- userOrders=50 categoryPage=200 placeOrder=5`: turns a traffic mix
+ * (operations per second) into the read and write capacity a provisioned table needs, from the
+ * per-operation costs the benchmark computed for Amazon DynamoDB (bench/results/latest.json,
+ * `npm run bench`; item sizes, not DynamoDB Local's figures). Prints the RCU/WCU at 100%
+ * utilisation and what to provision at the auto-scaling target utilisation.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot } from '../src/projectRoot.js';
+
+interface CostEntry {
+  op: string;
+  variant: string;
+  amazon: { readUnits: number; writeUnits: number; indexWriteUnits?: number; requests: number };
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    results: { type: 'string', default: path.join(projectRoot(), 'bench', 'results', 'latest.json') },
+    target: { type: 'string', default: '70' },
+  },
+});
+
+if (!existsSync(values.results)) {
+  console.error(`capacity: ${values.results} not found; run npm run bench first`);
+  process.exit(1);
+}
+const costs = (JSON.parse(readFileSync(values.results, 'utf8')) as { costs: CostEntry[] }).costs.filter(
+  (entry) => entry.variant === 'server',
+);
+const known = new Map(costs.map((entry) => [entry.op, entry.amazon]));
+const target = Number(values.target) / 100;
+if (positionals.length === 0 || !(target > 0 && target <= 1)) {
+  console.error(
+    `usage: npm run capacity -- <operation>=<per second> ... [--target 70]\noperations: ${[...known.keys()].join(', ')}`,
+  );
+  process.exit(2);
+}
+
+let rcu = 0;
+let wcu = 0;
+const rows: string[] = [];
+for (const term of positionals) {
+  const [op, rateText] = term.split('=');
+  const rate = Number(rateText);
+  const cost = op ? known.get(op) : undefined;
+  if (!cost || !(rate >= 0)) {
+    console.error(`capacity: "${term}" is not <operation>=<per second> (operations: ${[...known.keys()].join(', ')})`);
+    process.exit(2);
+  }
+  // Writes to GSI1 cost write units of their own; the benchmark reports them apart.
+  const writes = cost.writeUnits + (cost.indexWriteUnits ?? 0);
+  rcu += rate * cost.readUnits;
+  wcu += rate * writes;
+  rows.push(
+    `| ${op} | ${rate} | ${cost.requests} | ${cost.readUnits.toFixed(2)} | ${writes.toFixed(2)} | ${(rate * cost.readUnits).toFixed(1)} | ${(rate * writes).toFixed(1)} |`,
+  );
+}
+console.log('| operation | per second | DynamoDB requests | RCU each | WCU each | RCU/s | WCU/s |');
+console.log('| --- | --: | --: | --: | --: | --: | --: |');
+console.log(rows.join('\n'));
+console.log(`\nNeeded: ${rcu.toFixed(1)} RCU and ${wcu.toFixed(1)} WCU per second at 100% utilisation.`);
+console.log(
+  `Provision (target utilisation ${Math.round(target * 100)}%): ReadCapacity ${Math.ceil(rcu / target)}, WriteCapacity ${Math.ceil(wcu / target)}` +
+    ' (MinReadCapacity/MinWriteCapacity in deploy/table.template.json; auto scaling moves between min and max).',
+);
+console.log('On demand: the same figures are read/write request units per second.');
