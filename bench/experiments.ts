@@ -1,0 +1,458 @@
+/**
+ * Measurements behind the optimization notes: where a request's time goes (HTTP + GraphQL with
+ * no DynamoDB call; one DynamoDB round trip on its own), what keep-alive is worth, and whether
+ * projecting only the shown attributes pays off.
+ */
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { createVerifier, signToken } from '../src/auth/tokens.js';
+import { createDynamo } from '../src/db/client.js';
+import { CursorCodec } from '../src/db/cursor.js';
+import { itemToOrder, orderToUserItem } from '../src/table/codecs.js';
+import { orderKey, productKey, userPK } from '../src/table/keys.js';
+import type { Dataset } from './dataset.js';
+import { percentiles, postGraphQL, runLoad, warmUp } from './load.js';
+import type { LoadResult, LoadTarget } from './load.js';
+import { PING_QUERY } from './operations.js';
+import type { Operation } from './operations.js';
+import { waitUntilIdle } from './procs.js';
+import { mergeProfiles, profileSystem } from './profile.js';
+import type { ServerProfile } from './profile.js';
+import type { Child } from './procs.js';
+import { startSystem, SYSTEMS } from './systems.js';
+import type { SystemId } from './systems.js';
+
+export interface ExperimentRow {
+  experiment: string;
+  variant: string;
+  op: string;
+  connections: number;
+  result: Pick<
+    LoadResult,
+    | 'requests'
+    | 'requestsPerSecond'
+    | 'latencyMs'
+    | 'cpuMsPerRequest'
+    | 'dbCpuMsPerRequest'
+    | 'responseBytes'
+    | 'backgroundCores'
+  >;
+}
+
+export interface ExperimentContext {
+  dbPid: number;
+  headers: Record<string, string>;
+  seconds: number;
+  warmupSeconds: number;
+  seed: number;
+  settle: () => Promise<void>;
+  progress: (message: string) => void;
+}
+
+export async function measure(
+  context: ExperimentContext,
+  experiment: string,
+  variant: string,
+  target: LoadTarget,
+  op: Pick<Operation, 'id' | 'operationName' | 'query' | 'variables'>,
+  connections: number,
+  headers: Record<string, string> = context.headers,
+): Promise<ExperimentRow> {
+  const spec = { target, dbPid: context.dbPid, operationName: op.operationName, query: op.query, connections, headers };
+  await context.settle();
+  await warmUp({
+    ...spec,
+    variables: op.variables(context.seed + 7, `xw-${variant}-${connections}`),
+    seconds: context.warmupSeconds,
+  });
+  await context.settle();
+  const result = await runLoad({
+    ...spec,
+    variables: op.variables(context.seed, `x-${variant}-${connections}`),
+    seconds: context.seconds,
+  });
+  if (result.failures > 0)
+    throw new Error(`${experiment} / ${variant}: ${result.failures} failed requests, e.g. ${result.failureSample}`);
+  context.progress(
+    `  ${experiment} | ${variant} | ${op.id} c=${connections}: p50 ${result.latencyMs.p50.toFixed(2)} ms, ${result.requestsPerSecond.toFixed(0)} req/s, CPU ${result.cpuMsPerRequest.toFixed(2)} ms/req`,
+  );
+  const { requests, requestsPerSecond, latencyMs, cpuMsPerRequest, dbCpuMsPerRequest, responseBytes, backgroundCores } =
+    result;
+  return {
+    experiment,
+    variant,
+    op: op.id,
+    connections,
+    result: {
+      requests,
+      requestsPerSecond,
+      latencyMs,
+      cpuMsPerRequest,
+      dbCpuMsPerRequest,
+      responseBytes,
+      backgroundCores,
+    },
+  };
+}
+
+export const pingOperation: Pick<Operation, 'id' | 'operationName' | 'query' | 'variables'> = {
+  id: 'ping',
+  operationName: 'Ping',
+  query: PING_QUERY,
+  variables: () => () => ({}),
+};
+
+export interface RoundTrip {
+  call: string;
+  samples: number;
+  p50: number;
+  p95: number;
+  mean: number;
+}
+
+/** One DynamoDB call at a time from this process (keep-alive client): the unit every plan multiplies. */
+export async function dynamoRoundTrips(
+  endpoint: string,
+  tableName: string,
+  data: Dataset,
+  samples = 300,
+): Promise<RoundTrip[]> {
+  const { client, doc } = createDynamo({ endpoint, region: 'us-east-1' });
+  const user = data.users[0];
+  const order = data.orders[0];
+  if (!user || !order) throw new Error('empty dataset');
+  const productKeys = data.products.slice(0, 20).map((product) => productKey(product.productId));
+  const calls: [string, () => Promise<unknown>][] = [
+    [
+      'GetItem (order, strongly consistent)',
+      () => doc.send(new GetCommand({ TableName: tableName, Key: orderKey(order.orderId), ConsistentRead: true })),
+    ],
+    [
+      'BatchGetItem, 20 products',
+      () =>
+        doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: productKeys, ConsistentRead: true } } })),
+    ],
+    [
+      'Query, 21 orders of a user',
+      () =>
+        doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+            ExpressionAttributeValues: { ':pk': userPK(user.userId), ':p': 'ORDER#' },
+            ScanIndexForward: false,
+            ConsistentRead: true,
+            Limit: 21,
+          }),
+        ),
+    ],
+  ];
+  const rows: RoundTrip[] = [];
+  for (const [call, send] of calls) {
+    for (let i = 0; i < 30; i++) await send();
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      await send();
+      times.push(performance.now() - started);
+    }
+    const { p50, p95, mean } = percentiles(times);
+    rows.push({ call, samples, p50, p95, mean });
+  }
+  client.destroy();
+  return rows;
+}
+
+/** A production-mode server needs a long JWT secret, and tokens signed with it. */
+const PRODUCTION_JWT_SECRET = 'bench-production-secret-of-at-least-32-characters';
+
+export interface ExperimentOptions {
+  context: ExperimentContext;
+  endpoint: string;
+  tableName: string;
+  data: Dataset;
+  ops: Operation[];
+  children: Map<SystemId, Child>;
+  highConnections: number;
+  /** Registers how to stop a process started here, should the run be interrupted. */
+  onStart: (stop: () => Promise<void>) => void;
+}
+
+export interface ExperimentResults {
+  roundTrips: RoundTrip[];
+  rows: ExperimentRow[];
+  profile: ServerProfile | undefined;
+  micro: MicroCost[];
+}
+
+export async function runExperiments(options: ExperimentOptions): Promise<ExperimentResults> {
+  const { context, endpoint, tableName, data, ops, children, highConnections } = options;
+  const rows: ExperimentRow[] = [];
+  const targetOf = (child: Child, query = '') => ({ url: child.url + query, pid: child.pid });
+  const levels = [...new Set([1, highConnections])];
+  /** Starts another instance and warms it up like the long-running ones (JIT, sockets). */
+  const start = async (
+    id: SystemId,
+    extraEnv: Record<string, string>,
+    warmOps: Operation[],
+    headers = context.headers,
+  ) => {
+    const child = await startSystem(SYSTEMS[id], { endpoint, tableName, headers, extraEnv });
+    options.onStart(() => child.stop());
+    await waitUntilIdle(child.pid);
+    for (const op of warmOps) {
+      await warmUp({
+        target: targetOf(child),
+        dbPid: context.dbPid,
+        operationName: op.operationName,
+        query: op.query,
+        variables: op.variables(context.seed + 11, `xs-${id}`),
+        connections: 4,
+        seconds: 2,
+        headers,
+      });
+    }
+    return child;
+  };
+
+  const roundTrips = await dynamoRoundTrips(endpoint, tableName, data);
+  for (const trip of roundTrips) context.progress(`  ${trip.call}: p50 ${trip.p50.toFixed(2)} ms`);
+
+  // The fixed cost of a request: HTTP, JSON, GraphQL and the server's plugins, no DynamoDB call.
+  for (const [id, child] of children) {
+    rows.push(await measure(context, 'no DynamoDB call', `${SYSTEMS[id].label}`, targetOf(child), pingOperation, 1));
+  }
+  const server = children.get('server');
+  if (server) {
+    // `{ __typename }` needs no sign-in: without the header the server skips verifying the JWT.
+    rows.push(
+      await measure(
+        context,
+        'no DynamoDB call',
+        'tablegraph, no Authorization header',
+        targetOf(server),
+        pingOperation,
+        1,
+        {},
+      ),
+    );
+  }
+
+  // The GraphQL stack on a one-request operation: what each layer adds over the raw chain.
+  const categoryPage = ops.find((op) => op.id === 'categoryPage');
+  const raw = children.get('raw');
+  const naive = children.get('naive');
+  if (categoryPage) {
+    const stack = 'GraphQL stack (1 Query)';
+    if (raw) rows.push(await measure(context, stack, 'raw chain (no GraphQL)', targetOf(raw), categoryPage, 1));
+    if (naive) {
+      rows.push(await measure(context, stack, 'Apollo + Express, NODE_ENV unset', targetOf(naive), categoryPage, 1));
+      const lean = await start('naive', { NODE_ENV: 'production', NAIVE_CACHE_CONTROL: 'off' }, [categoryPage]);
+      rows.push(
+        await measure(
+          context,
+          stack,
+          'Apollo + Express, production, cache-control plugin off',
+          targetOf(lean),
+          categoryPage,
+          1,
+        ),
+      );
+      await lean.stop();
+    }
+    if (server) {
+      rows.push(await measure(context, stack, 'tablegraph, NODE_ENV=development', targetOf(server), categoryPage, 1));
+      const token = await signToken(
+        { userId: 'bench-admin', role: 'admin' },
+        { secret: PRODUCTION_JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
+      );
+      const headers = { authorization: `Bearer ${token}` };
+      const production = await start(
+        'server',
+        { NODE_ENV: 'production', JWT_SECRET: PRODUCTION_JWT_SECRET, CURSOR_SECRET: 'bench-production-cursor-secret' },
+        [categoryPage],
+        headers,
+      );
+      rows.push(
+        await measure(
+          context,
+          stack,
+          'tablegraph, NODE_ENV=production',
+          targetOf(production),
+          categoryPage,
+          1,
+          headers,
+        ),
+      );
+      await production.stop();
+    }
+  }
+
+  const userOrders = ops.find((op) => op.id === 'userOrders');
+
+  // Where the CPU goes, by layer, from V8's sampling profiler: tablegraph, and the plain
+  // Apollo + Express stack of the naive peer on the operation where both make the same call.
+  let profile: ServerProfile | undefined;
+  const profiled: { system: SystemId; ops: Operation[]; query?: string; label?: string; ping: boolean }[] = [];
+  if (server) {
+    profiled.push({
+      system: 'server',
+      ops: [categoryPage, userOrders].filter((o): o is Operation => o !== undefined),
+      ping: true,
+    });
+  }
+  if (naive && categoryPage) profiled.push({ system: 'naive', ops: [categoryPage], ping: true });
+  // The same three calls as the server, without GraphQL: what the SDK and Node cost on their own.
+  if (raw && userOrders) {
+    profiled.push({
+      system: 'raw',
+      ops: [userOrders],
+      query: '?plan=levels',
+      label: "raw chain (server's plan)",
+      ping: false,
+    });
+  }
+  if (profiled.length > 0) {
+    const profiles: ServerProfile[] = [];
+    for (const { system, ops: profiledOps, query, label, ping } of profiled) {
+      context.progress(`  profiling ${label ?? SYSTEMS[system].label} (--cpu-prof)`);
+      profiles.push(
+        await profileSystem({
+          system,
+          query,
+          label,
+          systemEnv: { endpoint, tableName, headers: context.headers },
+          dbPid: context.dbPid,
+          headers: context.headers,
+          ops: ping ? [pingOperation, ...profiledOps] : profiledOps,
+          seconds: context.seconds,
+          warmupSeconds: context.warmupSeconds,
+          seed: context.seed,
+          settle: context.settle,
+          onStart: options.onStart,
+        }),
+      );
+    }
+    profile = mergeProfiles(profiles);
+    for (const op of profile.operations) {
+      context.progress(
+        `    ${op.id}: ${op.msPerRequest.toFixed(2)} ms per request (profiled, ${op.requests} requests)`,
+      );
+    }
+  }
+
+  if (raw && userOrders) {
+    // What keep-alive is worth: the same raw chain opening a new connection for every call.
+    const noKeepAlive = await start('raw', { BENCH_KEEPALIVE: 'false' }, [userOrders]);
+    for (const connections of levels) {
+      rows.push(await measure(context, 'keep-alive', 'raw chain, keep-alive', targetOf(raw), userOrders, connections));
+      rows.push(
+        await measure(
+          context,
+          'keep-alive',
+          'raw chain, new connection per call',
+          targetOf(noKeepAlive),
+          userOrders,
+          connections,
+        ),
+      );
+    }
+    await noKeepAlive.stop();
+    // Whether projecting only the shown attributes pays off (it saves bytes and parsing; RCU are billed on whole items).
+    for (const connections of levels) {
+      rows.push(await measure(context, 'projection', 'raw chain, whole items', targetOf(raw), userOrders, connections));
+      rows.push(
+        await measure(
+          context,
+          'projection',
+          'raw chain, projected',
+          targetOf(raw, '?plan=projected'),
+          userOrders,
+          connections,
+        ),
+      );
+    }
+  }
+  let userOrdersBody: string | undefined;
+  if (server && userOrders) {
+    const body = await postGraphQL(
+      server.url,
+      context.headers,
+      userOrders.operationName,
+      userOrders.query,
+      userOrders.variables(context.seed, 'micro')(),
+    );
+    userOrdersBody = JSON.stringify(body);
+  }
+  const micro = await microCosts(data, userOrdersBody);
+  for (const row of micro) context.progress(`  ${row.piece}: ${row.microseconds.toFixed(1)} µs`);
+  return { roundTrips, rows, profile, micro };
+}
+
+export interface MicroCost {
+  piece: string;
+  /** How often one request of the named operation pays it. */
+  perRequest: string;
+  microseconds: number;
+}
+
+/** Times `fn` in this process (after a warm-up), in microseconds per call. */
+async function perCall(fn: () => unknown, calls: number): Promise<number> {
+  for (let i = 0; i < Math.min(calls, 200); i++) await fn();
+  const started = performance.now();
+  for (let i = 0; i < calls; i++) await fn();
+  return ((performance.now() - started) * 1000) / calls;
+}
+
+/**
+ * In-process costs of single pieces of a request, timed in the benchmark process on the
+ * server's own code: enough to say which per-edge or per-request step is worth removing.
+ */
+export async function microCosts(data: Dataset, userOrdersBody: string | undefined): Promise<MicroCost[]> {
+  const rows: MicroCost[] = [];
+  const auth = { secret: PRODUCTION_JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' };
+  const verify = createVerifier(auth);
+  const token = await signToken({ userId: 'bench-admin', role: 'admin' }, auth);
+  rows.push({
+    piece: 'verify the JWT (jose, HS256)',
+    perRequest: 'once per request',
+    microseconds: await perCall(() => verify(token), 2000),
+  });
+  const codec = new CursorCodec('bench-cursor-secret');
+  const order = data.orders[0];
+  if (order) {
+    const item = orderToUserItem(order);
+    const key = { PK: String(item.PK), SK: String(item.SK) };
+    const cursor = codec.encode('User.orders:x', key);
+    rows.push({
+      piece: 'sign a cursor (HMAC-SHA256)',
+      perRequest: 'per edge (21 in userOrders)',
+      microseconds: await perCall(() => codec.encode('User.orders:x', key), 20_000),
+    });
+    rows.push({
+      piece: 'check a cursor',
+      perRequest: 'per `after`/`before`',
+      microseconds: await perCall(() => codec.decode('User.orders:x', cursor, ['PK', 'SK'], 'after'), 20_000),
+    });
+    const wire = marshall(item, { removeUndefinedValues: true });
+    rows.push({
+      piece: 'unmarshall one order item',
+      perRequest: 'per item read (~60 in userOrders)',
+      microseconds: await perCall(() => unmarshall(wire), 20_000),
+    });
+    rows.push({
+      piece: 'decode one order item (codec)',
+      perRequest: 'per item read',
+      microseconds: await perCall(() => itemToOrder(item), 20_000),
+    });
+  }
+  if (userOrdersBody) {
+    const value: unknown = JSON.parse(userOrdersBody);
+    rows.push({
+      piece: `JSON.stringify the userOrders response (${(userOrdersBody.length / 1024).toFixed(1)} KB)`,
+      perRequest: 'once per request',
+      microseconds: await perCall(() => JSON.stringify(value), 2000),
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,306 @@
+/**
+ * "A naive peer": the same schema.graphql on the same Apollo Server + Express stack, resolved
+ * field by field the way data-access functions (getUser, getUserOrders, getProduct, ...) are
+ * usually wired into resolvers: one GetItem or Query per entity, no DataLoader, no batching,
+ * no de-duplication, no priming from query results. Reads use the same consistency as the
+ * real server so the capacity figures compare like with like.
+ *
+ * Run: node --import tsx bench/naivePeer.ts with DYNAMODB_ENDPOINT, TABLE_NAME, PORT
+ * (NAIVE_CACHE_CONTROL=off disables Apollo's cache-control plugin, for the overhead experiment).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import express from 'express';
+import { fromGlobalId, globalIdOf } from '../src/globalId.js';
+import { toMoney } from '../src/money.js';
+import { itemToOrder, itemToProduct, itemToUser, orderToDetailsItem, orderToUserItem } from '../src/table/codecs.js';
+import type { Item } from '../src/table/codecs.js';
+import { categoryGSI1PK, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
+import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
+import {
+  announceReady,
+  childEnv,
+  costExtension,
+  createMeteredDoc,
+  currentMeter,
+  newMeter,
+  runMetered,
+  stopOnSignals,
+} from './childSupport.js';
+import type { Meter } from './childSupport.js';
+
+const env = childEnv();
+const { client, doc } = createMeteredDoc(env);
+const table = env.tableName;
+
+interface Context {
+  meter: Meter;
+}
+
+// --- the data-access functions a naive implementation has ---------------------------------
+
+async function getItem(key: { PK: string; SK: string }): Promise<Item | undefined> {
+  return (await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+}
+const getUser = async (userId: string) => {
+  const item = await getItem(userKey(userId));
+  return item ? itemToUser(item) : null;
+};
+const getOrder = async (orderId: string) => {
+  const item = await getItem(orderKey(orderId));
+  return item ? itemToOrder(item) : null;
+};
+const getProduct = async (productId: string) => {
+  const item = await getItem(productKey(productId));
+  return item ? itemToProduct(item) : null;
+};
+
+const cursorOf = (key: Record<string, unknown> | undefined) =>
+  key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
+const startKey = (after: string | null | undefined) =>
+  after
+    ? (JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as Record<string, NativeAttributeValue>)
+    : undefined;
+
+interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+async function getUserOrders(userId: string, { first, after }: ConnectionArgs) {
+  const result = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': userPK(userId), ':prefix': 'ORDER#' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: first ?? 20,
+      ExclusiveStartKey: startKey(after),
+    }),
+  );
+  return connection(result.Items ?? [], result.LastEvaluatedKey, after, itemToOrder, ['PK', 'SK']);
+}
+
+async function getCategoryProducts(category: string, { first, after }: ConnectionArgs) {
+  const result = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': categoryGSI1PK(category) },
+      Limit: first ?? 20,
+      ExclusiveStartKey: startKey(after),
+    }),
+  );
+  return connection(result.Items ?? [], result.LastEvaluatedKey, after, itemToProduct, [
+    'PK',
+    'SK',
+    'GSI1PK',
+    'GSI1SK',
+  ]);
+}
+
+function connection<T>(
+  items: Item[],
+  lastKey: Record<string, unknown> | undefined,
+  after: string | null | undefined,
+  decode: (item: Item) => T,
+  keyNames: string[],
+) {
+  const edges = items.map((item) => ({
+    cursor: cursorOf(Object.fromEntries(keyNames.map((name) => [name, item[name]]))) as string,
+    node: decode(item),
+  }));
+  return {
+    edges,
+    pageInfo: {
+      // The usual shortcut: a LastEvaluatedKey is taken as "there is more".
+      hasNextPage: lastKey !== undefined,
+      hasPreviousPage: Boolean(after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+interface PlaceOrderInput {
+  userId: string;
+  idempotencyKey: string;
+  items: { productId: string; quantity: number }[];
+}
+
+async function placeOrder(input: PlaceOrderInput) {
+  const user = await getUser(input.userId);
+  if (!user)
+    return {
+      order: null,
+      replayed: false,
+      userErrors: [{ code: 'NOT_FOUND', field: ['userId'], message: 'No such user' }],
+    };
+  const lines: OrderLineModel[] = [];
+  for (const line of input.items) {
+    const product = await getProduct(line.productId);
+    if (!product) throw new Error(`no product ${line.productId}`);
+    lines.push({
+      productId: product.productId,
+      productName: product.name,
+      unitPriceCents: product.priceCents,
+      quantity: line.quantity,
+    });
+  }
+  const placedAt = new Date().toISOString();
+  const order: OrderModel = {
+    kind: 'Order',
+    orderId: `n${digest(`${input.userId}\n${input.idempotencyKey}`).slice(0, 22)}`,
+    userId: input.userId,
+    status: 'PLACED',
+    placedAt,
+    updatedAt: placedAt,
+    items: lines,
+    totalCents: lines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
+    version: 1,
+  };
+  const fingerprint = digest(
+    JSON.stringify([input.userId, input.items.map((line) => [line.productId, line.quantity]).sort()]),
+  );
+  await doc.send(
+    new TransactWriteCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        ...input.items.map((line) => ({
+          Update: {
+            TableName: table,
+            Key: productKey(line.productId),
+            UpdateExpression: 'SET stock = stock - :q, version = version + :one, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND stock >= :q',
+            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': placedAt },
+          },
+        })),
+        {
+          Put: {
+            TableName: table,
+            Item: {
+              ...orderToDetailsItem(order),
+              idempotencyKey: input.idempotencyKey,
+              requestFingerprint: fingerprint,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        { Put: { TableName: table, Item: orderToUserItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
+        {
+          Update: {
+            TableName: table,
+            Key: userKey(input.userId),
+            UpdateExpression: 'SET orderCount = orderCount + :one',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+      ],
+    }),
+  );
+  return { order, replayed: false, userErrors: [] };
+}
+
+// --- resolvers: one data-access call per field ---------------------------------------------
+
+type Page<T> = ReturnType<typeof connection<T>>;
+
+const getNode = (globalId: string) => {
+  const { type, id } = fromGlobalId(globalId);
+  return type === 'User' ? getUser(id) : type === 'Order' ? getOrder(id) : getProduct(id);
+};
+
+const resolvers = {
+  Query: {
+    node: (_: unknown, { id }: { id: string }) => getNode(id),
+    nodes: (_: unknown, { ids }: { ids: string[] }) => ids.map(getNode),
+    user: (_: unknown, { userId }: { userId: string }) => getUser(userId),
+    order: (_: unknown, { orderId }: { orderId: string }) => getOrder(orderId),
+    product: (_: unknown, { productId }: { productId: string }) => getProduct(productId),
+    products: (_: unknown, { category, ...args }: ConnectionArgs & { category: string }) =>
+      getCategoryProducts(category, args),
+  },
+  Mutation: {
+    placeOrder: (_: unknown, { input }: { input: PlaceOrderInput }) => placeOrder(input),
+  },
+  Node: { __resolveType: (node: { kind: string }) => node.kind },
+  User: {
+    id: (user: UserModel) => globalIdOf(user),
+    orders: async (user: UserModel, args: ConnectionArgs) => ({
+      ...(await getUserOrders(user.userId, args)),
+      totalCount: user.orderCount,
+    }),
+  },
+  Order: {
+    id: (order: OrderModel) => globalIdOf(order),
+    total: (order: OrderModel) => toMoney(order.totalCents),
+    user: (order: OrderModel) => getUser(order.userId),
+  },
+  OrderItem: {
+    unitPrice: (line: OrderLineModel) => toMoney(line.unitPriceCents),
+    lineTotal: (line: OrderLineModel) => toMoney(line.unitPriceCents * line.quantity),
+    product: (line: OrderLineModel) => getProduct(line.productId),
+  },
+  Product: {
+    id: (product: ProductModel) => globalIdOf(product),
+    price: (product: ProductModel) => toMoney(product.priceCents),
+  },
+  OrderConnection: { nodes: (page: Page<OrderModel>) => page.edges.map((edge) => edge.node) },
+  ProductConnection: { nodes: (page: Page<ProductModel>) => page.edges.map((edge) => edge.node) },
+};
+
+const costPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind === 'single') {
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, ...costExtension(contextValue.meter) };
+        }
+      },
+    };
+  },
+};
+
+const schema = makeExecutableSchema({
+  typeDefs: readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'),
+  resolvers,
+});
+const app = express();
+const httpServer = http.createServer(app);
+const apollo = new ApolloServer<Context>({
+  schema,
+  plugins: [
+    ApolloServerPluginLandingPageDisabled(),
+    costPlugin,
+    // Experiment knob: Apollo installs its cache-control plugin (a hook on every field) by default.
+    ...(process.env.NAIVE_CACHE_CONTROL === 'off' ? [ApolloServerPluginCacheControlDisabled()] : []),
+  ],
+  includeStacktraceInErrorResponses: false,
+  stopOnTerminationSignals: false,
+});
+await apollo.start();
+app.use(
+  '/graphql',
+  express.json({ limit: '100kb' }),
+  (_req, _res, next) => runMetered(newMeter(), next),
+  expressMiddleware(apollo, { context: async () => ({ meter: currentMeter() ?? newMeter() }) }),
+);
+httpServer.listen(env.port, '127.0.0.1', () => announceReady(httpServer, 'naive peer'));
+stopOnSignals(httpServer, client);

@@ -1,0 +1,448 @@
+/**
+ * "The limit": each operation's data fetched by the minimal chain of raw SDK calls, with no
+ * GraphQL, behind a tiny node:http server so it is measured over HTTP exactly like the others.
+ * It accepts the same request bodies (dispatching on operationName) and answers with the same
+ * JSON shape, including extensions.cost.dynamodb.
+ *
+ * Plans (the URL's `?plan=`):
+ * - `min` (default): the fewest round trips the data allows. A user with their orders is ONE
+ *   Query (the profile `PROFILE` sorts right after the `ORDER#…` items in the user's partition,
+ *   so a descending range read from PROFILE returns the profile, then the newest orders).
+ * - `levels`: the real server's request plan (user, then orders, then products), to isolate the
+ *   cost of GraphQL from the cost of the extra round trip.
+ * - `projected`: `min` with ProjectionExpressions of only the attributes the response uses.
+ *
+ * Run: node --import tsx bench/rawChain.ts with DYNAMODB_ENDPOINT, TABLE_NAME, PORT.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { fromGlobalId, toGlobalId } from '../src/globalId.js';
+import { toMoney } from '../src/money.js';
+import {
+  itemToNode,
+  itemToOrder,
+  itemToProduct,
+  itemToUser,
+  orderToDetailsItem,
+  orderToUserItem,
+} from '../src/table/codecs.js';
+import type { Item } from '../src/table/codecs.js';
+import { categoryGSI1PK, itemKeyId, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
+import type { ItemKey } from '../src/table/keys.js';
+import type { NodeModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
+import {
+  announceReady,
+  childEnv,
+  costExtension,
+  createMeteredDoc,
+  newMeter,
+  runMetered,
+  stopOnSignals,
+} from './childSupport.js';
+
+type Plan = 'min' | 'levels' | 'projected';
+type Json = Record<string, unknown>;
+
+const env = childEnv();
+const { client, doc } = createMeteredDoc(env);
+const table = env.tableName;
+const PAGE = 20;
+
+const cursorOf = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+const keyFromCursor = (cursor: string) =>
+  JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, NativeAttributeValue>;
+
+/** Only what the response shows: the product's description, dates and index keys stay in the table. */
+const PRODUCT_PROJECTION = { expression: 'PK, SK, productId, #n, price, stock', names: { '#n': 'name' } };
+const ORDER_PROJECTION = {
+  expression:
+    'PK, SK, entityType, userId, email, #n, createdAt, updatedAt, orderCount, version, orderId, #s, placedAt, #i, #t',
+  names: { '#n': 'name', '#s': 'status', '#i': 'items', '#t': 'total' },
+};
+
+/** One BatchGetItem per 100 keys (in parallel), UnprocessedKeys retried; items by key id. */
+async function batchGet(keys: ItemKey[], projection?: { expression: string; names: Record<string, string> }) {
+  const unique = [...new Map(keys.map((key) => [itemKeyId(key), key])).values()];
+  const found = new Map<string, Item>();
+  const chunks: ItemKey[][] = [];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: Record<string, NativeAttributeValue>[] = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
+        const result = await doc.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [table]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ...(projection
+                  ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                  : {}),
+              },
+            },
+          }),
+        );
+        for (const item of result.Responses?.[table] ?? []) found.set(itemKeyId(item as ItemKey), item);
+        pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
+      }
+    }),
+  );
+  return found;
+}
+
+const userJson = (user: UserModel) => ({
+  id: toGlobalId('User', user.userId),
+  userId: user.userId,
+  name: user.name,
+  email: user.email,
+});
+const productJson = (product: ProductModel | null) =>
+  product && {
+    id: toGlobalId('Product', product.productId),
+    productId: product.productId,
+    name: product.name,
+    price: toMoney(product.priceCents),
+    stock: product.stock,
+  };
+const orderBase = (order: OrderModel) => ({
+  id: toGlobalId('Order', order.orderId),
+  orderId: order.orderId,
+  status: order.status,
+  placedAt: order.placedAt,
+  total: toMoney(order.totalCents),
+});
+const productsOf = (orders: OrderModel[]) =>
+  orders.flatMap((order) => order.items.map((line) => productKey(line.productId)));
+const productFrom = (found: Map<string, Item>, productId: string, projected = false): ProductModel | null => {
+  const item = found.get(itemKeyId(productKey(productId)));
+  if (!item) return null;
+  if (!projected) return itemToProduct(item);
+  // A projected item lacks what the codec insists on: decode just the shown attributes.
+  return {
+    ...({
+      kind: 'Product',
+      description: '',
+      category: '',
+      createdAt: '',
+      updatedAt: '',
+      version: 0,
+      soldCount: 0,
+    } as const),
+    productId: String(item.productId),
+    name: String(item.name),
+    priceCents: Number(item.price),
+    stock: Number(item.stock),
+  };
+};
+
+async function userOrders(variables: Json, plan: Plan): Promise<Json> {
+  const userId = String(variables.userId);
+  const after = typeof variables.after === 'string' ? variables.after : undefined;
+  let profile: Item | undefined;
+  let orderItems: Item[];
+  const ordersQuery = (limit: number, startKey?: Record<string, NativeAttributeValue>) =>
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': userPK(userId), ':prefix': 'ORDER#' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    });
+  if (plan === 'levels') {
+    profile = (await batchGet([userKey(userId)])).get(itemKeyId(userKey(userId)));
+    orderItems = profile ? ((await doc.send(ordersQuery(PAGE + 1))).Items ?? []) : [];
+  } else if (after) {
+    // A later page: the profile is not next to it, so read both at once (one round trip).
+    const [user, page] = await Promise.all([
+      doc.send(new GetCommand({ TableName: table, Key: userKey(userId), ConsistentRead: true })),
+      doc.send(ordersQuery(PAGE + 1, keyFromCursor(after))),
+    ]);
+    profile = user.Item;
+    orderItems = page.Items ?? [];
+  } else {
+    // Profile and newest orders in one descending range read: SK from 'PROFILE' down to 'ORDER#'.
+    const result = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': userPK(userId), ':from': 'ORDER#', ':to': 'PROFILE' },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: PAGE + 2,
+        ...(plan === 'projected'
+          ? { ProjectionExpression: ORDER_PROJECTION.expression, ExpressionAttributeNames: ORDER_PROJECTION.names }
+          : {}),
+      }),
+    );
+    const items = result.Items ?? [];
+    profile = items[0]?.SK === 'PROFILE' ? items[0] : undefined;
+    orderItems = profile ? items.slice(1) : [];
+  }
+  if (!profile) return { user: null };
+  const user = itemToUser(profile);
+  const hasNextPage = orderItems.length > PAGE;
+  const page = orderItems.slice(0, PAGE);
+  const orders = page.map(itemToOrder);
+  const last = page.at(-1);
+  const lastKey = last && { PK: last.PK, SK: last.SK };
+  const found = await batchGet(productsOf(orders), plan === 'projected' ? PRODUCT_PROJECTION : undefined);
+  return {
+    user: {
+      ...userJson(user),
+      orders: {
+        totalCount: user.orderCount,
+        pageInfo: { hasNextPage, endCursor: lastKey ? cursorOf(lastKey) : null },
+        edges: orders.map((order, i) => ({
+          cursor: cursorOf({ PK: page[i]?.PK, SK: page[i]?.SK }),
+          node: {
+            ...orderBase(order),
+            items: order.items.map((line) => ({
+              productId: line.productId,
+              quantity: line.quantity,
+              unitPrice: { amount: toMoney(line.unitPriceCents).amount },
+              product: productJson(productFrom(found, line.productId, plan === 'projected')),
+            })),
+          },
+        })),
+      },
+    },
+  };
+}
+
+async function categoryPage(variables: Json): Promise<Json> {
+  const result = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': categoryGSI1PK(String(variables.category)) },
+      Limit: PAGE + 1,
+    }),
+  );
+  const items = (result.Items ?? []).slice(0, PAGE);
+  const key = (item: Item) => ({ PK: item.PK, SK: item.SK, GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK });
+  return {
+    products: {
+      pageInfo: {
+        hasNextPage: (result.Items ?? []).length > PAGE,
+        endCursor: items.length ? cursorOf(key(items.at(-1) as Item)) : null,
+      },
+      edges: items.map((item) => {
+        const product = itemToProduct(item);
+        return { cursor: cursorOf(key(item)), node: { ...productJson(product), description: product.description } };
+      }),
+    },
+  };
+}
+
+async function orderDetail(variables: Json): Promise<Json> {
+  const key = orderKey(String(variables.orderId));
+  const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  if (!Item) return { order: null };
+  const order = itemToOrder(Item);
+  const found = await batchGet([userKey(order.userId), ...productsOf([order])]);
+  const userItem = found.get(itemKeyId(userKey(order.userId)));
+  return {
+    order: {
+      ...orderBase(order),
+      updatedAt: order.updatedAt,
+      user: userItem ? userJson(itemToUser(userItem)) : null,
+      items: order.items.map((line) => ({
+        productId: line.productId,
+        productName: line.productName,
+        quantity: line.quantity,
+        unitPrice: { amount: toMoney(line.unitPriceCents).amount },
+        lineTotal: { amount: toMoney(line.unitPriceCents * line.quantity).amount },
+        product: productJson(productFrom(found, line.productId)),
+      })),
+    },
+  };
+}
+
+function nodeJson(node: NodeModel | null): Json | null {
+  if (!node) return null;
+  switch (node.kind) {
+    case 'User':
+      return { __typename: 'User', ...userJson(node) };
+    case 'Order':
+      return {
+        __typename: 'Order',
+        id: toGlobalId('Order', node.orderId),
+        orderId: node.orderId,
+        status: node.status,
+        total: toMoney(node.totalCents),
+      };
+    case 'Product':
+      return { __typename: 'Product', ...productJson(node) };
+  }
+}
+
+async function nodes(variables: Json): Promise<Json> {
+  const keys = (variables.ids as string[]).map((globalId) => {
+    const { type, id } = fromGlobalId(globalId, 'ids');
+    return type === 'User' ? userKey(id) : type === 'Order' ? orderKey(id) : productKey(id);
+  });
+  const found = await batchGet(keys);
+  return {
+    nodes: keys.map((key) => {
+      const item = found.get(itemKeyId(key));
+      return nodeJson(item ? itemToNode(item) : null);
+    }),
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+async function placeOrder(variables: Json): Promise<Json> {
+  const input = variables.input as {
+    userId: string;
+    idempotencyKey: string;
+    items: { productId: string; quantity: number }[];
+  };
+  const orderId = `r${digest(`${input.userId}\n${input.idempotencyKey}`).slice(0, 22)}`;
+  const fingerprint = digest(
+    JSON.stringify([input.userId, input.items.map((line) => [line.productId, line.quantity]).sort()]),
+  );
+  const found = await batchGet([
+    orderKey(orderId),
+    userKey(input.userId),
+    ...input.items.map((line) => productKey(line.productId)),
+  ]);
+  const stored = found.get(itemKeyId(orderKey(orderId)));
+  const orderJson = (order: OrderModel) => ({
+    ...orderBase(order),
+    items: order.items.map((line) => ({
+      productId: line.productId,
+      productName: line.productName,
+      quantity: line.quantity,
+      lineTotal: { amount: toMoney(line.unitPriceCents * line.quantity).amount },
+    })),
+  });
+  if (stored) return { placeOrder: { replayed: true, userErrors: [], order: orderJson(itemToOrder(stored)) } };
+  if (!found.has(itemKeyId(userKey(input.userId)))) {
+    return {
+      placeOrder: {
+        replayed: false,
+        order: null,
+        userErrors: [{ code: 'NOT_FOUND', field: ['userId'], message: 'No such user' }],
+      },
+    };
+  }
+  const lines = input.items.map((line) => {
+    const item = found.get(itemKeyId(productKey(line.productId)));
+    if (!item) throw new Error(`no product ${line.productId}`);
+    const product = itemToProduct(item);
+    return {
+      productId: product.productId,
+      productName: product.name,
+      unitPriceCents: product.priceCents,
+      quantity: line.quantity,
+    };
+  });
+  const placedAt = new Date().toISOString();
+  const order: OrderModel = {
+    kind: 'Order',
+    orderId,
+    userId: input.userId,
+    status: 'PLACED',
+    placedAt,
+    updatedAt: placedAt,
+    items: lines,
+    totalCents: lines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
+    version: 1,
+  };
+  await doc.send(
+    new TransactWriteCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        ...input.items.map((line) => ({
+          Update: {
+            TableName: table,
+            Key: productKey(line.productId),
+            UpdateExpression: 'SET stock = stock - :q, version = version + :one, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND stock >= :q',
+            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': placedAt },
+          },
+        })),
+        {
+          Put: {
+            TableName: table,
+            Item: {
+              ...orderToDetailsItem(order),
+              idempotencyKey: input.idempotencyKey,
+              requestFingerprint: fingerprint,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        { Put: { TableName: table, Item: orderToUserItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
+        {
+          Update: {
+            TableName: table,
+            Key: userKey(input.userId),
+            UpdateExpression: 'SET orderCount = orderCount + :one',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+      ],
+    }),
+  );
+  return { placeOrder: { replayed: false, userErrors: [], order: orderJson(order) } };
+}
+
+async function execute(operationName: string, variables: Json, plan: Plan): Promise<Json> {
+  switch (operationName) {
+    case 'UserOrders':
+      return userOrders(variables, plan);
+    case 'CategoryPage':
+      return categoryPage(variables);
+    case 'OrderDetail':
+      return orderDetail(variables);
+    case 'Nodes':
+      return nodes(variables);
+    case 'PlaceOrder':
+      return placeOrder(variables);
+    case 'Ping':
+      return { __typename: 'Query' };
+    default:
+      throw new Error(`unknown operation ${operationName}`);
+  }
+}
+
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const meter = newMeter();
+    const planParam = new URL(req.url ?? '/', 'http://x').searchParams.get('plan');
+    const plan: Plan = planParam === 'levels' || planParam === 'projected' ? planParam : 'min';
+    void runMetered(meter, async () => {
+      let status = 200;
+      let body: Json;
+      try {
+        const { operationName, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          operationName: string;
+          variables?: Json;
+        };
+        body = { data: await execute(operationName, variables ?? {}, plan), extensions: costExtension(meter) };
+      } catch (error) {
+        status = 500;
+        body = { errors: [{ message: error instanceof Error ? error.message : String(error) }] };
+      }
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  });
+});
+
+server.listen(env.port, '127.0.0.1', () => announceReady(server, 'raw chain'));
+stopOnSignals(server, client);

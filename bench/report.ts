@@ -1,0 +1,342 @@
+/** Renders a run's results as the markdown written to bench/results/latest.md and stdout. */
+import type { BenchResults } from './run.js';
+
+/** Other processes using more than this many cores during a run make its figures suspect. */
+const BUSY = 0.25;
+
+const n = (value: number | undefined, digits = 1): string =>
+  value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+const compact = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+
+function table(header: string[], rows: string[][], align?: string[]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(align ?? header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const { config, dataset, environment } = results;
+  const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
+  const title = (id: string) => results.operations.find((op) => op.id === id)?.title ?? id;
+  const out: string[] = [];
+
+  out.push('# tablegraph benchmark', '');
+  out.push(
+    `${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC · ${environment.cpus} × ${environment.cpuModel} · ${environment.memoryGb} GB · Node ${environment.node} · ${environment.database} · run took ${n(results.totalSeconds, 0)} s (${Object.entries(
+      results.phases,
+    )
+      .filter(([, seconds]) => seconds >= 0.5)
+      .map(([phase, seconds]) => `${phase} ${n(seconds, 0)} s`)
+      .join(', ')})`,
+    '',
+  );
+  out.push(
+    `**Dataset**: ${dataset.users} users with ${config.ordersMin}-${config.ordersMax} orders each (${dataset.orders} orders, both copies), ${dataset.products} products in ${dataset.categories} categories, ${dataset.buyers} buyers for placeOrder` +
+      (dataset.scaleOrders ? `, one partition of ${dataset.scaleOrders} orders for the scale test` : '') +
+      `. **Table: ${dataset.tableItems} items, seeded in ${n(dataset.seeding.seconds)} s** (${n(dataset.seeding.itemsPerSecond, 0)} items/s, BatchWriteItem).`,
+    '',
+  );
+  if (results.runs.length > 0) {
+    out.push(
+      `Each cell: ${config.warmupSeconds} s warm-up, then ${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
+        'Systems: **tablegraph** (`node --import tsx src/main.ts` with LOG_LEVEL=warn, NODE_ENV=development, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
+        "**raw chain, server's plan** (raw SDK calls in the server's request order), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). " +
+        'All are separate processes; CPU and RSS are read from /proc for the system’s process.',
+      '',
+    );
+  } else {
+    out.push(
+      'Only the scale test ran: tablegraph (`node --import tsx src/main.ts`) over HTTP with autocannon, CPU and RSS from /proc.',
+      '',
+    );
+  }
+
+  out.push('## Targets', '');
+  out.push(
+    table(
+      ['target', 'operation', 'measured', 'goal', ''],
+      results.targets.map((t) => [t.target, t.op, t.measured, t.goal, t.pass ? '✅' : '❌']),
+    ),
+    '',
+  );
+
+  if (results.runs.length > 0 || results.costs.length > 0) {
+    out.push('## Results', '');
+    out.push(
+      'DDB req/op, RCU and WCU “Local” are what each response reported in `extensions.cost.dynamodb` (DynamoDB Local’s figures); “Amazon” is what Amazon DynamoDB would bill for the same calls, computed from item sizes (see Cost). CPU is the system process’s CPU time per request. “Other load” is the CPU (in cores) that processes outside the benchmark used during the run; ⚠ marks runs where it exceeded a quarter of a core.',
+      '',
+    );
+    const loads = results.runs.map((run) => run.backgroundCores);
+    const busyRuns = loads.filter((load) => load > BUSY).length;
+    if (busyRuns > 0) {
+      out.push(
+        `> ⚠ ${busyRuns} of ${loads.length} runs shared the machine with other work (up to ${n(Math.max(...loads), 2)} cores): their latencies and rates are pessimistic.`,
+        '',
+      );
+    }
+    const costFor = (op: string, variant: string) => results.costs.find((c) => c.op === op && c.variant === variant);
+    out.push(
+      table(
+        [
+          'operation',
+          'system',
+          'c',
+          'req/s',
+          'p50 ms',
+          'p95 ms',
+          'p99 ms',
+          'n',
+          'DDB req/op',
+          'RCU Local',
+          'RCU Amazon',
+          'WCU Local',
+          'WCU Amazon',
+          'CPU ms/req',
+          'RSS MB',
+          'other load',
+        ],
+        results.runs.map((run) => {
+          const cost = costFor(run.op, run.variant);
+          return [
+            run.op,
+            label(run.variant),
+            String(run.connections),
+            n(run.requestsPerSecond, 0),
+            n(run.latencyMs.p50),
+            n(run.latencyMs.p95),
+            n(run.latencyMs.p99),
+            `${run.requests}${run.failures ? ` (${run.failures} failed)` : ''}`,
+            run.dynamodb.requestsMin === run.dynamodb.requestsMax
+              ? compact(run.dynamodb.requests)
+              : `${n(run.dynamodb.requests)} (${run.dynamodb.requestsMin}-${run.dynamodb.requestsMax})`,
+            n(run.dynamodb.readCapacityUnits),
+            cost ? n(cost.amazon.readUnits) : '–',
+            n(run.dynamodb.writeCapacityUnits),
+            cost ? n(cost.amazon.writeUnits + cost.amazon.indexWriteUnits) : '–',
+            n(run.cpuMsPerRequest, 2),
+            n(run.rssMb, 0),
+            `${n(run.backgroundCores, 2)}${run.backgroundCores > BUSY ? ' ⚠' : ''}`,
+          ];
+        }),
+        [
+          '---',
+          '---',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+          '--:',
+        ],
+      ),
+      '',
+    );
+
+    out.push('## Cost per operation (Amazon DynamoDB model)', '');
+    out.push(
+      `Priced from the items on the wire during a cost pass (${config.costSamples} requests per operation and system, through a recording proxy): ` +
+        'item size = attribute names + values; reads 4 KB units (GetItem/BatchGetItem per item, a Query per total), halved when eventually consistent (GSI1 queries); ' +
+        'writes 1 KB units of the larger of before/after image, doubled in transactions; index writes (GSI1, LSI1) priced as plain writes of the item’s size, two when the index key moves. ' +
+        'DynamoDB Local reports a flat figure for transactions, hence the difference.',
+      '',
+    );
+    out.push(
+      table(
+        [
+          'operation',
+          'system',
+          'requests (API calls)',
+          'RCU',
+          'RCU if eventually consistent',
+          'WCU table',
+          'WCU index',
+          'items',
+          'avg item B',
+          'KB from DynamoDB',
+          'Local RCU / WCU',
+        ],
+        results.costs.map((cost) => [
+          cost.op,
+          label(cost.variant),
+          `${compact(cost.amazon.requests)} (${Object.entries(cost.amazon.byOperation)
+            .map(([name, count]) => `${compact(count)} ${name}`)
+            .join(', ')})`,
+          n(cost.amazon.readUnits),
+          n(cost.amazon.eventualReadUnits),
+          n(cost.amazon.writeUnits),
+          n(cost.amazon.indexWriteUnits),
+          n(cost.amazon.items),
+          n(cost.amazon.averageItemBytes, 0),
+          n(cost.amazon.wireBytes / 1024),
+          `${n(cost.reported.readCapacityUnits)} / ${n(cost.reported.writeCapacityUnits)}`,
+        ]),
+      ),
+      '',
+    );
+  }
+
+  const scale = results.scale;
+  if (scale) {
+    out.push('## Scale', '');
+    out.push(
+      `One user partition of ${scale.orders} orders (largest table of this run: ${dataset.tableItems} items). The deep page was reached by walking the server's own cursors: ${scale.walk.requests} requests of 100 orders in ${n(scale.walk.seconds)} s (${n(scale.walk.dynamodbRequestsPerPage)} DynamoDB requests each), to the page after order ${scale.depth}. Same query as userOrders (20 orders with their products). Server RSS before: ${n(scale.rssBeforeMb, 0)} MB.`,
+      '',
+    );
+    out.push(
+      table(
+        [
+          'page',
+          'c',
+          'req/s',
+          'p50 ms',
+          'p95 ms',
+          'p99 ms',
+          'DDB req/op',
+          'RCU Local',
+          'CPU ms/req',
+          'RSS MB',
+          'peak RSS MB',
+          'other load',
+        ],
+        scale.runs.map((run) => [
+          run.page === 'first' ? 'page 1' : `after ${scale.depth}`,
+          String(run.connections),
+          n(run.requestsPerSecond, 0),
+          n(run.latencyMs.p50),
+          n(run.latencyMs.p95),
+          n(run.latencyMs.p99),
+          compact(run.dynamodb.requests),
+          n(run.dynamodb.readCapacityUnits),
+          n(run.cpuMsPerRequest, 2),
+          n(run.rssMb, 0),
+          n(run.peakRssMb, 0),
+          `${n(run.backgroundCores, 2)}${run.backgroundCores > BUSY ? ' ⚠' : ''}`,
+        ]),
+      ),
+      '',
+    );
+  }
+
+  if (scale && scale.direct.length > 0) {
+    out.push(
+      'The same Query sent straight to DynamoDB Local from the benchmark (one at a time), to separate the emulator from the server:',
+      '',
+    );
+    out.push(
+      table(
+        ['read (20 orders + 1)', 'p50 ms', 'p95 ms'],
+        scale.direct.map((row) => [row.read, n(row.p50, 2), n(row.p95, 2)]),
+      ),
+      '',
+    );
+  }
+
+  const { roundTrips, rows } = results.experiments;
+  if (roundTrips.length > 0 || rows.length > 0) {
+    out.push('## Where the time goes', '');
+    if (roundTrips.length > 0) {
+      out.push('One DynamoDB call at a time from the benchmark process (keep-alive SDK client):', '');
+      out.push(
+        table(
+          ['call', 'p50 ms', 'p95 ms', 'mean ms'],
+          roundTrips.map((trip) => [trip.call, n(trip.p50, 2), n(trip.p95, 2), n(trip.mean, 2)]),
+        ),
+        '',
+      );
+    }
+    if (rows.length > 0) {
+      out.push(
+        table(
+          [
+            'experiment',
+            'variant',
+            'operation',
+            'c',
+            'req/s',
+            'p50 ms',
+            'p95 ms',
+            'CPU ms/req',
+            'DynamoDB Local CPU ms/req',
+            'response B',
+            'other load',
+          ],
+          rows.map((row) => [
+            row.experiment,
+            label(row.variant),
+            row.op,
+            String(row.connections),
+            n(row.result.requestsPerSecond, 0),
+            n(row.result.latencyMs.p50, 2),
+            n(row.result.latencyMs.p95, 2),
+            n(row.result.cpuMsPerRequest, 2),
+            n(row.result.dbCpuMsPerRequest, 2),
+            n(row.result.responseBytes, 0),
+            `${n(row.result.backgroundCores, 2)}${row.result.backgroundCores > BUSY ? ' ⚠' : ''}`,
+          ]),
+        ),
+        '',
+      );
+    }
+  }
+
+  const profile = results.experiments.profile;
+  if (profile) {
+    out.push(
+      'Time per request by layer, from V8’s sampling profiler (`--cpu-prof`, concurrency 1, self time; samples are wall-clock, so a syscall that is preempted on the busy 2 cores keeps counting):',
+      '',
+    );
+    const ids = profile.operations.map((op) => op.id);
+    out.push(
+      table(
+        ['layer', ...ids.map((id) => `${id} ms/req`)],
+        [
+          ...profile.layers
+            .filter((row) => ids.some((id) => (row.msPerRequest[id] ?? 0) >= 0.01))
+            .map((row) => [row.layer, ...ids.map((id) => n(row.msPerRequest[id], 2))]),
+          ['**total**', ...profile.operations.map((op) => `**${n(op.msPerRequest, 2)}**`)],
+        ],
+        ['---', ...ids.map(() => '--:')],
+      ),
+      '',
+    );
+  }
+
+  const micro = results.experiments.micro;
+  if (micro.length > 0) {
+    out.push(
+      'Pieces of a request timed alone, in one process on the server’s own code (µs per call, no contention):',
+      '',
+    );
+    out.push(
+      table(
+        ['piece', 'paid', 'µs'],
+        micro.map((row) => [row.piece, row.perRequest, n(row.microseconds, 1)]),
+        ['---', '---', '--:'],
+      ),
+      '',
+    );
+  }
+
+  if (results.operations.length > 0) {
+    out.push('## Operations', '');
+    out.push(
+      table(
+        ['id', 'what', 'fewest requests by level'],
+        results.operations.map((op) => [op.id, title(op.id), `${op.levels.requests}: ${op.levels.why}`]),
+      ),
+      '',
+    );
+  }
+  out.push(
+    'Reproduce: `npm run bench` (flags and BENCH_* variables: `npm run bench -- --help`); `npm run bench:scale` runs only the scale test, on a partition of 100,000 orders.',
+    '',
+  );
+  return out.join('\n');
+}

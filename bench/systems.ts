@@ -1,0 +1,88 @@
+/**
+ * The systems under test and the variants measured against them. Each system is a child
+ * process with its own HTTP server; a variant is a system plus a URL (the raw chain serves
+ * several request plans).
+ */
+import { freePort } from '../src/db/local.js';
+import { startChild } from './procs.js';
+import type { Child } from './procs.js';
+
+export type SystemId = 'server' | 'raw' | 'naive';
+
+export interface SystemSpec {
+  id: SystemId;
+  label: string;
+  entry: string;
+  readyMessage: string;
+}
+
+export const SYSTEMS: Record<SystemId, SystemSpec> = {
+  server: { id: 'server', label: 'tablegraph', entry: 'src/main.ts', readyMessage: 'tablegraph ready at' },
+  raw: { id: 'raw', label: 'raw chain (limit)', entry: 'bench/rawChain.ts', readyMessage: 'raw chain ready at' },
+  naive: { id: 'naive', label: 'naive peer', entry: 'bench/naivePeer.ts', readyMessage: 'naive peer ready at' },
+};
+
+export interface Variant {
+  /** e.g. `raw-levels` */
+  key: string;
+  label: string;
+  system: SystemId;
+  /** Appended to the system's /graphql URL. */
+  query: string;
+  /** Operations this variant is measured on (undefined: all). */
+  ops?: string[];
+}
+
+export const VARIANTS: Variant[] = [
+  { key: 'server', label: 'tablegraph', system: 'server', query: '' },
+  { key: 'raw', label: 'raw chain (limit)', system: 'raw', query: '' },
+  {
+    key: 'raw-levels',
+    label: "raw chain, server's plan",
+    system: 'raw',
+    query: '?plan=levels',
+    ops: ['userOrders'],
+  },
+  { key: 'naive', label: 'naive peer', system: 'naive', query: '' },
+];
+
+export const JWT_SECRET = 'bench-secret';
+
+export interface SystemEnv {
+  endpoint: string;
+  tableName: string;
+  headers: Record<string, string>;
+  extraEnv?: Record<string, string>;
+  nodeArgs?: string[];
+}
+
+export async function startSystem(
+  spec: SystemSpec,
+  { endpoint, tableName, headers, extraEnv = {}, nodeArgs }: SystemEnv,
+): Promise<Child> {
+  const env: Record<string, string> = {
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: tableName,
+    ...(spec.id === 'server'
+      ? {
+          SEED_DEMO_DATA: 'false',
+          LOG_LEVEL: 'warn',
+          NODE_ENV: 'development',
+          JWT_SECRET,
+          // The server runs a DynamoDB Streams consumer in-process outside AWS (on AWS it is a
+          // Lambda): its polling would be charged to the GraphQL requests measured here.
+          STREAM_CONSUMER: 'false',
+        }
+      : {}),
+    ...extraEnv,
+  };
+  return startChild({
+    name: spec.label,
+    entry: spec.entry,
+    env,
+    port: await freePort(),
+    headers,
+    readyMessage: spec.readyMessage,
+    nodeArgs,
+  });
+}
