@@ -24,10 +24,11 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import express from 'express';
 import { fromGlobalId, globalIdOf } from '../src/globalId.js';
 import { toMoney } from '../src/money.js';
-import { itemToOrder, itemToProduct, itemToUser, orderToDetailsItem, orderToUserItem } from '../src/table/codecs.js';
+import { itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
 import { categoryGSI1PK, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
 import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
+import { placeOrderActions } from '../src/writes/placeOrder.js';
 import {
   announceReady,
   childEnv,
@@ -180,38 +181,8 @@ async function placeOrder(input: PlaceOrderInput) {
   await doc.send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
-      TransactItems: [
-        ...input.items.map((line) => ({
-          Update: {
-            TableName: table,
-            Key: productKey(line.productId),
-            UpdateExpression: 'SET stock = stock - :q, version = version + :one, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(PK) AND stock >= :q',
-            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': placedAt },
-          },
-        })),
-        {
-          Put: {
-            TableName: table,
-            Item: {
-              ...orderToDetailsItem(order),
-              idempotencyKey: input.idempotencyKey,
-              requestFingerprint: fingerprint,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        { Put: { TableName: table, Item: orderToUserItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-        {
-          Update: {
-            TableName: table,
-            Key: userKey(input.userId),
-            UpdateExpression: 'SET orderCount = orderCount + :one',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':one': 1 },
-          },
-        },
-      ],
+      // Exactly the server's transaction (src/writes/placeOrder.ts).
+      TransactItems: placeOrderActions(table, order, input.idempotencyKey, fingerprint),
     }),
   );
   return { order, replayed: false, userErrors: [] };

@@ -16,18 +16,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { placeOrderActions } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { fromGlobalId, toGlobalId } from '../src/globalId.js';
 import { toMoney } from '../src/money.js';
-import {
-  itemToNode,
-  itemToOrder,
-  itemToProduct,
-  itemToUser,
-  orderToDetailsItem,
-  orderToUserItem,
-} from '../src/table/codecs.js';
+import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
 import { categoryGSI1PK, itemKeyId, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
 import type { ItemKey } from '../src/table/keys.js';
@@ -361,38 +355,8 @@ async function placeOrder(variables: Json): Promise<Json> {
   await doc.send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
-      TransactItems: [
-        ...input.items.map((line) => ({
-          Update: {
-            TableName: table,
-            Key: productKey(line.productId),
-            UpdateExpression: 'SET stock = stock - :q, version = version + :one, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(PK) AND stock >= :q',
-            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': placedAt },
-          },
-        })),
-        {
-          Put: {
-            TableName: table,
-            Item: {
-              ...orderToDetailsItem(order),
-              idempotencyKey: input.idempotencyKey,
-              requestFingerprint: fingerprint,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        { Put: { TableName: table, Item: orderToUserItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-        {
-          Update: {
-            TableName: table,
-            Key: userKey(input.userId),
-            UpdateExpression: 'SET orderCount = orderCount + :one',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':one': 1 },
-          },
-        },
-      ],
+      // Exactly the server's transaction (src/writes/placeOrder.ts).
+      TransactItems: placeOrderActions(table, order, input.idempotencyKey, fingerprint),
     }),
   );
   return { placeOrder: { replayed: false, userErrors: [], order: orderJson(order) } };
