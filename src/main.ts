@@ -69,8 +69,11 @@ async function main(): Promise<void> {
     })();
     return stopping;
   };
+  // `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal and
+  // from npm), and a second signal without a handler would kill the process on the spot,
+  // leaving the database child running. Every signal joins the one shutdown under way.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       shutdown(signal).then(
         () => process.exit(0),
         (error: unknown) => {

@@ -214,10 +214,13 @@ describe('the server on its embedded DynamoDB Local, across restarts', () => {
   );
 
   it(
-    'stops on SIGINT like on SIGTERM',
+    'stops on SIGINT like on SIGTERM, even when Ctrl-C arrives twice (from the terminal and from npm)',
     async () => {
       const javaPid = readPidRecord(dataDir).pid;
       expect(isAlive(javaPid)).toBe(true);
+      server.child.kill('SIGINT');
+      // The second one arrives while the first is being handled (signals sent together merge).
+      await server.waitForLog((line) => line.msg === 'stopping', 'the stopping line');
       server.child.kill('SIGINT');
       expect(await server.exited).toEqual({ code: 0, signal: null });
       expect(isAlive(javaPid)).toBe(false);
