@@ -77,6 +77,13 @@ describe('the playground', () => {
 
   it('runs another example tab against the live server', async () => {
     await page.locator('.graphiql-tab', { hasText: 'CategoryPage' }).click();
+    // Execute only once the tab's document is in the editor: GraphiQL derives the operation
+    // name from the editor's content, and a click right after the switch can still send the
+    // previous tab's name.
+    await page.locator('.graphiql-tab-active', { hasText: 'CategoryPage' }).waitFor();
+    await expect
+      .poll(async () => ((await page.locator('.graphiql-editor').first().textContent()) ?? '').replace(/\s+/g, ' '))
+      .toContain('query CategoryPage');
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(resultText, { timeout: 20_000 }).toContain('"productId": "monitor-27"');
   });

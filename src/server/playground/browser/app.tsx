@@ -4,8 +4,8 @@
  * and the example tabs in a JSON script tag (see page.ts).
  */
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
-import type { Fetcher } from '@graphiql/toolkit';
-import { getOperationAST, OperationTypeNode } from 'graphql';
+import type { Fetcher, FetcherParams } from '@graphiql/toolkit';
+import { getOperationAST, Kind, OperationTypeNode, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { GraphiQL } from 'graphiql';
@@ -33,7 +33,26 @@ const wsUrl = `${httpUrl.protocol === 'https:' ? 'wss:' : 'ws:'}//${httpUrl.host
 
 // Subscriptions go over graphql-ws with the headers editor's Authorization as connectionParams,
 // so the token a user pastes once works for queries and subscriptions alike.
-const fetcher: Fetcher = (params, opts) => {
+/**
+ * Right after a tab switch GraphiQL can still send the previous tab's operation name with the
+ * new tab's document ("Unknown operation named ..."); a document with a single operation
+ * needs no name, so a name it does not contain is dropped.
+ */
+function withValidOperationName(params: FetcherParams): FetcherParams {
+  if (!params.operationName) return params;
+  let names: (string | undefined)[];
+  try {
+    names = parse(params.query)
+      .definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION)
+      .map((definition) => definition.name?.value);
+  } catch {
+    return params; // the server reports the syntax error
+  }
+  return names.length === 1 && !names.includes(params.operationName) ? { ...params, operationName: null } : params;
+}
+
+const fetcher: Fetcher = (rawParams, opts) => {
+  const params = withValidOperationName(rawParams);
   const operation = opts?.documentAST ? getOperationAST(opts.documentAST, params.operationName)?.operation : undefined;
   if (operation !== OperationTypeNode.SUBSCRIPTION) return httpFetcher(params, opts);
   const headers = (opts?.headers ?? {}) as Record<string, unknown>;
