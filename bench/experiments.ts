@@ -11,7 +11,7 @@ import { CursorCodec } from '../src/db/cursor.js';
 import { itemToOrder, orderToUserItem } from '../src/table/codecs.js';
 import { orderKey, productKey, userPK } from '../src/table/keys.js';
 import type { Dataset } from './dataset.js';
-import { percentiles, postGraphQL, runLoad, warmUp } from './load.js';
+import { percentiles, postGraphQL, runLoadWhenQuiet, warmUp } from './load.js';
 import type { LoadResult, LoadTarget } from './load.js';
 import { PING_QUERY } from './operations.js';
 import type { Operation } from './operations.js';
@@ -66,11 +66,10 @@ export async function measure(
     seconds: context.warmupSeconds,
   });
   await context.settle();
-  const result = await runLoad({
-    ...spec,
-    variables: op.variables(context.seed, `x-${variant}-${connections}`),
-    seconds: context.seconds,
-  });
+  const result = await runLoadWhenQuiet(
+    { ...spec, variables: op.variables(context.seed, `x-${variant}-${connections}`), seconds: context.seconds },
+    context.settle,
+  );
   if (result.failures > 0)
     throw new Error(`${experiment} / ${variant}: ${result.failures} failed requests, e.g. ${result.failureSample}`);
   context.progress(

@@ -1,8 +1,6 @@
 /** Renders a run's results as the markdown written to bench/results/latest.md and stdout. */
+import { BUSY_CORES as BUSY } from './load.js';
 import type { BenchResults } from './run.js';
-
-/** Other processes using more than this many cores during a run make its figures suspect. */
-const BUSY = 0.25;
 
 const n = (value: number | undefined, digits = 1): string =>
   value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
@@ -62,7 +60,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.runs.length > 0 || results.costs.length > 0) {
     out.push('## Results', '');
     out.push(
-      'DDB req/op, RCU and WCU “Local” are what each response reported in `extensions.cost.dynamodb` (DynamoDB Local’s figures); “Amazon” is what Amazon DynamoDB would bill for the same calls, computed from item sizes (see Cost). CPU is the system process’s CPU time per request. “Other load” is the CPU (in cores) that processes outside the benchmark used during the run; ⚠ marks runs where it exceeded a quarter of a core.',
+      'DDB req/op, RCU and WCU “Local” are what each response reported in `extensions.cost.dynamodb` (DynamoDB Local’s figures); “Amazon” is what Amazon DynamoDB would bill for the same calls, computed from item sizes (see Cost). CPU is the system process’s CPU time per request. “Other load” is the CPU (in cores) that processes outside the benchmark used during the run; a run where it exceeded a quarter of a core is repeated (twice at most) and ⚠ marks one that stayed busy.',
       '',
     );
     const loads = results.runs.map((run) => run.backgroundCores);

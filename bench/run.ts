@@ -26,7 +26,7 @@ import { buildDataset, seedDataset } from './dataset.js';
 import type { SeedReport } from './dataset.js';
 import { runExperiments } from './experiments.js';
 import type { ExperimentResults } from './experiments.js';
-import { runLoad, warmUp } from './load.js';
+import { runLoadWhenQuiet, warmUp } from './load.js';
 import type { LoadResult } from './load.js';
 import { operations } from './operations.js';
 import type { Operation } from './operations.js';
@@ -271,11 +271,14 @@ async function main(): Promise<void> {
           seconds: config.warmupSeconds,
         });
         await settleAll();
-        const result = await runLoad({
-          ...spec,
-          variables: op.variables(opSeed(op) + connections, `c${connections}-${variant.key}`),
-          seconds: config.durationSeconds,
-        });
+        const result = await runLoadWhenQuiet(
+          {
+            ...spec,
+            variables: op.variables(opSeed(op) + connections, `c${connections}-${variant.key}`),
+            seconds: config.durationSeconds,
+          },
+          settleAll,
+        );
         await settleIdle();
         runs.push({ op: op.id, variant: variant.key, ...result });
         progress(

@@ -8,7 +8,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { createDynamo } from '../src/db/client.js';
 import { SCALE_USER_ID } from './dataset.js';
-import { percentiles, postGraphQL, runLoad, warmUp } from './load.js';
+import { percentiles, postGraphQL, runLoadWhenQuiet, warmUp } from './load.js';
 import type { LoadResult, LoadTarget } from './load.js';
 import { USER_ORDERS_QUERY, WALK_QUERY } from './operations.js';
 import { memoryMb } from './procs.js';
@@ -154,7 +154,7 @@ export async function runScale(options: {
       };
       await warmUp({ ...spec, seconds: options.warmupSeconds });
       await options.settle();
-      const result = await runLoad({ ...spec, seconds: options.seconds });
+      const result = await runLoadWhenQuiet({ ...spec, seconds: options.seconds }, options.settle);
       runs.push({ page, ...result });
       progress(
         `  scale ${page.padEnd(5)} page c=${connections}: p50 ${result.latencyMs.p50.toFixed(1)} ms, ${result.dynamodb.requests} DynamoDB requests, RSS ${result.rssMb.toFixed(0)} MB`,
