@@ -28,7 +28,7 @@ import { itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
 import { categoryGSI1PK, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
 import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
-import { placeOrderActions } from '../src/writes/placeOrder.js';
+import { placeOrderTransaction } from '../src/writes/placeOrder.js';
 import {
   announceReady,
   childEnv,
@@ -182,7 +182,7 @@ async function placeOrder(input: PlaceOrderInput) {
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
       // Exactly the server's transaction (src/writes/placeOrder.ts).
-      TransactItems: placeOrderActions(table, order, input.idempotencyKey, fingerprint),
+      TransactItems: placeOrderTransaction(table, order, input.idempotencyKey, fingerprint).items,
     }),
   );
   return { order, replayed: false, userErrors: [] };

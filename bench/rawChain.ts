@@ -16,7 +16,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { placeOrderActions } from '../src/writes/placeOrder.js';
+import { placeOrderTransaction } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { fromGlobalId, toGlobalId } from '../src/globalId.js';
@@ -356,7 +356,7 @@ async function placeOrder(variables: Json): Promise<Json> {
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),
       // Exactly the server's transaction (src/writes/placeOrder.ts).
-      TransactItems: placeOrderActions(table, order, input.idempotencyKey, fingerprint),
+      TransactItems: placeOrderTransaction(table, order, input.idempotencyKey, fingerprint).items,
     }),
   );
   return { placeOrder: { replayed: false, userErrors: [], order: orderJson(order) } };

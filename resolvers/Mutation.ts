@@ -1,26 +1,22 @@
 import type { Loaders } from '../src/db/loaders.js';
 import type { MutationResolvers } from '../src/generated/resolvers-types.js';
-import { productKey, userKey } from '../src/table/keys.js';
-import type { NodeModel, OrderModel } from '../src/table/models.js';
+import type { NodeModel } from '../src/table/models.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { placeOrder } from '../src/writes/placeOrder.js';
 import { createProduct, updateProduct } from '../src/writes/products.js';
 import { createUser, updateUser } from '../src/writes/users.js';
 import type { WriteResult } from '../src/writes/userErrors.js';
 
-/** Read-your-writes inside the request: the written entity is primed, so `user { ... }` on the payload needs no read. */
+/**
+ * Read-your-writes inside the request: what the write touched is dropped from the request's
+ * loaders (a product's stock, the user's orderCount, pages listing them), and the written
+ * entity is primed, so `user { ... }` on the payload needs no read.
+ */
 function remember<T extends NodeModel>(loaders: Loaders, result: WriteResult<T>): T | null {
   if (!result.ok) return null;
+  loaders.forgetTouched(result.touched);
   loaders.prime(result.value);
   return result.value;
-}
-
-/** An order write also changed its products' stock (and, when placed, the user's orderCount). */
-function forgetOrderNeighbours(loaders: Loaders, order: OrderModel | null | undefined, user = false): void {
-  if (!order) return;
-  for (const line of order.items) loaders.forget(productKey(line.productId));
-  if (user) loaders.forget(userKey(order.userId));
-  loaders.ordersPages.clearAll();
 }
 
 const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);
@@ -49,23 +45,19 @@ export const Mutation: MutationResolvers = {
     access.requireSelfOrAdmin(input.userId, 'place orders');
     const result = await placeOrder(data, input);
     if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
+    loaders.forgetTouched(result.touched);
     loaders.prime(result.value.order);
-    forgetOrderNeighbours(loaders, result.value.order, true);
     return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
   },
   cancelOrder: async (_, { input }, { access, data, loaders }) => {
     access.requireViewer();
     // Another customer's order reads as NOT_FOUND, exactly like an order that does not exist.
     const result = await cancelOrder(data, input, (order) => access.owns(order.userId));
-    const order = remember(loaders, result);
-    forgetOrderNeighbours(loaders, order);
-    return { order, userErrors: errorsOf(result) };
+    return { order: remember(loaders, result), userErrors: errorsOf(result) };
   },
   updateOrderStatus: async (_, { input }, { access, data, loaders }) => {
     access.requireAdmin("change an order's status");
     const result = await updateOrderStatus(data, input);
-    const order = remember(loaders, result);
-    forgetOrderNeighbours(loaders, order);
-    return { order, userErrors: errorsOf(result) };
+    return { order: remember(loaders, result), userErrors: errorsOf(result) };
   },
 };

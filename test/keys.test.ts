@@ -17,7 +17,7 @@ import {
   userOrderSK,
   userPK,
 } from '../src/table/keys.js';
-import { expectBadUserInput } from './support/refusal.js';
+import { expectInvalidKey } from './support/refusal.js';
 
 const PLACED_AT = '2026-06-01T12:00:00.000Z';
 
@@ -38,16 +38,16 @@ describe('assertId', () => {
     ['a slash', 'a/b'],
     ['a colon', 'User:alice'],
     ['a non-ASCII letter', 'zoë'],
-  ])('refuses %s with BAD_USER_INPUT naming the argument', (_case, id) => {
-    expectBadUserInput(() => assertId(id, 'orderId'), 'orderId');
+  ])('refuses %s naming the argument', (_case, id) => {
+    expectInvalidKey(() => assertId(id, 'orderId'), 'orderId');
   });
 
   it('names "id" when no argument name is given', () => {
-    expectBadUserInput(() => assertId('a#b'), 'id');
+    expectInvalidKey(() => assertId('a#b'), 'id');
   });
 
   it('does not echo a huge rejected id back in full', () => {
-    const error = expectBadUserInput(() => assertId('#'.repeat(10_000), 'userId'), 'userId');
+    const error = expectInvalidKey(() => assertId('#'.repeat(10_000), 'userId'), 'userId');
     expect(error.message.length).toBeLessThan(200);
   });
 });
@@ -60,7 +60,7 @@ describe('assertCategory', () => {
   it.each(['', 'Books', 'CATEGORY#x', 'a#b', 'sports gear', 'x'.repeat(65), 'a\u0000'])(
     'refuses %j naming category',
     (category) => {
-      expectBadUserInput(() => assertCategory(category), 'category');
+      expectInvalidKey(() => assertCategory(category), 'category');
     },
   );
 });
@@ -90,8 +90,8 @@ describe('normalizeEmail', () => {
     ['a control character', 'ali\u0001ce@example.com'],
     ['a DEL character', 'alice\u007f@example.com'],
     ['more than 254 characters', `${'a'.repeat(MAX_EMAIL_LENGTH - 11)}@example.com`],
-  ])('refuses %s with BAD_USER_INPUT naming the argument', (_case, email) => {
-    expectBadUserInput(() => normalizeEmail(email), 'email');
+  ])('refuses %s naming the argument', (_case, email) => {
+    expectInvalidKey(() => normalizeEmail(email), 'email');
   });
 
   it('accepts an address of exactly 254 characters', () => {
@@ -101,7 +101,7 @@ describe('normalizeEmail', () => {
   });
 
   it('names the argument it is given', () => {
-    expectBadUserInput(() => normalizeEmail('nope', 'input.email'), 'input.email');
+    expectInvalidKey(() => normalizeEmail('nope', 'input.email'), 'input.email');
   });
 });
 
@@ -132,7 +132,7 @@ describe('key builders', () => {
     ['userOrderSK', () => userOrderSK(PLACED_AT, 'o#x'), 'orderId'],
     ['userOrderLSI1SK', () => userOrderLSI1SK('PLACED', PLACED_AT, 'o#x'), 'orderId'],
   ])('%s refuses an id holding # before building a key', (_name, build, argumentName) => {
-    expectBadUserInput(build, argumentName);
+    expectInvalidKey(build, argumentName);
   });
 
   it('orders user-partition order keys chronologically', () => {

@@ -12,6 +12,8 @@ import { GSI1, LSI1 } from '../table/definition.js';
 import {
   categoryGSI1PK,
   emailGSI1PK,
+  isProductKey,
+  isUserOrderKey,
   itemKeyId,
   orderKey,
   ORDER_SK_PREFIX,
@@ -164,9 +166,14 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
     order: (orderId: string) => items.load(orderKey(orderId)).then(ofKind('Order')),
     product: (productId: string) => items.load(productKey(productId)).then(ofKind('Product')),
-    /** Drops what this request cached for the entity: the next read goes to DynamoDB. */
-    forget: (key: ItemKey) => {
-      items.clear(key);
+    /**
+     * Drops what this request cached of the items a write touched, and the pages that may list
+     * them: the next read goes to DynamoDB.
+     */
+    forgetTouched: (keys: readonly ItemKey[]) => {
+      for (const key of keys) items.clear(key);
+      if (keys.some(isUserOrderKey)) ordersPages.clearAll();
+      if (keys.some(isProductKey)) productsPages.clearAll();
     },
     /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
     prime: (node: NodeModel) => {

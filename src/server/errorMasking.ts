@@ -8,6 +8,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { APOLLO_REQUEST_ERROR_CODES, ErrorCode } from '../errors.js';
+import { InvalidKeyError } from '../table/keys.js';
 
 // INTERNAL_SERVER_ERROR is not among them: Apollo gives that code to every error that has none,
 // so an error carrying it is exactly the kind that must be masked.
@@ -53,6 +54,16 @@ export function createFormatError(log: Logger, { hideSuggestions = false }: { hi
       return { ...formatted, message, extensions };
     }
     const original = unwrapResolverError(error);
+    // The key module refuses ids before they become keys; it knows no GraphQL, so its
+    // refusal gets its code here.
+    if (original instanceof InvalidKeyError) {
+      return {
+        message: original.message,
+        ...(formatted.locations ? { locations: formatted.locations } : {}),
+        ...(formatted.path ? { path: formatted.path } : {}),
+        extensions: { code: ErrorCode.BAD_USER_INPUT, argumentName: original.argumentName },
+      };
+    }
     // Apollo's own request errors without a code (e.g. "provided sha does not match query")
     // carry a 4xx status: the client's mistake, in Apollo's words, safe to show.
     const status = (original as { extensions?: { http?: { status?: unknown } } } | null)?.extensions?.http?.status;

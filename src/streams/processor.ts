@@ -16,9 +16,9 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from 'pino';
-import { BadUserInputError } from '../errors.js';
 import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
+import { InvalidKeyError } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
 import { updateSoldCount } from './soldCount.js';
 
@@ -117,7 +117,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         try {
           await processRecord(record, deps, result);
         } catch (error) {
-          if (error instanceof CorruptItemError || error instanceof BadUserInputError) {
+          if (error instanceof CorruptItemError || error instanceof InvalidKeyError) {
             // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
             result.skipped++;
             deps.log?.warn(

@@ -14,8 +14,9 @@
  * marker would let a replayed INSERT count its order again.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { failedConditions, transactWrite } from '../writes/transact.js';
+import { Transaction, transactWrite } from '../writes/transact.js';
 import type { Cancellation, TransactItem } from '../writes/transact.js';
+import type { Item } from '../table/codecs.js';
 import { productKey, productSaleKey } from '../table/keys.js';
 import type { OrderLineModel } from '../table/models.js';
 
@@ -93,9 +94,12 @@ async function settleChunk(
   // changes state at most twice, so a healthy table needs far fewer attempts than this.
   const maxAttempts = 2 * chunk.length + 2;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
-    const result = await transactWrite(doc, {
-      TransactItems: pending.flatMap((line) => lineActions(tableName, orderId, line, target, now)),
-    });
+    const transaction = new Transaction();
+    for (const line of pending) {
+      const [markerAction, productAction] = lineActions(tableName, orderId, line, target, now);
+      transaction.add(markerName(line), markerAction).add(productName(line), productAction);
+    }
+    const result = await transactWrite(doc, transaction);
     if (result.committed) {
       for (const line of pending) {
         if (line.expect === 'absent' && target === 'CANCELLED') outcome.unchanged++;
@@ -103,17 +107,17 @@ async function settleChunk(
       }
       return;
     }
-    const failed = new Set(failedConditions(result.reasons));
-    if (failed.size === 0) {
-      throw new Error(`soldCount transaction cancelled: ${result.reasons.map((reason) => reason.code).join(', ')}`);
+    const cancellation: Cancellation = result.cancellation;
+    if (cancellation.failedNames.length === 0) {
+      throw new Error(`soldCount transaction cancelled: ${cancellation.describe()}`);
     }
-    pending = pending.flatMap((line, i) => {
-      if (failed.has(2 * i + 1)) {
+    pending = pending.flatMap((line) => {
+      if (cancellation.failed(productName(line))) {
         outcome.missingProducts++;
         return [];
       }
-      if (!failed.has(2 * i)) return [line]; // innocent: try again with the others settled
-      const next = nextExpectation(result.reasons[2 * i], target);
+      if (!cancellation.failed(markerName(line))) return [line]; // innocent: try again with the others settled
+      const next = nextExpectation(cancellation.old(markerName(line)), target);
       if (next === 'settled') {
         outcome.unchanged++;
         return [];
@@ -124,16 +128,19 @@ async function settleChunk(
   if (pending.length > 0) throw new Error(`soldCount of order ${orderId} did not settle in ${maxAttempts} attempts`);
 }
 
+const markerName = (line: PendingLine) => `marker:${line.productId}`;
+const productName = (line: PendingLine) => `product:${line.productId}`;
+
 /** What a failed marker condition says about the marker (its old image came back with the reason). */
-function nextExpectation(reason: Cancellation | undefined, target: SaleState): PendingLine['expect'] | 'settled' {
-  const state = reason?.item?.state as SaleState | undefined;
+function nextExpectation(old: Item | undefined, target: SaleState): PendingLine['expect'] | 'settled' {
+  const state = old?.state as SaleState | undefined;
   // Counting: any marker means the order was counted, or cancelled before it was counted.
   if (target === 'SOLD') return 'settled';
   if (state === 'CANCELLED') return 'settled';
   return state === 'SOLD' ? 'SOLD' : 'absent';
 }
 
-/** The marker action (index 2i) and the product action (index 2i + 1) of one line. */
+/** The marker action and the product action of one line. */
 function lineActions(
   tableName: string,
   orderId: string,

@@ -3,8 +3,21 @@
  * becomes part of a key: an id holding `#` could otherwise address another item
  * (`alice#ORDER` would forge a key inside alice's partition).
  */
-import { BadUserInputError } from '../errors.js';
 import type { OrderStatus } from './models.js';
+
+/**
+ * A value that cannot become part of a key. Thrown before any key exists; the GraphQL layer
+ * answers it as BAD_USER_INPUT naming `argumentName`, the writes record it as INVALID_INPUT.
+ */
+export class InvalidKeyError extends Error {
+  override name = 'InvalidKeyError';
+  constructor(
+    message: string,
+    readonly argumentName: string,
+  ) {
+    super(message);
+  }
+}
 
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Categories are keys too (`CATEGORY#<category>`); lower-case so "Books" and "books" agree. */
@@ -20,10 +33,10 @@ export interface ItemKey {
   SK: string;
 }
 
-/** Returns `id` if it is a valid raw id; throws BAD_USER_INPUT naming the argument otherwise. */
+/** Returns `id` if it is a valid raw id; throws InvalidKeyError naming the argument otherwise. */
 export function assertId(id: string, argumentName: string = 'id'): string {
   if (!ID_PATTERN.test(id)) {
-    throw new BadUserInputError(
+    throw new InvalidKeyError(
       `${argumentName} must be 1-64 characters of A-Z a-z 0-9 _ -, got ${describe(id)}`,
       argumentName,
     );
@@ -33,10 +46,7 @@ export function assertId(id: string, argumentName: string = 'id'): string {
 
 export function assertCategory(category: string): string {
   if (!CATEGORY_PATTERN.test(category)) {
-    throw new BadUserInputError(
-      `category must be 1-64 characters of a-z 0-9 _ -, got ${describe(category)}`,
-      'category',
-    );
+    throw new InvalidKeyError(`category must be 1-64 characters of a-z 0-9 _ -, got ${describe(category)}`, 'category');
   }
   return category;
 }
@@ -48,8 +58,7 @@ export function assertCategory(category: string): string {
 export function normalizeEmail(email: string, argumentName = 'email'): string {
   const normalized = email.trim().toLowerCase();
   const ok = normalized.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalized);
-  if (!ok)
-    throw new BadUserInputError(`${argumentName} must be an email address, got ${describe(email)}`, argumentName);
+  if (!ok) throw new InvalidKeyError(`${argumentName} must be an email address, got ${describe(email)}`, argumentName);
   return normalized;
 }
 
@@ -107,6 +116,12 @@ export const streamCheckpointKey = (consumerName: string, shardId: string): Item
 
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = { PK: 'META#seed', SK: 'DEMO' };
+
+/** True for an order's copy in its user's partition (what the orders connections read). */
+export const isUserOrderKey = (key: ItemKey): boolean =>
+  key.PK.startsWith('USER#') && key.SK.startsWith(ORDER_SK_PREFIX);
+/** True for a product item (what the category connections read). */
+export const isProductKey = (key: ItemKey): boolean => key.PK.startsWith('PRODUCT#') && key.SK === DETAILS_SK;
 
 /** A stable string for an ItemKey, used as DataLoader cache key and for de-duplication. */
 export const itemKeyId = (key: ItemKey): string => `${key.PK}\n${key.SK}`;

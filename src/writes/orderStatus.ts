@@ -9,7 +9,7 @@ import type { DataSources } from '../db/loaders.js';
 import { itemToOrder } from '../table/codecs.js';
 import { orderKey, productKey, userOrderLSI1SK, userOrderSK, userPK } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
-import { failedConditions, transactWrite } from './transact.js';
+import { Transaction, transactWrite } from './transact.js';
 import type { TransactItem } from './transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { WriteResult } from './userErrors.js';
@@ -76,37 +76,42 @@ async function changeOrderStatus(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   });
-  const restock: TransactItem[] =
-    to === 'CANCELLED'
-      ? before.items.map((line) => ({
-          Update: {
-            TableName: tableName,
-            Key: productKey(line.productId),
-            UpdateExpression: 'SET stock = stock + :q, version = version + :one, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': after.updatedAt },
-          },
-        }))
-      : [];
-  const outcome = await transactWrite(dynamo.doc, {
-    TransactItems: [
-      statusUpdate(orderKey(orderId)),
-      statusUpdate(
-        { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
-        ', LSI1SK = :lsi1sk',
-        // The status index key moves with the status (access pattern 8).
-        { ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId) },
-      ),
-      ...restock,
-    ],
-  });
-  if (outcome.committed) return succeeded(after);
+  const transaction = new Transaction().add('details', statusUpdate(orderKey(orderId))).add(
+    'userCopy',
+    statusUpdate(
+      { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
+      ', LSI1SK = :lsi1sk',
+      // The status index key moves with the status (access pattern 8).
+      { ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId) },
+    ),
+  );
+  if (to === 'CANCELLED') {
+    before.items.forEach((line, index) =>
+      transaction.add(`restock:${index}`, {
+        Update: {
+          TableName: tableName,
+          Key: productKey(line.productId),
+          UpdateExpression: 'SET stock = stock + :q, version = version + :one, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':q': line.quantity, ':one': 1, ':now': after.updatedAt },
+        },
+      }),
+    );
+  }
+  const outcome = await transactWrite(dynamo.doc, transaction);
+  if (outcome.committed) return succeeded(after, transaction.touched);
 
-  const failures = failedConditions(outcome.reasons);
-  if (failures.some((index) => index < 2)) {
-    // Someone else changed the status between our read and our write.
-    const current = outcome.reasons[failures[0] as number]?.item;
-    return refuse(current ? itemToOrder(current).status : before.status);
+  // Whether someone else changed the status between our read and our write decides the
+  // answer, whatever else failed; DynamoDB need not report every failed condition, so the
+  // order is read again rather than judged from the reasons.
+  const reread = await dynamo.doc.send(
+    new GetCommand({ TableName: tableName, Key: orderKey(orderId), ConsistentRead: true }),
+  );
+  const current = reread.Item ? itemToOrder(reread.Item).status : undefined;
+  if (current !== before.status) {
+    return current === undefined
+      ? failed(userError('NOT_FOUND', ['orderId'], `No order with orderId "${orderId}"`))
+      : refuse(current);
   }
   return failed(userError('NOT_FOUND', null, 'A product of this order no longer exists; the order was not changed'));
 }

@@ -79,7 +79,7 @@ export async function createProduct(
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
-    return succeeded(product);
+    return succeeded(product, [productKey(productId)]);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
       return failed(
@@ -146,7 +146,7 @@ export async function updateProduct(
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return succeeded(itemToProduct(result.Attributes ?? {}));
+    return succeeded(itemToProduct(result.Attributes ?? {}), [productKey(productId)]);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
       // The item as it was rides on the exception: absent means the product does not exist.

@@ -13,18 +13,81 @@ import { backoffDelay } from '../db/batchGet.js';
 import type { RetryPolicy } from '../db/batchGet.js';
 import { ErrorCode } from '../errors.js';
 import type { Item } from '../table/codecs.js';
+import type { ItemKey } from '../table/keys.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const DEFAULT_TRANSACTION_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 500 };
 
-/** One entry per action, in action order. `item` is the item as it was, where the action asked for it. */
-export interface Cancellation {
-  code: string;
-  item: Item | undefined;
+/**
+ * The actions of one TransactWriteItems, each under a name (`stock:2`, `details`), so that a
+ * cancellation is read by name instead of by position in the list.
+ */
+export class Transaction {
+  readonly #names: string[] = [];
+  readonly #items: TransactItem[] = [];
+
+  /** Adds an action; a name may be used once (throws otherwise: that is a bug, not input). */
+  add(name: string, action: TransactItem): this {
+    if (this.#names.includes(name)) throw new Error(`transaction action "${name}" added twice`);
+    this.#names.push(name);
+    this.#items.push(action);
+    return this;
+  }
+
+  /** The actions in the order they were added: what TransactItems takes. */
+  get items(): TransactItem[] {
+    return [...this.#items];
+  }
+
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
+  /** The key of every item an action writes (condition checks excluded), once each. */
+  get touched(): ItemKey[] {
+    const keys = this.#items.flatMap((action): ItemKey[] => {
+      const key = action.Update?.Key ?? action.Delete?.Key ?? action.Put?.Item;
+      return key ? [{ PK: String(key.PK), SK: String(key.SK) }] : [];
+    });
+    return [...new Map(keys.map((key) => [`${key.PK}\n${key.SK}`, key])).values()];
+  }
 }
 
-export type TransactionOutcome = { committed: true } | { committed: false; reasons: Cancellation[] };
+/** Why a transaction was refused, by action name. */
+export class Cancellation {
+  readonly #byName: ReadonlyMap<string, { code: string; item: Item | undefined }>;
+
+  constructor(names: readonly string[], reasons: readonly { code: string; item: Item | undefined }[]) {
+    this.#byName = new Map(names.map((name, index) => [name, reasons[index] ?? { code: 'None', item: undefined }]));
+  }
+
+  /**
+   * True when DynamoDB reported the named action's condition as failed. A false is no proof
+   * that the condition held: when several conditions fail, DynamoDB need not report them all,
+   * so a caller that must know what is stored reads it (consistently) instead.
+   */
+  failed(name: string): boolean {
+    return this.#byName.get(name)?.code === 'ConditionalCheckFailed';
+  }
+
+  /** The names whose condition failed, in action order. */
+  get failedNames(): string[] {
+    return [...this.#byName].flatMap(([name, reason]) => (reason.code === 'ConditionalCheckFailed' ? [name] : []));
+  }
+
+  /** The item as it was when the named action failed, where the action asked for it (ALL_OLD). */
+  old(name: string): Item | undefined {
+    return this.#byName.get(name)?.item;
+  }
+
+  /** Every reason code, for messages about transactions that should not have been cancelled. */
+  describe(): string {
+    return [...this.#byName].map(([name, reason]) => `${name}=${reason.code}`).join(', ');
+  }
+}
+
+export type TransactionOutcome = { committed: true } | { committed: false; cancellation: Cancellation };
 
 /** Conflicts persisted through every retry: the client may retry the mutation later. */
 export class TransactionConflictError extends GraphQLError {
@@ -38,15 +101,20 @@ export class TransactionConflictError extends GraphQLError {
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
- * Sends `input` (the very same request on each retry, so its ClientRequestToken stays valid),
- * retrying while DynamoDB cancels only for conflicts or throttling. Returns the per-action
- * reasons when a condition failed; throws TransactionConflictError when retries run out.
+ * Sends the transaction (the very same request on each retry, so its ClientRequestToken stays
+ * valid), retrying while DynamoDB cancels only for conflicts or throttling. Returns the
+ * cancellation, by action name, when a condition failed; throws TransactionConflictError when
+ * retries run out.
  */
 export async function transactWrite(
   doc: DynamoDBDocumentClient,
-  input: TransactWriteCommandInput,
-  retry: RetryPolicy = DEFAULT_TRANSACTION_RETRY,
+  transaction: Transaction,
+  { clientRequestToken, retry = DEFAULT_TRANSACTION_RETRY }: { clientRequestToken?: string; retry?: RetryPolicy } = {},
 ): Promise<TransactionOutcome> {
+  const input: TransactWriteCommandInput = {
+    TransactItems: transaction.items,
+    ...(clientRequestToken ? { ClientRequestToken: clientRequestToken } : {}),
+  };
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, retry)));
     try {
@@ -63,23 +131,20 @@ export async function transactWrite(
         continue;
       }
       if (error instanceof TransactionCanceledException) {
-        return { committed: false, reasons: (error.CancellationReasons ?? []).map(toCancellation) };
+        const reasons = (error.CancellationReasons ?? []).map(toReason);
+        return { committed: false, cancellation: new Cancellation(transaction.names, reasons) };
       }
       throw error;
     }
   }
 }
 
-function toCancellation(reason: {
-  Code?: string | undefined;
-  Item?: Record<string, unknown> | undefined;
-}): Cancellation {
+function toReason(reason: { Code?: string | undefined; Item?: Record<string, unknown> | undefined }): {
+  code: string;
+  item: Item | undefined;
+} {
   const raw = reason.Item;
   // The document client does not unmarshall items inside exceptions: they arrive as AttributeValues.
   const item = raw && Object.keys(raw).length > 0 ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
   return { code: reason.Code ?? 'None', item };
 }
-
-/** The indices of actions whose condition failed. */
-export const failedConditions = (reasons: Cancellation[]): number[] =>
-  reasons.flatMap((reason, index) => (reason.code === 'ConditionalCheckFailed' ? [index] : []));

@@ -4,6 +4,7 @@
  * (`["items", "2", "quantity"]`).
  */
 import type { ErrorCode as UserErrorCode } from '../generated/resolvers-types.js';
+import type { ItemKey } from '../table/keys.js';
 
 export type { UserErrorCode };
 
@@ -22,10 +23,19 @@ export const userError = (code: UserErrorCode, field: (string | number)[] | null
   message,
 });
 
-/** What a write returns: the changed entity, or the reasons it changed nothing. */
-export type WriteResult<T> = { ok: true; value: T } | { ok: false; userErrors: UserError[] };
+/**
+ * What a write returns: the changed entity and the keys of every item it wrote (so the
+ * caller's caches can drop them without knowing the key design), or the reasons it changed
+ * nothing.
+ */
+export type WriteResult<T> =
+  { ok: true; value: T; touched: readonly ItemKey[] } | { ok: false; userErrors: UserError[] };
 
-export const succeeded = <T>(value: T): WriteResult<T> => ({ ok: true, value });
+export const succeeded = <T>(value: T, touched: readonly ItemKey[]): WriteResult<T> => ({
+  ok: true,
+  value,
+  touched,
+});
 export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({ ok: false, userErrors });
 
 /**

@@ -11,7 +11,7 @@ import type { DataSources } from '../db/loaders.js';
 import { EntityType, itemToUser, userToItem } from '../table/codecs.js';
 import { emailGSI1PK, emailGuardKey, userKey } from '../table/keys.js';
 import type { UserModel } from '../table/models.js';
-import { failedConditions, transactWrite } from './transact.js';
+import { Transaction, transactWrite } from './transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
 import { checkEmail, checkId, checkText, LIMITS } from './validate.js';
@@ -58,20 +58,22 @@ export async function createUser(
     orderCount: 0,
     version: 1,
   };
-  const outcome = await transactWrite(dynamo.doc, {
-    TransactItems: [
-      { Put: { TableName: tableName, Item: userToItem(user), ConditionExpression: 'attribute_not_exists(PK)' } },
-      {
-        Put: { TableName: tableName, Item: guardItem(email, userId), ConditionExpression: 'attribute_not_exists(PK)' },
-      },
-    ],
-  });
-  if (outcome.committed) return succeeded(user);
-  const errors: UserError[] = failedConditions(outcome.reasons).map((index) =>
-    index === 0
-      ? userError('USER_EXISTS', ['userId'], `A user with userId "${userId}" already exists`)
-      : userError('EMAIL_TAKEN', ['email'], 'Another user already has this email address'),
-  );
+  const transaction = new Transaction()
+    .add('profile', {
+      Put: { TableName: tableName, Item: userToItem(user), ConditionExpression: 'attribute_not_exists(PK)' },
+    })
+    .add('emailGuard', {
+      Put: { TableName: tableName, Item: guardItem(email, userId), ConditionExpression: 'attribute_not_exists(PK)' },
+    });
+  const outcome = await transactWrite(dynamo.doc, transaction);
+  if (outcome.committed) return succeeded(user, transaction.touched);
+  const errors: UserError[] = [];
+  if (outcome.cancellation.failed('profile')) {
+    errors.push(userError('USER_EXISTS', ['userId'], `A user with userId "${userId}" already exists`));
+  }
+  if (outcome.cancellation.failed('emailGuard')) {
+    errors.push(userError('EMAIL_TAKEN', ['email'], 'Another user already has this email address'));
+  }
   return failed(...errors);
 }
 
@@ -133,35 +135,33 @@ export async function updateUser(
   if (after.email === before.email) {
     try {
       await dynamo.doc.send(new UpdateCommand(profileUpdate));
-      return succeeded(after);
+      return succeeded(after, [userKey(userId)]);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return versionConflict();
       throw error;
     }
   }
 
-  const outcome = await transactWrite(dynamo.doc, {
-    TransactItems: [
-      { Update: profileUpdate },
-      {
-        Delete: {
-          TableName: tableName,
-          Key: emailGuardKey(before.email),
-          ConditionExpression: 'userId = :userId',
-          ExpressionAttributeValues: { ':userId': userId },
-        },
+  const transaction = new Transaction()
+    .add('profile', { Update: profileUpdate })
+    .add('oldEmailGuard', {
+      Delete: {
+        TableName: tableName,
+        Key: emailGuardKey(before.email),
+        ConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
       },
-      {
-        Put: {
-          TableName: tableName,
-          Item: guardItem(after.email, userId),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
+    })
+    .add('newEmailGuard', {
+      Put: {
+        TableName: tableName,
+        Item: guardItem(after.email, userId),
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
-    ],
-  });
-  if (outcome.committed) return succeeded(after);
-  const failures = failedConditions(outcome.reasons);
-  if (failures.includes(0) || failures.includes(1)) return versionConflict();
+    });
+  const outcome = await transactWrite(dynamo.doc, transaction);
+  if (outcome.committed) return succeeded(after, transaction.touched);
+  const { cancellation } = outcome;
+  if (cancellation.failed('profile') || cancellation.failed('oldEmailGuard')) return versionConflict();
   return failed(userError('EMAIL_TAKEN', ['email'], 'Another user already has this email address'));
 }

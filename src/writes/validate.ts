@@ -4,7 +4,7 @@
  */
 import { BadUserInputError } from '../errors.js';
 import { parseMoney } from '../money.js';
-import { assertCategory, assertId, normalizeEmail } from '../table/keys.js';
+import { assertCategory, assertId, InvalidKeyError, normalizeEmail } from '../table/keys.js';
 import type { InputChecker } from './userErrors.js';
 
 export const LIMITS = {
@@ -18,12 +18,14 @@ export const LIMITS = {
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-/** Runs a key-module check that throws BAD_USER_INPUT and turns it into a recorded INVALID_INPUT. */
+/** Runs a check that throws (a key or money refusal) and turns it into a recorded INVALID_INPUT. */
 function viaKeyCheck<T>(check: InputChecker, field: (string | number)[], fn: () => T): T | undefined {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof BadUserInputError) return check.invalid(field, error.message);
+    if (error instanceof InvalidKeyError || error instanceof BadUserInputError) {
+      return check.invalid(field, error.message);
+    }
     throw error;
   }
 }

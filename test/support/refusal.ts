@@ -1,6 +1,7 @@
 /** Helpers for asserting that a pure function refused its input as BAD_USER_INPUT. */
 import { expect } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
+import { InvalidKeyError } from '../../src/table/keys.js';
 
 /** Runs `fn`, expecting it to throw; returns what it threw (fails the test if nothing was thrown). */
 export function thrownBy(fn: () => unknown): unknown {
@@ -19,6 +20,16 @@ export function expectBadUserInput(fn: () => unknown, argumentName: string): Bad
   const refusal = error as BadUserInputError;
   expect(refusal.extensions.code).toBe('BAD_USER_INPUT');
   expect(refusal.extensions.argumentName).toBe(argumentName);
+  expect(refusal.message).toContain(argumentName);
+  return refusal;
+}
+
+/** Asserts that `fn` (a key builder) throws an InvalidKeyError naming `argumentName`. */
+export function expectInvalidKey(fn: () => unknown, argumentName: string): InvalidKeyError {
+  const error = thrownBy(fn);
+  expect(error).toBeInstanceOf(InvalidKeyError);
+  const refusal = error as InvalidKeyError;
+  expect(refusal.argumentName).toBe(argumentName);
   expect(refusal.message).toContain(argumentName);
   return refusal;
 }
