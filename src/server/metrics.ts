@@ -6,6 +6,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GraphQLContext } from './context.js';
+import { clientCodeOf } from './errorMasking.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -87,10 +88,7 @@ export function metricsPlugin(metrics: Metrics): ApolloServerPlugin<GraphQLConte
       return {
         async willSendResponse({ operationName, errors }) {
           stop({ operation: operationName ?? 'anonymous' });
-          for (const error of errors ?? []) {
-            const code = error.extensions?.code;
-            metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
-          }
+          for (const error of errors ?? []) metrics.errors.inc({ code: clientCodeOf(error) });
         },
       };
     },
