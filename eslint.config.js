@@ -1,6 +1,39 @@
 // @ts-check
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers, lowest first. A module may import its own layer and the layers listed before it,
+ * never one after it: table -> db -> writes -> GraphQL (graphql, resolvers, pipeline) ->
+ * transports -> main. scripts/, bench/ and test/ sit outside the layers and may use any of them.
+ * @type {[layer: string, patterns: string[]][]} */
+const LAYERS = [
+  ['shared', ['src/config.ts', 'src/errors.ts', 'src/money.ts', 'src/projectRoot.ts']],
+  ['table', ['src/table/**']],
+  ['db', ['src/db/**']],
+  ['writes', ['src/writes/**']],
+  ['seed', ['src/seed/**']],
+  ['streams', ['src/streams/**']],
+  ['auth', ['src/auth/**']],
+  ['graphql', ['src/graphql/**', 'src/generated/**']],
+  ['resolvers', ['resolvers/**']],
+  ['pipeline', ['src/pipeline/**']],
+  ['transports', ['src/transports/**', 'src/lambda/**']],
+  ['main', ['src/main.ts']],
+];
+const layerPolicies = LAYERS.map(([type], index) => ({
+  from: { file: { categories: type } },
+  allow: {
+    to: {
+      file: {
+        categories: {
+          anyOf: LAYERS.slice(0, index + 1).map(([below]) => below),
+        },
+      },
+    },
+  },
+}));
 
 export default tseslint.config(
   {
@@ -27,6 +60,21 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'resolvers/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      // Layers classify files (not folders): the shared modules and main.ts are single files.
+      'boundaries/files': LAYERS.flatMap(([category, patterns]) => patterns.map((pattern) => ({ category, pattern }))),
+    },
+    rules: {
+      // External packages are not layers: only our own modules are checked.
+      'boundaries/dependencies': ['error', { default: 'disallow', policies: layerPolicies }],
+      // Every module of src/ and resolvers/ belongs to a layer.
+      'boundaries/no-unknown-files': 'error',
     },
   },
   {

@@ -22,7 +22,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import express from 'express';
-import { fromGlobalId, globalIdOf } from '../src/globalId.js';
+import { fromGlobalId, globalIdOf } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';

@@ -5,7 +5,7 @@
  * All three systems receive the very same HTTP body `{ operationName, query, variables }`:
  * the GraphQL servers execute the document, the raw chain dispatches on operationName.
  */
-import { toGlobalId } from '../src/globalId.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import { pick, pickDistinct, prng } from './dataset.js';
 import type { Dataset } from './dataset.js';
 

@@ -19,7 +19,7 @@ import http from 'node:http';
 import { placeOrderTransaction } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
-import { fromGlobalId, toGlobalId } from '../src/globalId.js';
+import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';

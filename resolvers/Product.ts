@@ -1,5 +1,5 @@
 import type { ProductResolvers } from '../src/generated/resolvers-types.js';
-import { globalIdOf } from '../src/globalId.js';
+import { globalIdOf } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 
 export const Product: ProductResolvers = {

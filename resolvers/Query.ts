@@ -1,8 +1,8 @@
 import type { Access } from '../src/auth/access.js';
 import { BadUserInputError } from '../src/errors.js';
 import type { QueryResolvers } from '../src/generated/resolvers-types.js';
-import { fromGlobalId } from '../src/globalId.js';
-import { prefetchUserOrders } from '../src/server/lookahead.js';
+import { fromGlobalId } from '../src/graphql/globalId.js';
+import { prefetchUserOrders } from '../src/graphql/lookahead.js';
 import { assertCategory, assertId, normalizeEmail } from '../src/table/keys.js';
 
 /** `nodes(ids:)` reads at most this many ids: one BatchGetItem's worth. */

@@ -1,6 +1,6 @@
 import { BadUserInputError } from '../src/errors.js';
 import type { SubscriptionResolvers } from '../src/generated/resolvers-types.js';
-import type { OrderEventModel } from '../src/server/pubsub.js';
+import type { OrderEventModel } from '../src/graphql/pubsub.js';
 import { assertId } from '../src/table/keys.js';
 
 const asEvent = (event: unknown) => event as OrderEventModel;

@@ -1,5 +1,5 @@
 import type { UserResolvers } from '../src/generated/resolvers-types.js';
-import { globalIdOf } from '../src/globalId.js';
+import { globalIdOf } from '../src/graphql/globalId.js';
 
 export const User: UserResolvers = {
   id: (user) => globalIdOf(user),

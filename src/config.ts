@@ -1,6 +1,15 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { AuthConfig } from './auth/tokens.js';
+
+/** How tokens are verified (src/auth/tokens.ts). */
+export interface AuthConfig {
+  /** HS256 shared secret (local use). */
+  secret?: string | undefined;
+  /** JWKS URL (production): asymmetric keys, issuer and audience required. */
+  jwksUrl?: string | undefined;
+  issuer: string;
+  audience: string;
+}
 
 /** Where the server finds DynamoDB: see the README's configuration table. */
 export type DynamoMode = 'embedded' | 'endpoint' | 'aws';
@@ -39,7 +48,7 @@ export interface QueryLimits {
   maxAliases: number;
   maxDirectives: number;
   maxTokens: number;
-  /** Estimated cost: connection sizes multiply their selections (see src/server/queryCost.ts). */
+  /** Estimated cost: connection sizes multiply their selections (see src/pipeline/queryCost.ts). */
   maxCost: number;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;

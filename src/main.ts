@@ -15,9 +15,9 @@ import { openDatabase } from './db/open.js';
 import type { OpenDatabase } from './db/open.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
-import { playgroundAssets } from './server/playground/bundle.js';
-import { assertPortFree, PortInUseError, startApp } from './server/app.js';
-import type { RunningApp } from './server/app.js';
+import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { assertPortFree, PortInUseError, startApp } from './transports/http/app.js';
+import type { RunningApp } from './transports/http/app.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];

@@ -4,7 +4,7 @@ import { batchGetItems, DEFAULT_BATCH_RETRY } from '../src/db/batchGet.js';
 import { newRequestCost, runWithCost } from '../src/db/capacity.js';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
-import { toGlobalId } from '../src/globalId.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import { productKey } from '../src/table/keys.js';
 import type { ItemKey } from '../src/table/keys.js';
 import { aProduct, store } from './support/factories.js';

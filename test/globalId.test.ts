@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromGlobalId, globalIdOf, toGlobalId } from '../src/globalId.js';
-import type { NodeType } from '../src/globalId.js';
+import { fromGlobalId, globalIdOf, toGlobalId } from '../src/graphql/globalId.js';
+import type { NodeType } from '../src/graphql/globalId.js';
 import { aProduct, aUser, anOrder } from './support/factories.js';
 import { expectBadUserInput } from './support/refusal.js';
 

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { PLAYGROUND_CSP } from '../src/server/playground/page.js';
+import { PLAYGROUND_CSP } from '../src/transports/http/playground/page.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toGlobalId } from '../src/globalId.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import { demoItems } from '../src/seed/seed.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { errorCodes, startTestServer } from './support/harness.js';

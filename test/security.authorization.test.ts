@@ -6,7 +6,7 @@
  * request may change the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toGlobalId } from '../src/globalId.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import type { Item } from '../src/table/codecs.js';
 import type { OrderModel } from '../src/table/models.js';
 import { aProduct, aUser, ordersOf, store } from './support/factories.js';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
-import { toGlobalId } from '../src/globalId.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import { demoItems } from '../src/seed/seed.js';
 import type { Item } from '../src/table/codecs.js';
 import { errorCodes, startTestServer } from './support/harness.js';

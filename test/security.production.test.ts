@@ -10,7 +10,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigError, DEFAULT_LIMITS, DEV_JWT_SECRET, loadConfig } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { loadPersistedDocuments } from '../src/server/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
 import type { Item } from '../src/table/codecs.js';
 import { errorCodes, startTestServer, tokenFor } from './support/harness.js';
 import type { GraphQLResponse, TestServer } from './support/harness.js';

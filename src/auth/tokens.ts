@@ -4,6 +4,7 @@
  */
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
+import type { AuthConfig } from '../config.js';
 import { ID_PATTERN } from '../table/keys.js';
 
 export const ROLES = ['customer', 'admin'] as const;
@@ -15,14 +16,7 @@ export interface Viewer {
   role: Role;
 }
 
-export interface AuthConfig {
-  /** HS256 shared secret (local use). */
-  secret?: string | undefined;
-  /** JWKS URL (production): asymmetric keys, issuer and audience required. */
-  jwksUrl?: string | undefined;
-  issuer: string;
-  audience: string;
-}
+export type { AuthConfig } from '../config.js';
 
 /** Why a token was refused; the message is safe to show a client. */
 export class InvalidTokenError extends Error {

@@ -2,10 +2,10 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { UserModel, OrderModel, OrderLineModel, ProductModel } from '../table/models.js';
 import type { MoneyValue } from '../money.js';
-import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../server/graphqlModels.js';
+import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../graphql/graphqlModels.js';
 import type { UserErrorModel } from '../writes/userErrors.js';
-import type { OrderEventModel } from '../server/pubsub.js';
-import type { GraphQLContext } from '../server/context.js';
+import type { OrderEventModel } from '../graphql/pubsub.js';
+import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };

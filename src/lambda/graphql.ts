@@ -1,6 +1,6 @@
 /**
  * The GraphQL API as an AWS Lambda function behind API Gateway (HTTP API, payload v2), built
- * from the same Apollo Server as the HTTP server (src/server/graphqlServer.ts): the same
+ * from the same Apollo Server as the HTTP server (src/pipeline/graphqlServer.ts): the same
  * schema, limits, authentication and cost extension. Deploy with DYNAMODB_MODE=aws,
  * TABLE_NAME, CURSOR_SECRET and JWT settings in the function's environment (README "Deploy").
  */
@@ -12,8 +12,8 @@ import type { Config } from '../config.js';
 import { currentCost, newRequestCost, runWithCost } from '../db/capacity.js';
 import { createDynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
-import { createGraphQLServer } from '../server/graphqlServer.js';
-import { loadPersistedDocuments } from '../server/persistedDocuments.js';
+import { createGraphQLServer } from '../pipeline/graphqlServer.js';
+import { loadPersistedDocuments } from '../pipeline/persistedDocuments.js';
 
 export type GraphQLLambdaHandler = (
   event: APIGatewayProxyEventV2,

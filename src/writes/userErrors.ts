@@ -3,10 +3,19 @@
  * thrown. `field` is the path inside the mutation's `input`, list indices as strings
  * (`["items", "2", "quantity"]`).
  */
-import type { ErrorCode as UserErrorCode } from '../generated/resolvers-types.js';
 import type { ItemKey } from '../table/keys.js';
 
-export type { UserErrorCode };
+/** The schema's `ErrorCode` enum; src/graphql/graphqlModels.ts checks at compile time that both agree. */
+export type UserErrorCode =
+  | 'EMAIL_TAKEN'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'INSUFFICIENT_STOCK'
+  | 'INVALID_INPUT'
+  | 'INVALID_STATUS'
+  | 'NOT_FOUND'
+  | 'PRODUCT_EXISTS'
+  | 'USER_EXISTS'
+  | 'VERSION_CONFLICT';
 
 export interface UserError {
   code: UserErrorCode;

@@ -13,8 +13,8 @@ import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
 import { signToken } from '../../src/auth/tokens.js';
 import type { AuthConfig, Role } from '../../src/auth/tokens.js';
-import { startApp } from '../../src/server/app.js';
-import type { AppOptions, RunningApp } from '../../src/server/app.js';
+import { startApp } from '../../src/transports/http/app.js';
+import type { AppOptions, RunningApp } from '../../src/transports/http/app.js';
 import { createStreamsClient } from '../../src/streams/streamsClient.js';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret';

@@ -9,14 +9,14 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { projectRoot } from '../../projectRoot.js';
+import { projectRoot } from '../../../projectRoot.js';
 
 const require = createRequire(import.meta.url);
 const BUNDLED_PACKAGES = ['graphiql', '@graphiql/toolkit', 'graphql-ws', 'react', 'react-dom', 'esbuild'];
 /** Files a request may ask for; anything else is a 404. */
 export const ASSET_FILE = /^[A-Za-z0-9_.-]+\.(js|css|ttf|woff2?)$/;
 
-const appEntry = () => path.join(projectRoot(), 'src', 'server', 'playground', 'browser', 'app.tsx');
+const appEntry = () => path.join(projectRoot(), 'src', 'transports', 'http', 'playground', 'browser', 'app.tsx');
 
 function cacheKey(): string {
   const hash = createHash('sha256').update(readFileSync(appEntry()));

@@ -1,7 +1,8 @@
 /** Parent types of the connection resolvers (codegen `mappers` in codegen.yml point here). */
 import type { Edge, Page } from '../db/pagination.js';
 import type { OrderModel, ProductModel, UserModel } from '../table/models.js';
-import type { UserError } from '../writes/userErrors.js';
+import type { ErrorCode } from '../generated/resolvers-types.js';
+import type { UserError, UserErrorCode } from '../writes/userErrors.js';
 
 export type OrderEdgeModel = Edge<OrderModel>;
 export type ProductEdgeModel = Edge<ProductModel>;
@@ -20,3 +21,10 @@ export type UpdateProductPayloadModel = CreateProductPayloadModel;
 export type PlaceOrderPayloadModel = Payload & { order: OrderModel | null; replayed: boolean };
 export type CancelOrderPayloadModel = Payload & { order: OrderModel | null };
 export type UpdateOrderStatusPayloadModel = CancelOrderPayloadModel;
+
+/**
+ * The writes' failure codes are the schema's `ErrorCode` enum, no more and no fewer: a code
+ * added on one side only fails the typecheck here.
+ */
+type SameCodes<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const USER_ERROR_CODES_MATCH_SCHEMA: SameCodes<UserErrorCode, ErrorCode> = true;

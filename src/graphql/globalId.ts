@@ -2,9 +2,9 @@
  * Relay global ids: base64url("<Type>:<key>"), e.g. "VXNlcjphbGljZQ" for User alice. Opaque
  * to clients; decoding checks the type and the raw id before any key is built.
  */
-import { BadUserInputError } from './errors.js';
-import { ID_PATTERN } from './table/keys.js';
-import type { NodeModel } from './table/models.js';
+import { BadUserInputError } from '../errors.js';
+import { ID_PATTERN } from '../table/keys.js';
+import type { NodeModel } from '../table/models.js';
 
 export type NodeType = NodeModel['kind'];
 const NODE_TYPES: readonly NodeType[] = ['User', 'Order', 'Product'];

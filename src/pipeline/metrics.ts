@@ -5,7 +5,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from '../graphql/context.js';
 import { clientCodeOf } from './errorMasking.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,7 +1,7 @@
 /** The playground's HTML page and its Content-Security-Policy (everything from this server, nothing else). */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../projectRoot.js';
+import { projectRoot } from '../../../projectRoot.js';
 
 export const ASSET_PATH = '/playground/assets';
 

@@ -11,9 +11,9 @@ import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { newRequestCost } from '../db/capacity.js';
-import type { RequestCost } from '../db/capacity.js';
-import type { GraphQLContext } from './context.js';
+import { newRequestCost } from '../../db/capacity.js';
+import type { RequestCost } from '../../db/capacity.js';
+import type { GraphQLContext } from '../../graphql/context.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;

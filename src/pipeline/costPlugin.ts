@@ -4,7 +4,7 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { roundUnits } from '../db/capacity.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from '../graphql/context.js';
 
 export function costPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {

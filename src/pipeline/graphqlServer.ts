@@ -13,12 +13,12 @@ import type { AuthConfig } from '../auth/tokens.js';
 import type { QueryLimits } from '../config.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
-import { createContext, viewerFrom } from './context.js';
-import type { GraphQLContext } from './context.js';
+import { createContext, viewerFrom } from '../graphql/context.js';
+import type { GraphQLContext } from '../graphql/context.js';
 import { costPlugin } from './costPlugin.js';
 import { createFormatError } from './errorMasking.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
-import { OrderEvents } from './pubsub.js';
+import { OrderEvents } from '../graphql/pubsub.js';
 import { queryCostPlugin } from './queryCost.js';
 import { buildSchema } from './schema.js';
 
