@@ -9,11 +9,15 @@ import express from 'express';
 import type { Router } from 'express';
 
 const READY_CACHE_MS = 1000;
-const PROBE_TIMEOUT_MS = 1500;
+// Long enough that a busy DynamoDB (or a busy machine: DynamoDB Local shares it) is not taken
+// for a dead one; a dead one refuses the connection at once and is reported without waiting.
+const PROBE_TIMEOUT_MS = 3000;
 
 export function healthRouter(client: DynamoDBClient, tableName: string): Router {
   const router = express.Router();
   let cached: { at: number; ready: boolean; reason?: string } | undefined;
+  // Probes asked for while one is under way share it: a slow DynamoDB gets one DescribeTable, not one per probe.
+  let pending: Promise<{ ready: boolean; reason?: string }> | undefined;
 
   async function probe(): Promise<{ ready: boolean; reason?: string }> {
     try {
@@ -34,7 +38,12 @@ export function healthRouter(client: DynamoDBClient, tableName: string): Router 
   });
 
   router.get('/readyz', async (_req, res) => {
-    if (!cached || Date.now() - cached.at > READY_CACHE_MS) cached = { at: Date.now(), ...(await probe()) };
+    if (!cached || Date.now() - cached.at > READY_CACHE_MS) {
+      pending ??= probe().finally(() => {
+        pending = undefined;
+      });
+      cached = { at: Date.now(), ...(await pending) };
+    }
     res
       .status(cached.ready ? 200 : 503)
       .set('Cache-Control', 'no-store')
