@@ -40,12 +40,12 @@ describe('the CloudFormation template', () => {
     );
   });
 
-  it('scales a provisioned table and its GSI only when BillingMode is PROVISIONED', () => {
+  it('scales a provisioned table and its GSIs only when BillingMode is PROVISIONED', () => {
     const resources = Object.entries(
       (cloudFormationTemplate() as { Resources: Record<string, { Type: string; Condition?: string }> }).Resources,
     );
     const scaling = resources.filter(([, resource]) => resource.Type.startsWith('AWS::ApplicationAutoScaling::'));
-    expect(scaling).toHaveLength(8);
+    expect(scaling).toHaveLength(12);
     expect(scaling.every(([, resource]) => resource.Condition === 'IsProvisioned')).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
  * the same shop. alice has 30 orders spread over seven months, bob 4, and 15 products sit in
  * 4 categories.
  */
+import { noStatusCounts } from '../table/codecs.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 
 export interface DemoData {
@@ -111,10 +112,18 @@ export function demoData(): DemoData {
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
     orderCount,
+    statusCounts: null,
     version: 1,
   });
   const alice = user('alice', 'Alice Example', 30);
   const bob = user('bob', 'Bob Example', 4);
   const orders = [...ordersFor(alice, 30, 7, random, products), ...ordersFor(bob, 4, 45, random, products)];
-  return { users: [alice, bob], products, orders };
+  const users = [alice, bob].map((u) => ({ ...u, statusCounts: countByStatus(orders, u.userId) }));
+  return { users, products, orders };
+}
+
+function countByStatus(orders: readonly OrderModel[], userId: string): Record<OrderStatus, number> {
+  const counts = noStatusCounts();
+  for (const order of orders) if (order.userId === userId) counts[order.status] += 1;
+  return counts;
 }

@@ -5,12 +5,26 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { deleteItems, putItems } from '../db/batchWrite.js';
-import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../table/codecs.js';
+import {
+  categoryToItem,
+  EntityType,
+  orderToDetailsItem,
+  orderToUserItem,
+  productToItem,
+  userToItem,
+} from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { emailGuardKey, orderKey, PRODUCT_SALE_SK_PREFIX, productKey, SEED_MARKER_KEY, userPK } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { demoData } from './demoData.js';
 import type { DemoData } from './demoData.js';
+
+/** The category counters of the demo products (written on the first seed only: see reseedDemo). */
+export function demoCategoryItems(data: DemoData = demoData()): Item[] {
+  const counts = new Map<string, number>();
+  for (const product of data.products) counts.set(product.category, (counts.get(product.category) ?? 0) + 1);
+  return [...counts].map(([name, productCount]) => categoryToItem({ kind: 'Category', name, productCount }));
+}
 
 export function demoItems(data: DemoData = demoData()): Item[] {
   return [
@@ -23,8 +37,13 @@ export function demoItems(data: DemoData = demoData()): Item[] {
   ];
 }
 
-async function writeDemo(doc: DynamoDBDocumentClient, tableName: string, data: DemoData): Promise<number> {
-  const items = demoItems(data);
+async function writeDemo(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  data: DemoData,
+  withCounters: boolean,
+): Promise<number> {
+  const items = [...demoItems(data), ...(withCounters ? demoCategoryItems(data) : [])];
   await putItems(doc, tableName, items);
   await doc.send(
     new PutCommand({
@@ -45,7 +64,7 @@ export async function seedDemoIfNeeded(doc: DynamoDBDocumentClient, tableName: s
   const marker = await doc.send(new GetCommand({ TableName: tableName, Key: SEED_MARKER_KEY, ConsistentRead: true }));
   if (marker.Item) return 0;
   // Deterministic items: if two servers race here, they write the same values.
-  return writeDemo(doc, tableName, demoData());
+  return writeDemo(doc, tableName, demoData(), true);
 }
 
 /**
@@ -67,7 +86,9 @@ export async function reseedDemo(doc: DynamoDBDocumentClient, tableName: string)
   for (const product of data.products)
     stale.push(...(await keysOf(doc, tableName, productKey(product.productId).PK, PRODUCT_SALE_SK_PREFIX)));
   await deleteItems(doc, tableName, stale);
-  return writeDemo(doc, tableName, data);
+  // The demo products are rewritten in place, so the category counters (which may also count
+  // products created since) stay as they are.
+  return writeDemo(doc, tableName, data, false);
 }
 
 /** Every item of partition `pk` (whose SK starts with `prefix`, when given). */

@@ -3,18 +3,31 @@
  * models are what resolvers see. The attribute layout is documented in the README ("The table").
  */
 import {
+  categoryCounterKey,
   categoryGSI1PK,
   emailGSI1PK,
   orderKey,
   productGSI1SK,
+  orderShard,
   productKey,
+  shopOrderGSI2SK,
+  shopOrdersGSI2PK,
+  statusCountAttribute,
   userKey,
   userOrderLSI1SK,
   userOrderSK,
   userPK,
 } from './keys.js';
 import { ORDER_STATUSES } from './models.js';
-import type { NodeModel, OrderLineModel, OrderModel, OrderStatus, ProductModel, UserModel } from './models.js';
+import type {
+  CategoryModel,
+  NodeModel,
+  OrderLineModel,
+  OrderModel,
+  OrderStatus,
+  ProductModel,
+  UserModel,
+} from './models.js';
 
 export type Item = Record<string, unknown>;
 
@@ -25,6 +38,7 @@ export const EntityType = {
   Order: 'Order',
   UserOrder: 'UserOrder',
   Product: 'Product',
+  Category: 'Category',
   Meta: 'Meta',
 } as const;
 
@@ -65,8 +79,26 @@ export function userToItem(user: UserModel): Item {
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     orderCount: user.orderCount,
+    ...(user.statusCounts ? statusCountAttributes(user.statusCounts) : {}),
     version: user.version,
   };
+}
+
+/** `orderCountPLACED`, `orderCountSHIPPED`, ...: flat attributes, so `if_not_exists(x, 0) + 1` works on any profile. */
+export function statusCountAttributes(counts: Record<OrderStatus, number>): Item {
+  return Object.fromEntries(ORDER_STATUSES.map((s) => [statusCountAttribute(s), counts[s]]));
+}
+
+/** Zero orders in every status: a new profile's counters. */
+export const noStatusCounts = (): Record<OrderStatus, number> =>
+  Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0])) as Record<OrderStatus, number>;
+
+function statusCounts(item: Item): Record<OrderStatus, number> | null {
+  if (ORDER_STATUSES.some((s) => item[statusCountAttribute(s)] === undefined)) return null;
+  return Object.fromEntries(ORDER_STATUSES.map((s) => [s, int(item, statusCountAttribute(s))])) as Record<
+    OrderStatus,
+    number
+  >;
 }
 
 export function itemToUser(item: Item): UserModel {
@@ -78,6 +110,7 @@ export function itemToUser(item: Item): UserModel {
     createdAt: str(item, 'createdAt'),
     updatedAt: str(item, 'updatedAt'),
     orderCount: int(item, 'orderCount'),
+    statusCounts: statusCounts(item),
     version: int(item, 'version'),
   };
 }
@@ -100,9 +133,25 @@ function orderAttributes(order: OrderModel): Item {
   };
 }
 
-/** The order's own item, `ORDER#<id>/DETAILS`: the target of order(orderId) and node(id). */
+/** The order's own item, `ORDER#<id>/DETAILS`: the target of order(orderId) and node(id); in GSI2's "all orders" view. */
 export function orderToDetailsItem(order: OrderModel): Item {
-  return { ...orderKey(order.orderId), entityType: EntityType.Order, ...orderAttributes(order) };
+  return {
+    ...orderKey(order.orderId),
+    entityType: EntityType.Order,
+    ...shopOrderIndexKeys(order, 'ALL'),
+    ...orderAttributes(order),
+  };
+}
+
+/** GSI2 keys of an order in one view: `ALL` for the details item, its status for the user's copy. */
+export function shopOrderIndexKeys(
+  order: Pick<OrderModel, 'orderId' | 'placedAt'>,
+  view: OrderStatus | 'ALL',
+): { GSI2PK: string; GSI2SK: string } {
+  return {
+    GSI2PK: shopOrdersGSI2PK(view, orderShard(order.orderId)),
+    GSI2SK: shopOrderGSI2SK(order.placedAt, order.orderId),
+  };
 }
 
 /** The full copy in the user's partition, so a page of a user's orders needs no further reads. */
@@ -111,6 +160,7 @@ export function orderToUserItem(order: OrderModel): Item {
     PK: userPK(order.userId),
     SK: userOrderSK(order.placedAt, order.orderId),
     LSI1SK: userOrderLSI1SK(order.status, order.placedAt, order.orderId),
+    ...shopOrderIndexKeys(order, order.status),
     entityType: EntityType.UserOrder,
     ...orderAttributes(order),
   };
@@ -176,6 +226,20 @@ export function itemToProduct(item: Item): ProductModel {
     updatedAt: str(item, 'updatedAt'),
     version: int(item, 'version'),
   };
+}
+
+/** The counter item of a category (`META#categories / CATEGORY#<name>`). */
+export function categoryToItem(category: CategoryModel): Item {
+  return {
+    ...categoryCounterKey(category.name),
+    entityType: EntityType.Category,
+    name: category.name,
+    productCount: category.productCount,
+  };
+}
+
+export function itemToCategory(item: Item): CategoryModel {
+  return { kind: 'Category', name: str(item, 'name'), productCount: int(item, 'productCount') };
 }
 
 /** Decodes any item a point read can return; null for item types that are not GraphQL nodes. */

@@ -1,12 +1,29 @@
 /**
- * The table's definition, in one place: created at start-up when missing, and (later) emitted
- * as a CloudFormation template, so that both always agree. LSI1 must be here from the start:
- * a local secondary index cannot be added to an existing table.
+ * The table's definition, in one place: created at start-up when missing, emitted as the
+ * CloudFormation template (cloudformation.ts), and used by the migrations to add an index an
+ * existing table lacks (src/migrations/), so that all three agree. LSI1 must be here from the
+ * start: a local secondary index cannot be added to an existing table. GSI2 came later: a
+ * table created before it gets it from a migration (UpdateTable).
  */
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { AttributeDefinition, CreateTableCommandInput, GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 
 export const GSI1 = 'GSI1';
+export const GSI2 = 'GSI2';
 export const LSI1 = 'LSI1';
+
+/** GSI2: shop-wide orders (all, or by status) by placedAt, write-sharded (keys.ts). */
+export const GSI2_INDEX: GlobalSecondaryIndex = {
+  IndexName: GSI2,
+  KeySchema: [
+    { AttributeName: 'GSI2PK', KeyType: 'HASH' },
+    { AttributeName: 'GSI2SK', KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'ALL' },
+};
+export const GSI2_ATTRIBUTES: AttributeDefinition[] = [
+  { AttributeName: 'GSI2PK', AttributeType: 'S' },
+  { AttributeName: 'GSI2SK', AttributeType: 'S' },
+];
 
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
@@ -18,6 +35,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: 'GSI1PK', AttributeType: 'S' },
       { AttributeName: 'GSI1SK', AttributeType: 'S' },
       { AttributeName: 'LSI1SK', AttributeType: 'S' },
+      ...GSI2_ATTRIBUTES,
     ],
     KeySchema: [
       { AttributeName: 'PK', KeyType: 'HASH' },
@@ -32,6 +50,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
         ],
         Projection: { ProjectionType: 'ALL' },
       },
+      GSI2_INDEX,
     ],
     LocalSecondaryIndexes: [
       {

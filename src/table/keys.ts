@@ -125,3 +125,66 @@ export const isProductKey = (key: ItemKey): boolean => key.PK.startsWith('PRODUC
 
 /** A stable string for an ItemKey, used as DataLoader cache key and for de-duplication. */
 export const itemKeyId = (key: ItemKey): string => `${key.PK}\n${key.SK}`;
+
+/**
+ * GSI2, shop-wide orders by placedAt, write-sharded: every order lands in one of
+ * ORDER_SHARDS partitions per view, chosen from its orderId, so no single index partition
+ * takes every order write of the shop (or of one status). A fixed constant: changing it
+ * would move every order to another partition, i.e. a migration.
+ *
+ * Two views share the index (overloaded keys), one per copy of an order, so neither needs
+ * an item of its own: the details item carries the "all orders" key, the copy in the user's
+ * partition the "by status" key (moved by the transaction that changes the status).
+ */
+export const ORDER_SHARDS = 4;
+export type OrderView = OrderStatus | 'ALL';
+
+/** The shard of an order: a stable hash of its id (FNV-1a), so both copies and every writer agree. */
+export function orderShard(orderId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < orderId.length; i++) {
+    hash ^= orderId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % ORDER_SHARDS;
+}
+
+export const shopOrdersGSI2PK = (view: OrderView, shard: number): string => {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= ORDER_SHARDS) throw new Error(`no order shard ${shard}`);
+  return view === 'ALL' ? `ORDERS#ALL#${shard}` : `ORDERS#STATUS#${view}#${shard}`;
+};
+/** The sort key of both views: placedAt, then orderId (unique across shards, so pages merge exactly). */
+export const shopOrderGSI2SK = (placedAt: string, orderId: string): string =>
+  `${ORDER_SK_PREFIX}${placedAt}#${assertId(orderId, 'orderId')}`;
+
+/**
+ * A `[placedAfter, placedBefore)` window as the bounds of a BETWEEN on a sort key that starts
+ * with `prefix` and continues `<placedAt>#<orderId>`. The upper bound `prefix + placedBefore`
+ * sorts before every key of an order placed at placedBefore (those continue with `#`), so
+ * the window is half-open without a filter. `~` sorts after every digit: "no upper bound".
+ */
+export function placedWindow(
+  prefix: string,
+  placedAfter: string | null | undefined,
+  placedBefore: string | null | undefined,
+): { from: string; to: string } {
+  return { from: `${prefix}${placedAfter ?? ''}`, to: `${prefix}${placedBefore ?? '~'}` };
+}
+
+/** Prefix of a category's products in GSI1 whose lower-cased name starts with `namePrefix`. */
+export const productNamePrefixGSI1SK = (namePrefix: string): string => `PRODUCT#${namePrefix.toLowerCase()}`;
+
+/** Per-category product counters live in one partition, so listing the categories is one Query. */
+export const CATEGORIES_PK = 'META#categories';
+export const CATEGORY_SK_PREFIX = 'CATEGORY#';
+export const categoryCounterKey = (category: string): ItemKey => ({
+  PK: CATEGORIES_PK,
+  SK: `${CATEGORY_SK_PREFIX}${assertCategory(category)}`,
+});
+
+/** The profile attribute counting a user's orders in one status (O(1) totalCount). */
+export const statusCountAttribute = (status: OrderStatus): string => `orderCount${status}`;
+
+/** The partition of the migrations' records: one item per migration, version and history. */
+export const MIGRATIONS_PK = 'META#migrations';
+export const migrationKey = (id: string): ItemKey => ({ PK: MIGRATIONS_PK, SK: `MIGRATION#${assertId(id, 'migration')}` });

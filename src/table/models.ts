@@ -14,6 +14,11 @@ export interface UserModel {
   createdAt: string;
   updatedAt: string;
   orderCount: number;
+  /**
+   * The user's orders per status, kept in the transactions that change them. Null on a
+   * profile the counters' migration has not reached yet.
+   */
+  statusCounts: Record<OrderStatus, number> | null;
   version: number;
 }
 
@@ -50,6 +55,13 @@ export interface ProductModel {
   createdAt: string;
   updatedAt: string;
   version: number;
+}
+
+/** A category of the catalog with its product counter (kept by the product writes). */
+export interface CategoryModel {
+  kind: 'Category';
+  name: string;
+  productCount: number;
 }
 
 /** Anything `node(id:)` can return. */

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DataSources } from '../db/loaders.js';
-import { EntityType, itemToUser, userToItem } from '../table/codecs.js';
+import { EntityType, itemToUser, noStatusCounts, userToItem } from '../table/codecs.js';
 import { emailGSI1PK, emailGuardKey, userKey } from '../table/keys.js';
 import type { UserModel } from '../table/models.js';
 import { Transaction, transactWrite } from './transact.js';
@@ -56,6 +56,7 @@ export async function createUser(
     createdAt: at,
     updatedAt: at,
     orderCount: 0,
+    statusCounts: noStatusCounts(),
     version: 1,
   };
   const transaction = new Transaction()

@@ -5,7 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putItems } from '../../src/db/batchWrite.js';
-import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../../src/table/codecs.js';
+import {
+  categoryToItem,
+  EntityType,
+  noStatusCounts,
+  orderToDetailsItem,
+  orderToUserItem,
+  productToItem,
+  userToItem,
+} from '../../src/table/codecs.js';
 import { emailGuardKey } from '../../src/table/keys.js';
 import type { OrderModel, ProductModel, UserModel } from '../../src/table/models.js';
 
@@ -22,6 +30,7 @@ export function aUser(overrides: Partial<UserModel> = {}): UserModel {
     createdAt: NOW,
     updatedAt: NOW,
     orderCount: 0,
+    statusCounts: null,
     version: 1,
     ...overrides,
   };
@@ -79,21 +88,43 @@ export function ordersOf(
   );
 }
 
-/** Writes users (profile and email guard, orderCount set to their orders), products and orders. */
+/**
+ * Writes users (profile and email guard, orderCount and per-status counts set to their
+ * orders), products and orders. Category counters are written as they would be kept (the
+ * products given per category) only when `categoryCounters` is true: a test that stores a
+ * category in several calls writes them itself.
+ */
 export async function store(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  { users = [], products = [], orders = [] }: { users?: UserModel[]; products?: ProductModel[]; orders?: OrderModel[] },
+  {
+    users = [],
+    products = [],
+    orders = [],
+    categoryCounters = false,
+  }: { users?: UserModel[]; products?: ProductModel[]; orders?: OrderModel[]; categoryCounters?: boolean },
 ): Promise<void> {
+  const counters = new Map<string, number>();
+  if (categoryCounters) for (const p of products) counters.set(p.category, (counters.get(p.category) ?? 0) + 1);
   await putItems(doc, tableName, [
     ...users.flatMap((user) => [
       userToItem({
         ...user,
         orderCount: orders.filter((order) => order.userId === user.userId).length || user.orderCount,
+        statusCounts: countsOf(user, orders),
       }),
       { ...emailGuardKey(user.email), entityType: EntityType.EmailGuard, userId: user.userId },
     ]),
     ...products.map(productToItem),
     ...orders.flatMap((order) => [orderToDetailsItem(order), orderToUserItem(order)]),
+    ...[...counters].map(([name, productCount]) => categoryToItem({ kind: 'Category', name, productCount })),
   ]);
+}
+
+function countsOf(user: UserModel, orders: readonly OrderModel[]) {
+  const mine = orders.filter((order) => order.userId === user.userId);
+  if (mine.length === 0) return user.statusCounts ?? noStatusCounts();
+  const counts = noStatusCounts();
+  for (const order of mine) counts[order.status] += 1;
+  return counts;
 }
