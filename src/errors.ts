@@ -16,6 +16,8 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   /** The request exceeds a query limit (depth, cost, aliases, tokens, directives). */
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  /** The field needs a table migration that has not been applied (`npm run migrate`). */
+  MIGRATION_PENDING: 'MIGRATION_PENDING',
   /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;

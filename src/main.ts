@@ -5,6 +5,7 @@
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { signToken } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
@@ -12,6 +13,8 @@ import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
 import { openDatabase } from './db/open.js';
+import { SchemaGate } from './db/schemaGate.js';
+import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
 import type { OpenDatabase } from './db/open.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
@@ -86,7 +89,11 @@ async function main(): Promise<void> {
 
   try {
     db = await openDatabase(config);
-    if (db.tableCreated) log.info({ table: config.tableName }, 'created table');
+    if (db.tableCreated) {
+      log.info({ table: config.tableName }, 'created table');
+      await baselineNewTable(db.dynamo.doc, config.tableName);
+    }
+    const schema = await prepareSchema(db, config, log);
     if (config.mode !== 'aws' && process.env.SEED_DEMO_DATA !== 'false') {
       const written = await seedDemoIfNeeded(db.dynamo.doc, config.tableName);
       if (written > 0) log.info({ items: written }, 'seeded demo data');
@@ -98,7 +105,7 @@ async function main(): Promise<void> {
     app = await startApp({
       host: config.host,
       port: config.port,
-      data: { dynamo: db.dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret) },
+      data: { dynamo: db.dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret), schema },
       log,
       auth: config.auth,
       limits: config.limits,
@@ -126,6 +133,50 @@ async function main(): Promise<void> {
     await shutdown('startup failure').catch(() => undefined);
     throw error;
   }
+}
+
+/** How often an aws-mode server with pending migrations looks again (someone runs npm run migrate). */
+const MIGRATION_RECHECK_MS = 60_000;
+
+/**
+ * Embedded and endpoint mode migrate the table before serving. In aws mode migrating is the
+ * operator's step (`npm run migrate`, capacity-paced): the server serves what the table
+ * supports, refuses the rest with MIGRATION_PENDING, and looks again every minute.
+ */
+async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Promise<SchemaGate> {
+  const { doc, client } = db.dynamo;
+  if (config.mode !== 'aws') {
+    const result = await migrate({
+      client,
+      doc,
+      tableName: config.tableName,
+      report: (line, fields) => log.info(fields, line),
+    });
+    if (result.applied.length > 0) log.info({ applied: result.applied, seconds: result.seconds }, 'migrated table');
+    return new SchemaGate();
+  }
+  const pendingIds = async () =>
+    (await migrationStatus(doc, config.tableName)).migrations.filter((m) => m.state !== 'applied').map((m) => m.id);
+  const gate = new SchemaGate(await pendingIds());
+  if (gate.pendingMigrations.length > 0) {
+    log.warn(
+      { pending: gate.pendingMigrations },
+      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories and per-status totalCount are refused until then)`,
+    );
+    const timer = setInterval(() => {
+      pendingIds().then(
+        (pending) => {
+          gate.update(pending);
+          if (pending.length > 0) return;
+          clearInterval(timer);
+          log.info({ table: config.tableName }, 'table migrated: serving every field');
+        },
+        (error: unknown) => log.error({ err: error }, 'migration re-check failed'),
+      );
+    }, MIGRATION_RECHECK_MS);
+    timer.unref();
+  }
+  return gate;
 }
 
 main().catch((error: unknown) => {

@@ -7,89 +7,67 @@
  */
 import DataLoader from 'dataloader';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../table/codecs.js';
-import { GSI1, LSI1 } from '../table/definition.js';
+import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
+import { GSI1 } from '../table/definition.js';
 import {
-  categoryGSI1PK,
+  CATEGORIES_PK,
   emailGSI1PK,
   isProductKey,
   isUserOrderKey,
   itemKeyId,
   orderKey,
-  ORDER_SK_PREFIX,
   productKey,
-  statusLSI1SKPrefix,
   userKey,
-  userPK,
 } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
-import type { NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
+import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
+import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
+import type { PlacedWindow, ProductFilter } from './pageQueries.js';
 import { readPage } from './pagination.js';
-import type { ConnectionArgs, Page, PageQuery } from './pagination.js';
+import type { ConnectionArgs, Page } from './pagination.js';
+import type { SchemaGate } from './schemaGate.js';
+import { readShardedPage } from './shardedPages.js';
+
+export { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
 
 /** What the data layer needs from the process: shared by every request. */
 export interface DataSources {
   dynamo: Dynamo;
   tableName: string;
   cursors: CursorCodec;
+  /** What the table can serve yet; open (everything) when absent. */
+  schema?: SchemaGate | undefined;
 }
 
 export interface OrdersPageKey {
   userId: string;
   status: OrderStatus | null;
+  window?: PlacedWindow | undefined;
+  args: ConnectionArgs;
+}
+
+export interface ShopOrdersPageKey {
+  status: OrderStatus | null;
+  window: PlacedWindow;
   args: ConnectionArgs;
 }
 
 export interface ProductsPageKey {
   category: string;
+  filter?: ProductFilter | undefined;
   args: ConnectionArgs;
 }
+
+/** Categories listed by one request at most this many; the catalog's category count is far below. */
+export const MAX_CATEGORIES = 1000;
 
 export type Loaders = ReturnType<typeof createLoaders>;
 
 const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after, args.last, args.before]);
-
-/** A user's orders, newest first; by status through LSI1 (access patterns 3 and 8). */
-export function userOrdersQuery(tableName: string, userId: string, status: OrderStatus | null): PageQuery<OrderModel> {
-  const pk = userPK(userId);
-  // Table and LSI reads can be strongly consistent (GSI reads cannot): a new order shows at once.
-  const common = { tableName, ascending: false, consistentRead: true, decode: itemToOrder };
-  if (status === null) {
-    return {
-      ...common,
-      connection: `User.orders:${userId}`,
-      keyAttributes: ['PK', 'SK'],
-      keyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      expressionAttributeValues: { ':pk': pk, ':prefix': ORDER_SK_PREFIX },
-    };
-  }
-  return {
-    ...common,
-    connection: `User.orders:${userId}:${status}`,
-    indexName: LSI1,
-    keyAttributes: ['PK', 'SK', 'LSI1SK'],
-    keyConditionExpression: 'PK = :pk AND begins_with(LSI1SK, :prefix)',
-    expressionAttributeValues: { ':pk': pk, ':prefix': statusLSI1SKPrefix(status) },
-  };
-}
-
-/** Products in a category, by lower-cased name then productId (access pattern 6). */
-export function categoryProductsQuery(tableName: string, category: string): PageQuery<ProductModel> {
-  return {
-    tableName,
-    connection: `Query.products:${category}`,
-    indexName: GSI1,
-    // A GSI cursor carries the table key too: GSI keys need not be unique.
-    keyAttributes: ['PK', 'SK', 'GSI1PK', 'GSI1SK'],
-    keyConditionExpression: 'GSI1PK = :pk',
-    expressionAttributeValues: { ':pk': categoryGSI1PK(category) },
-    ascending: true,
-    decode: itemToProduct,
-  };
-}
+const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
 
 export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
   const items = new DataLoader<ItemKey, NodeModel | null, string>(
@@ -132,25 +110,70 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
   const ordersPages = new DataLoader<OrdersPageKey, Page<OrderModel>, string>(
     (keys) =>
       Promise.all(
-        keys.map(async ({ userId, status, args }) => {
-          const { page } = await readPage(dynamo.doc, userOrdersQuery(tableName, userId, status), args, cursors);
+        keys.map(async ({ userId, status, window, args }) => {
+          const query = userOrdersQuery(tableName, userId, status, window);
+          const { page } = await readPage(dynamo.doc, query, args, cursors);
           primeOrders(page.edges.map((edge) => edge.node));
           return page;
         }),
       ),
-    { cacheKeyFn: ({ userId, status, args }) => JSON.stringify([userId, status, argsKey(args)]) },
+    {
+      cacheKeyFn: ({ userId, status, window, args }) =>
+        JSON.stringify([userId, status, windowKey(window), argsKey(args)]),
+    },
+  );
+
+  // GSI2 is eventually consistent: its copies are not primed into `items`, which serves
+  // strongly consistent point reads.
+  const shopOrdersPages = new DataLoader<ShopOrdersPageKey, Page<OrderModel>, string>(
+    (keys) =>
+      Promise.all(
+        keys.map(async ({ status, window, args }) => {
+          const { page } = await readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors);
+          return page;
+        }),
+      ),
+    { cacheKeyFn: ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]) },
+  );
+
+  /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
+  const categories = new DataLoader<'all', CategoryModel[]>((keys) =>
+    Promise.all(
+      keys.map(async () => {
+        const found: CategoryModel[] = [];
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const result = await dynamo.doc.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+              ConsistentRead: true,
+              ExclusiveStartKey: startKey,
+              Limit: MAX_CATEGORIES - found.length,
+            }),
+          );
+          found.push(...(result.Items ?? []).map(itemToCategory));
+          startKey = result.LastEvaluatedKey;
+        } while (startKey && found.length < MAX_CATEGORIES);
+        return found;
+      }),
+    ),
   );
 
   const productsPages = new DataLoader<ProductsPageKey, Page<ProductModel>, string>(
     (keys) =>
       Promise.all(
-        keys.map(async ({ category, args }) => {
-          const { page } = await readPage(dynamo.doc, categoryProductsQuery(tableName, category), args, cursors);
+        keys.map(async ({ category, filter, args }) => {
+          const { page } = await readPage(dynamo.doc, categoryProductsQuery(tableName, category, filter), args, cursors);
           for (const edge of page.edges) prime(productKey(edge.node.productId), edge.node);
           return page;
         }),
       ),
-    { cacheKeyFn: ({ category, args }) => JSON.stringify([category, argsKey(args)]) },
+    {
+      cacheKeyFn: ({ category, filter, args }) =>
+        JSON.stringify([category, filter?.namePrefix?.toLowerCase(), filter?.inStock, argsKey(args)]),
+    },
   );
 
   const ofKind =
@@ -162,7 +185,9 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     items,
     userByEmail,
     ordersPages,
+    shopOrdersPages,
     productsPages,
+    categories,
     user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
     order: (orderId: string) => items.load(orderKey(orderId)).then(ofKind('Order')),
     product: (productId: string) => items.load(productKey(productId)).then(ofKind('Product')),

@@ -10,6 +10,11 @@
  * - hasPreviousPage on a forward page (and hasNextPage on a backward page) is `true` exactly
  *   when a cursor was given: the cursor's own item lies on that side. This is what the Relay
  *   spec allows servers that cannot count backwards cheaply.
+ * - A FilterExpression is applied by DynamoDB after `Limit`, so a filtered page keeps reading
+ *   until it is full or the partition ends, within READ_BUDGET. A page the budget cuts short
+ *   says `hasNextPage` (or `hasPreviousPage` backwards) honestly, and its end cursor (start
+ *   cursor backwards) is the position where reading stopped, not its last edge: the next page
+ *   resumes exactly there, even when this one has no edges at all.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -19,8 +24,12 @@ import type { CursorCodec, CursorKey } from './cursor.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-/** Query requests one page may take (more than one only if DynamoDB's 1 MB limit cuts a read short). */
-const MAX_READS_PER_PAGE = 5;
+/**
+ * What one page may read: Query requests (more than one only for a filter, or when DynamoDB's
+ * 1 MB limit cuts a read short) and items evaluated (what a filter may skip, bounding the read
+ * capacity of one page whatever the data).
+ */
+export const READ_BUDGET = { requests: 5, items: 500 } as const;
 
 export interface ConnectionArgs {
   first?: number | null | undefined;
@@ -60,6 +69,8 @@ export interface PageQuery<T> {
   ascending: boolean;
   /** Strongly consistent reads (table and LSI only; DynamoDB refuses them on a GSI). */
   consistentRead?: boolean;
+  /** A FilterExpression (applied by DynamoDB after Limit, so pages fill within READ_BUDGET). */
+  filter?: { expression: string; values: Record<string, unknown> } | undefined;
   decode: (item: Item) => T;
 }
 
@@ -107,7 +118,7 @@ export function planPage(
   return { size, backward, cursor };
 }
 
-/** Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short. */
+/** Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short and no filter drops items. */
 export async function readPage<T>(
   doc: DynamoDBDocumentClient,
   query: PageQuery<T>,
@@ -115,31 +126,36 @@ export async function readPage<T>(
   codec: CursorCodec,
 ): Promise<{ page: Page<T>; items: Item[] }> {
   const plan = planPage(args, query, codec);
+  const wanted = plan.size + 1;
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined = plan.cursor;
   let reads = 0;
+  let evaluated = 0;
   do {
     const result = await doc.send(
       new QueryCommand({
         TableName: query.tableName,
         IndexName: query.indexName,
         KeyConditionExpression: query.keyConditionExpression,
-        ExpressionAttributeValues: query.expressionAttributeValues,
+        FilterExpression: query.filter?.expression,
+        ExpressionAttributeValues: { ...query.expressionAttributeValues, ...query.filter?.values },
         ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
         ConsistentRead: query.consistentRead,
         ExclusiveStartKey: startKey,
-        Limit: plan.size + 1 - items.length,
+        Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
       }),
     );
     reads += 1;
+    evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
     items.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
-  } while (items.length <= plan.size && startKey && reads < MAX_READS_PER_PAGE);
+  } while (items.length < wanted && startKey && reads < READ_BUDGET.requests && evaluated < READ_BUDGET.items);
 
-  // Out of budget with the partition unfinished: more may exist, so say so.
-  const hasMore =
-    items.length > plan.size || (items.length < plan.size + 1 && startKey !== undefined && reads >= MAX_READS_PER_PAGE);
+  // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
+  const cutShort = items.length < wanted && startKey !== undefined;
+  const hasMore = items.length > plan.size || cutShort;
   const pageItems = items.slice(0, plan.size);
+  const resumeCursor = cutShort && startKey ? codec.encode(query.connection, pickKey(startKey, query.keyAttributes)) : null;
   if (plan.backward) pageItems.reverse();
   const edges = pageItems.map((item) => ({
     cursor: codec.encode(query.connection, pickKey(item, query.keyAttributes)),
@@ -153,14 +169,24 @@ export async function readPage<T>(
       pageInfo: {
         hasNextPage: plan.backward ? cursorGiven : hasMore,
         hasPreviousPage: plan.backward ? hasMore : cursorGiven,
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges.at(-1)?.cursor ?? null,
+        startCursor: (plan.backward ? resumeCursor : null) ?? edges[0]?.cursor ?? null,
+        endCursor: (plan.backward ? null : resumeCursor) ?? edges.at(-1)?.cursor ?? null,
       },
     },
   };
 }
 
-function pickKey(item: Item, attributes: readonly string[]): CursorKey {
+/**
+ * The Limit of the next Query: what is still wanted, scaled by how many items the filter has
+ * let through so far (a filter that kept 1 in 10 needs about ten times as many), and never
+ * more than the budget has left.
+ */
+export function nextLimit(wanted: number, evaluated: number, kept: number, budgetLeft: number): number {
+  const ratio = evaluated === 0 ? 1 : evaluated / Math.max(kept, 1);
+  return Math.max(1, Math.min(budgetLeft, Math.ceil(wanted * ratio)));
+}
+
+export function pickKey(item: Item, attributes: readonly string[]): CursorKey {
   const key: CursorKey = {};
   for (const name of attributes) key[name] = String(item[name]);
   return key;

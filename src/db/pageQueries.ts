@@ -1,0 +1,130 @@
+/**
+ * The key-range Queries behind each connection (access patterns 3, 6, 8-12 in
+ * docs/access-patterns.md), as pure functions: the request a connection sends can be checked
+ * without DynamoDB. Windows and name prefixes are key conditions, never filters; only the
+ * stock filter is a FilterExpression (pages fill within the read budget, see pagination.ts).
+ */
+import { BadUserInputError } from '../errors.js';
+import { itemToOrder, itemToProduct } from '../table/codecs.js';
+import { GSI1, GSI2, LSI1 } from '../table/definition.js';
+import {
+  categoryGSI1PK,
+  ORDER_SHARDS,
+  ORDER_SK_PREFIX,
+  placedWindow,
+  productNamePrefixGSI1SK,
+  shopOrdersGSI2PK,
+  statusLSI1SKPrefix,
+  userPK,
+} from '../table/keys.js';
+import type { OrderModel, OrderStatus, ProductModel } from '../table/models.js';
+import type { PageQuery } from './pagination.js';
+import type { ShardedPageQuery } from './shardedPages.js';
+
+/** `[placedAfter, placedBefore)`: either bound may be absent. */
+export interface PlacedWindow {
+  placedAfter?: string | null | undefined;
+  placedBefore?: string | null | undefined;
+}
+
+export interface ProductFilter {
+  namePrefix?: string | null | undefined;
+  inStock?: boolean | null | undefined;
+}
+
+export const MAX_NAME_PREFIX_LENGTH = 100;
+
+/** Refuses a window that ends before it starts (BAD_USER_INPUT naming placedBefore). */
+function checkWindow({ placedAfter, placedBefore }: PlacedWindow): void {
+  if (placedAfter != null && placedBefore != null && placedBefore < placedAfter) {
+    throw new BadUserInputError('"placedBefore" must not be earlier than "placedAfter"', 'placedBefore');
+  }
+}
+
+/** The part of a connection id that a window adds: a cursor of one window is refused in another. */
+const windowId = ({ placedAfter, placedBefore }: PlacedWindow) =>
+  placedAfter == null && placedBefore == null ? '' : `:[${placedAfter ?? ''},${placedBefore ?? ''})`;
+
+/** A user's orders, newest first; by status through LSI1 (access patterns 3, 8, and their windows, 10). */
+export function userOrdersQuery(
+  tableName: string,
+  userId: string,
+  status: OrderStatus | null,
+  window: PlacedWindow = {},
+): PageQuery<OrderModel> {
+  checkWindow(window);
+  const pk = userPK(userId);
+  const windowed = window.placedAfter != null || window.placedBefore != null;
+  // Table and LSI reads can be strongly consistent (GSI reads cannot): a new order shows at once.
+  const common = { tableName, ascending: false, consistentRead: true, decode: itemToOrder };
+  const prefix = status === null ? ORDER_SK_PREFIX : statusLSI1SKPrefix(status);
+  const range = placedWindow(prefix, window.placedAfter, window.placedBefore);
+  const sortKey = status === null ? 'SK' : 'LSI1SK';
+  const keyCondition = windowed
+    ? `PK = :pk AND ${sortKey} BETWEEN :from AND :to`
+    : `PK = :pk AND begins_with(${sortKey}, :prefix)`;
+  const values = windowed ? { ':pk': pk, ':from': range.from, ':to': range.to } : { ':pk': pk, ':prefix': prefix };
+  return {
+    ...common,
+    connection: `User.orders:${userId}${status === null ? '' : `:${status}`}${windowId(window)}`,
+    ...(status === null ? {} : { indexName: LSI1 }),
+    keyAttributes: status === null ? ['PK', 'SK'] : ['PK', 'SK', 'LSI1SK'],
+    keyConditionExpression: keyCondition,
+    expressionAttributeValues: values,
+  };
+}
+
+/**
+ * Products in a category, by lower-cased name then productId (access pattern 6); a name
+ * prefix is a begins_with on GSI1SK (11), the stock filter a FilterExpression (12).
+ */
+export function categoryProductsQuery(
+  tableName: string,
+  category: string,
+  { namePrefix, inStock }: ProductFilter = {},
+): PageQuery<ProductModel> {
+  if (namePrefix != null && namePrefix.length > MAX_NAME_PREFIX_LENGTH) {
+    throw new BadUserInputError(`"namePrefix" may have at most ${MAX_NAME_PREFIX_LENGTH} characters`, 'namePrefix');
+  }
+  const prefixed = namePrefix != null && namePrefix !== '';
+  const filtered = inStock != null;
+  return {
+    tableName,
+    // The prefix is case-insensitive, so its lower-cased form names the connection.
+    connection: `Query.products:${category}${prefixed ? `:prefix=${namePrefix.toLowerCase()}` : ''}${filtered ? `:inStock=${inStock}` : ''}`,
+    indexName: GSI1,
+    // A GSI cursor carries the table key too: GSI keys need not be unique.
+    keyAttributes: ['PK', 'SK', 'GSI1PK', 'GSI1SK'],
+    keyConditionExpression: prefixed ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
+    expressionAttributeValues: {
+      ':pk': categoryGSI1PK(category),
+      ...(prefixed ? { ':prefix': productNamePrefixGSI1SK(namePrefix) } : {}),
+    },
+    filter: filtered
+      ? { expression: inStock ? 'stock > :noStock' : 'stock <= :noStock', values: { ':noStock': 0 } }
+      : undefined,
+    ascending: true,
+    decode: itemToProduct,
+  };
+}
+
+/** Every order of the shop, or those in one status, newest first, across GSI2's shards (access pattern 9). */
+export function shopOrdersQuery(
+  tableName: string,
+  status: OrderStatus | null,
+  window: PlacedWindow = {},
+): ShardedPageQuery<OrderModel> {
+  checkWindow(window);
+  const view = status ?? 'ALL';
+  return {
+    tableName,
+    connection: `Query.orders:${view}${windowId(window)}`,
+    indexName: GSI2,
+    partitionKeyName: 'GSI2PK',
+    sortKeyName: 'GSI2SK',
+    shardKeys: Array.from({ length: ORDER_SHARDS }, (_, shard) => shopOrdersGSI2PK(view, shard)),
+    window: placedWindow(ORDER_SK_PREFIX, window.placedAfter, window.placedBefore),
+    ascending: false,
+    decode: itemToOrder,
+  };
+}
