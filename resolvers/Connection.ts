@@ -2,6 +2,7 @@ import type { OrderConnectionResolvers, ProductConnectionResolvers } from '../sr
 
 export const OrderConnection: OrderConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
+  totalCount: (page) => (typeof page.totalCount === 'function' ? page.totalCount() : page.totalCount),
 };
 
 export const ProductConnection: ProductConnectionResolvers = {

@@ -28,8 +28,17 @@ export const Query: QueryResolvers = {
   userByEmail: (_, { email }, { access }) => access.userByEmail(normalizeEmail(email)),
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
   product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),
-  products: (_, { category, ...args }, { loaders }) =>
-    loaders.productsPages.load({ category: assertCategory(category), args }),
+  products: (_, { category, namePrefix, inStock, ...args }, { loaders }) =>
+    loaders.productsPages.load({ category: assertCategory(category), filter: { namePrefix, inStock }, args }),
+  orders: async (_, { status, placedAfter, placedBefore, ...args }, { access, data }) => {
+    const window = { placedAfter, placedBefore };
+    const page = await access.shopOrders({ status: status ?? null, window, args }, data.schema);
+    return { ...page, totalCount: null };
+  },
+  categories: (_, __, { loaders, data }) => {
+    data.schema?.assertMigrated('Query.categories');
+    return loaders.categories.load('all');
+  },
 };
 
 /** Decodes first (BAD_USER_INPUT for a forged id), then reads under the same rules as the typed look-ups. */

@@ -1,4 +1,5 @@
 import type { Resolvers } from '../src/generated/resolvers-types.js';
+import { Category } from './Category.js';
 import { OrderConnection, ProductConnection } from './Connection.js';
 import { DateTime } from './DateTime.js';
 import { Mutation } from './Mutation.js';
@@ -19,6 +20,7 @@ export const resolvers: Resolvers = {
   Order,
   OrderItem,
   Product,
+  Category,
   OrderConnection,
   ProductConnection,
 };

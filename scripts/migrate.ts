@@ -20,7 +20,10 @@ const { values } = parseArgs({
   },
 });
 const rate = { readUnitsPerSecond: Number(values.rcu), writeUnitsPerSecond: Number(values.wcu) };
-for (const [flag, value] of [['--rcu', rate.readUnitsPerSecond], ['--wcu', rate.writeUnitsPerSecond]] as const) {
+for (const [flag, value] of [
+  ['--rcu', rate.readUnitsPerSecond],
+  ['--wcu', rate.writeUnitsPerSecond],
+] as const) {
   if (!(value > 0)) {
     console.error(`migrate: ${flag} must be a positive number of capacity units per second`);
     process.exit(2);

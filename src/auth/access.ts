@@ -7,7 +7,9 @@
  * answer is null, exactly as for an id that does not exist. Reading user data without a token
  * is UNAUTHENTICATED; a customer attempting an admin action is FORBIDDEN.
  */
-import type { Loaders } from '../db/loaders.js';
+import type { Loaders, ShopOrdersPageKey } from '../db/loaders.js';
+import type { Page } from '../db/pagination.js';
+import type { SchemaGate } from '../db/schemaGate.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
@@ -53,6 +55,16 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
       return visibleOrder(await loaders.order(orderId));
     },
     product: (productId: string) => loaders.product(productId),
+    /**
+     * Every order of the shop (GSI2): admins only; a customer gets FORBIDDEN without a read.
+     * Then MIGRATION_PENDING while the table lacks the index (`schema`).
+     */
+    async shopOrders(key: ShopOrdersPageKey, schema?: SchemaGate): Promise<Page<OrderModel>> {
+      const signedIn = requireViewer();
+      if (signedIn.role !== 'admin') throw new ForbiddenError('Only an admin may list the orders of the whole shop');
+      schema?.assertMigrated('Query.orders');
+      return loaders.shopOrdersPages.load(key);
+    },
     /** Applies the same rules to whatever node a global id names. */
     async node(type: NodeModel['kind'], id: string): Promise<NodeModel | null> {
       switch (type) {

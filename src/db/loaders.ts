@@ -165,7 +165,12 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     (keys) =>
       Promise.all(
         keys.map(async ({ category, filter, args }) => {
-          const { page } = await readPage(dynamo.doc, categoryProductsQuery(tableName, category, filter), args, cursors);
+          const { page } = await readPage(
+            dynamo.doc,
+            categoryProductsQuery(tableName, category, filter),
+            args,
+            cursors,
+          );
           for (const edge of page.edges) prime(productKey(edge.node.productId), edge.node);
           return page;
         }),

@@ -155,7 +155,8 @@ export async function readPage<T>(
   const cutShort = items.length < wanted && startKey !== undefined;
   const hasMore = items.length > plan.size || cutShort;
   const pageItems = items.slice(0, plan.size);
-  const resumeCursor = cutShort && startKey ? codec.encode(query.connection, pickKey(startKey, query.keyAttributes)) : null;
+  const resumeCursor =
+    cutShort && startKey ? codec.encode(query.connection, pickKey(startKey, query.keyAttributes)) : null;
   if (plan.backward) pageItems.reverse();
   const edges = pageItems.map((item) => ({
     cursor: codec.encode(query.connection, pickKey(item, query.keyAttributes)),

@@ -122,5 +122,5 @@ async function readShard<T>(
     startKey = result.LastEvaluatedKey;
   } while (items.length < wanted && startKey && reads < READ_BUDGET.requests);
   const cut = items.length < wanted && startKey !== undefined;
-  return { items, stoppedAt: cut ? (startKey as Item) : undefined };
+  return { items, stoppedAt: cut ? startKey : undefined };
 }

@@ -6,8 +6,12 @@ import type { UserError, UserErrorCode } from '../writes/userErrors.js';
 
 export type OrderEdgeModel = Edge<OrderModel>;
 export type ProductEdgeModel = Edge<ProductModel>;
-/** `totalCount` rides along from the user's profile: no read of its own. */
-export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | null };
+/**
+ * `totalCount` rides along from the user's profile: no read of its own. A function when it
+ * may be refused (a per-status count on a table not migrated yet), so only a query that
+ * selects it is.
+ */
+export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | null | (() => number | null) };
 export type ProductConnectionModel = Page<ProductModel>;
 
 /** Mutation payloads: the changed entity (null when nothing changed) and the reasons why not. */

@@ -43,8 +43,13 @@ export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, u
       } catch {
         continue; // invalid arguments: the resolver reports them
       }
-      const { status, ...page } = args as { status?: OrderStatus | null } & Record<string, number | string | null>;
-      loaders.ordersPages.load({ userId, status: status ?? null, args: page }).catch(() => undefined);
+      const { status, placedAfter, placedBefore, ...page } = args as {
+        status?: OrderStatus | null;
+        placedAfter?: string | null;
+        placedBefore?: string | null;
+      } & Record<string, number | string | null>;
+      const window = { placedAfter, placedBefore };
+      loaders.ordersPages.load({ userId, status: status ?? null, window, args: page }).catch(() => undefined);
     }
   }
 }

@@ -60,7 +60,8 @@ async function describe(run: MigrationRun): Promise<TableDescription> {
 async function ensureIndex(run: MigrationRun): Promise<void> {
   const table = await describe(run);
   if (!table.GlobalSecondaryIndexes?.some((index) => index.IndexName === GSI2)) {
-    const onDemand = table.BillingModeSummary?.BillingMode === 'PAY_PER_REQUEST' || !table.ProvisionedThroughput?.ReadCapacityUnits;
+    const onDemand =
+      table.BillingModeSummary?.BillingMode === 'PAY_PER_REQUEST' || !table.ProvisionedThroughput?.ReadCapacityUnits;
     await run.client.send(
       new UpdateTableCommand({
         TableName: run.tableName,

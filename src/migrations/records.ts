@@ -23,7 +23,10 @@ export interface MigrationRecord {
 }
 
 /** Every migration record of the table, by id (one Query, strongly consistent). */
-export async function readRecords(doc: DynamoDBDocumentClient, tableName: string): Promise<Map<string, MigrationRecord>> {
+export async function readRecords(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<Map<string, MigrationRecord>> {
   const records = new Map<string, MigrationRecord>();
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -71,7 +74,12 @@ export async function startRecord(doc: DynamoDBDocumentClient, tableName: string
   return result.Attributes as unknown as MigrationRecord;
 }
 
-export async function saveCheckpoint(doc: DynamoDBDocumentClient, tableName: string, id: string, checkpoint: Checkpoint) {
+export async function saveCheckpoint(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  id: string,
+  checkpoint: Checkpoint,
+) {
   await doc.send(
     new UpdateCommand({
       TableName: tableName,
@@ -97,26 +105,33 @@ export async function finishRecord(doc: DynamoDBDocumentClient, tableName: strin
 }
 
 /** A table created by this release has everything: its migrations are recorded as applied, with no work. */
-export async function recordBaseline(doc: DynamoDBDocumentClient, tableName: string, all: readonly Migration[], at: string) {
+export async function recordBaseline(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  all: readonly Migration[],
+  at: string,
+) {
   for (const migration of all) {
-    await doc.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...migrationKey(migration.id),
-          entityType: EntityType.Meta,
-          id: migration.id,
-          description: migration.description,
-          state: 'applied',
-          startedAt: at,
-          appliedAt: at,
-          runs: 0,
-          baseline: true,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    ).catch((error: unknown) => {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    });
+    await doc
+      .send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...migrationKey(migration.id),
+            entityType: EntityType.Meta,
+            id: migration.id,
+            description: migration.description,
+            state: 'applied',
+            startedAt: at,
+            appliedAt: at,
+            runs: 0,
+            baseline: true,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
   }
 }

@@ -62,7 +62,14 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
         const rate = seconds > 0 ? Math.round((checkpoint.scanned - (resumeFrom?.scanned ?? 0)) / seconds) : 0;
         report(
           `${migration.id}: ${note ?? `${checkpoint.phase}: ${checkpoint.scanned} scanned, ${checkpoint.updated} updated, ${round(limiter.readUnits)} RCU, ${round(limiter.writeUnits)} WCU, ${rate} items/s`}`,
-          { migration: migration.id, ...checkpoint, position: undefined, readUnits: limiter.readUnits, writeUnits: limiter.writeUnits, itemsPerSecond: rate },
+          {
+            migration: migration.id,
+            ...checkpoint,
+            position: undefined,
+            readUnits: limiter.readUnits,
+            writeUnits: limiter.writeUnits,
+            itemsPerSecond: rate,
+          },
         );
       },
     });

@@ -187,4 +187,7 @@ export const statusCountAttribute = (status: OrderStatus): string => `orderCount
 
 /** The partition of the migrations' records: one item per migration, version and history. */
 export const MIGRATIONS_PK = 'META#migrations';
-export const migrationKey = (id: string): ItemKey => ({ PK: MIGRATIONS_PK, SK: `MIGRATION#${assertId(id, 'migration')}` });
+export const migrationKey = (id: string): ItemKey => ({
+  PK: MIGRATIONS_PK,
+  SK: `MIGRATION#${assertId(id, 'migration')}`,
+});

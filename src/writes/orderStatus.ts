@@ -1,13 +1,23 @@
 /**
  * cancelOrder and updateOrderStatus. An order lives in two items (its details and the copy in
  * its user's partition): both change in one transaction, each conditioned on the status read,
- * so two concurrent changes cannot both win. A cancellation returns the stock in the same
- * transaction.
+ * so two concurrent changes cannot both win. The same transaction moves the user's
+ * per-status counts and the order's status view in GSI2; a cancellation also returns the stock.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DataSources } from '../db/loaders.js';
 import { itemToOrder } from '../table/codecs.js';
-import { orderKey, productKey, userOrderLSI1SK, userOrderSK, userPK } from '../table/keys.js';
+import {
+  orderKey,
+  orderShard,
+  productKey,
+  shopOrdersGSI2PK,
+  statusCountAttribute,
+  userKey,
+  userOrderLSI1SK,
+  userOrderSK,
+  userPK,
+} from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
 import { Transaction, transactWrite } from './transact.js';
 import type { TransactItem } from './transact.js';
@@ -80,11 +90,26 @@ async function changeOrderStatus(
     'userCopy',
     statusUpdate(
       { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
-      ', LSI1SK = :lsi1sk',
-      // The status index key moves with the status (access pattern 8).
-      { ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId) },
+      ', LSI1SK = :lsi1sk, GSI2PK = :gsi2pk',
+      // The status index keys move with the status: the user's view (LSI1, access pattern 8)
+      // and the shop's (GSI2's by-status view, 9).
+      {
+        ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId),
+        ':gsi2pk': shopOrdersGSI2PK(to, orderShard(orderId)),
+      },
     ),
   );
+  // The user's per-status counts move with it (if_not_exists: see placeOrder).
+  transaction.add('statusCounts', {
+    Update: {
+      TableName: tableName,
+      Key: userKey(before.userId),
+      UpdateExpression: 'SET #from = if_not_exists(#from, :zero) - :one, #to = if_not_exists(#to, :zero) + :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#from': statusCountAttribute(before.status), '#to': statusCountAttribute(to) },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+    },
+  });
   if (to === 'CANCELLED') {
     before.items.forEach((line, index) =>
       transaction.add(`restock:${index}`, {

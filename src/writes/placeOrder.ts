@@ -17,7 +17,7 @@ import { batchGetItems } from '../db/batchGet.js';
 import type { DataSources } from '../db/loaders.js';
 import { itemToOrder, itemToProduct, orderToDetailsItem, orderToUserItem } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
-import { orderKey, productKey, userKey } from '../table/keys.js';
+import { orderKey, productKey, statusCountAttribute, userKey } from '../table/keys.js';
 import type { OrderLineModel, OrderModel } from '../table/models.js';
 import { Transaction, TransactionConflictError, transactWrite } from './transact.js';
 import type { Cancellation } from './transact.js';
@@ -206,7 +206,8 @@ const stockAction = (line: number) => `stock:${line}`;
 /**
  * The transaction: a stock decrement per line (`stock:<line>`), the details put that is also
  * the idempotency record (`details`), the copy in the user's partition (`userCopy`), the
- * profile's orderCount (`orderCount`). Exported so the benchmark's peers write exactly this.
+ * profile's orderCount and PLACED count (`orderCount`); both order items carry their GSI2 keys
+ * (codecs.ts), so the order shows shop-wide. Exported so the benchmark's peers write exactly this.
  */
 export function placeOrderTransaction(
   tableName: string,
@@ -242,9 +243,12 @@ export function placeOrderTransaction(
       Update: {
         TableName: tableName,
         Key: userKey(order.userId),
-        UpdateExpression: 'SET orderCount = orderCount + :one',
+        // The per-status count too (O(1) totalCount); if_not_exists: a profile the counters'
+        // migration has not reached yet gets the attribute, and the migration recounts it.
+        UpdateExpression: 'SET orderCount = orderCount + :one, #placed = if_not_exists(#placed, :zero) + :one',
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':one': 1 },
+        ExpressionAttributeNames: { '#placed': statusCountAttribute('PLACED') },
+        ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
       },
     });
 }

@@ -1,12 +1,19 @@
-/** createProduct and updateProduct: single conditional writes, optimistic locking on `version`. */
+/**
+ * createProduct and updateProduct, optimistic locking on `version`. Each category's product
+ * counter (`META#categories`, keys.ts) moves in the same transaction as the product that
+ * enters or leaves the category; an update that keeps the category is one UpdateItem.
+ */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DataSources } from '../db/loaders.js';
-import { itemToProduct, productToItem } from '../table/codecs.js';
-import { categoryGSI1PK, productGSI1SK, productKey } from '../table/keys.js';
+import { EntityType, itemToProduct, productToItem } from '../table/codecs.js';
+import { categoryCounterKey, categoryGSI1PK, productGSI1SK, productKey } from '../table/keys.js';
 import type { ProductModel } from '../table/models.js';
+import { Transaction, transactWrite } from './transact.js';
+import type { TransactItem } from './transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { WriteResult } from './userErrors.js';
 import { checkCategory, checkId, checkInt, checkMoney, checkText, LIMITS } from './validate.js';
@@ -71,23 +78,30 @@ export async function createProduct(
     updatedAt: at,
     version: 1,
   };
-  try {
-    await dynamo.doc.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: productToItem(product),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return succeeded(product, [productKey(productId)]);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      return failed(
-        userError('PRODUCT_EXISTS', ['productId'], `A product with productId "${productId}" already exists`),
-      );
-    }
-    throw error;
+  const transaction = new Transaction()
+    .add('product', {
+      Put: { TableName: tableName, Item: productToItem(product), ConditionExpression: 'attribute_not_exists(PK)' },
+    })
+    .add('categoryCount', counterUpdate(tableName, category, +1));
+  const outcome = await transactWrite(dynamo.doc, transaction);
+  if (outcome.committed) return succeeded(product, transaction.touched);
+  if (outcome.cancellation.failed('product')) {
+    return failed(userError('PRODUCT_EXISTS', ['productId'], `A product with productId "${productId}" already exists`));
   }
+  throw new Error(`createProduct cancelled unexpectedly: ${outcome.cancellation.describe()}`);
+}
+
+/** Moves a category's product counter by `delta`; creates the counter item the first time. */
+function counterUpdate(tableName: string, category: string, delta: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: categoryCounterKey(category),
+      UpdateExpression: 'SET entityType = :type, #name = :name ADD productCount :delta',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':type': EntityType.Category, ':name': category, ':delta': delta },
+    },
+  };
 }
 
 /**
@@ -96,10 +110,11 @@ export async function createProduct(
  * VERSION_CONFLICT without a read first.
  */
 export async function updateProduct(
-  { dynamo, tableName }: DataSources,
+  data: DataSources,
   input: UpdateProductInput,
   now = new Date(),
 ): Promise<WriteResult<ProductModel>> {
+  const { dynamo, tableName } = data;
   const check = new InputChecker();
   const productId = checkId(check, 'productId', input.productId);
   const changes: Record<string, unknown> = {};
@@ -133,33 +148,95 @@ export async function updateProduct(
     values[':gsi1pk'] = categoryGSI1PK(changes.category);
     sets.push('GSI1PK = :gsi1pk');
   }
+  const update: UpdateCommandInput = {
+    TableName: tableName,
+    Key: productKey(productId),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  const versionConflict = (version: unknown) =>
+    failed<ProductModel>(
+      userError(
+        'VERSION_CONFLICT',
+        ['expectedVersion'],
+        `The product is at version ${String(version)}, not ${input.expectedVersion}; re-read it and retry`,
+      ),
+    );
+  const notFound = () =>
+    failed<ProductModel>(userError('NOT_FOUND', ['productId'], `No product with productId "${productId}"`));
+  if (typeof changes.category === 'string') {
+    return moveCategory(data, productId, changes, update, { versionConflict, notFound });
+  }
   try {
     const result = await dynamo.doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: productKey(productId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
+      new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
     );
     return succeeded(itemToProduct(result.Attributes ?? {}), [productKey(productId)]);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
       // The item as it was rides on the exception: absent means the product does not exist.
-      return error.Item
-        ? failed(
-            userError(
-              'VERSION_CONFLICT',
-              ['expectedVersion'],
-              `The product is at version ${String(unmarshall(error.Item).version)}, not ${input.expectedVersion}; re-read it and retry`,
-            ),
-          )
-        : failed(userError('NOT_FOUND', ['productId'], `No product with productId "${productId}"`));
+      return error.Item ? versionConflict(unmarshall(error.Item).version) : notFound();
     }
     throw error;
   }
+}
+
+/**
+ * A category change: the product's update plus both counters in one transaction. The old
+ * category comes from a strongly consistent read, and the update is conditioned on it too, so a
+ * concurrent move cannot make the counters count the product twice.
+ */
+async function moveCategory(
+  { dynamo, tableName }: DataSources,
+  productId: string,
+  changes: Record<string, unknown>,
+  update: UpdateCommandInput,
+  answers: {
+    versionConflict: (version: unknown) => WriteResult<ProductModel>;
+    notFound: () => WriteResult<ProductModel>;
+  },
+): Promise<WriteResult<ProductModel>> {
+  const read = await dynamo.doc.send(
+    new GetCommand({ TableName: tableName, Key: productKey(productId), ConsistentRead: true }),
+  );
+  if (!read.Item) return answers.notFound();
+  const before = itemToProduct(read.Item);
+  if (before.version !== update.ExpressionAttributeValues?.[':expected'])
+    return answers.versionConflict(before.version);
+  const transaction = new Transaction().add('product', {
+    Update: {
+      ...(update as Required<Pick<UpdateCommandInput, 'TableName' | 'Key' | 'UpdateExpression'>> & UpdateCommandInput),
+      ConditionExpression: `${update.ConditionExpression} AND #category = :oldCategory`,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#category': 'category' },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':oldCategory': before.category },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  });
+  const category = String(changes.category);
+  if (before.category !== category) {
+    transaction.add('oldCategoryCount', counterUpdate(tableName, before.category, -1));
+    transaction.add('newCategoryCount', counterUpdate(tableName, category, +1));
+  }
+  const outcome = await transactWrite(dynamo.doc, transaction);
+  if (!outcome.committed) {
+    const old = outcome.cancellation.old('product');
+    if (!old) return answers.notFound();
+    // Someone else wrote the product between the read and the transaction.
+    return answers.versionConflict(old.version);
+  }
+  // A transaction returns no item; the version condition held, so the product is now exactly
+  // the one read plus the changes.
+  const after: ProductModel = {
+    ...before,
+    ...(typeof changes.name === 'string' ? { name: changes.name } : {}),
+    ...(typeof changes.description === 'string' ? { description: changes.description } : {}),
+    ...(typeof changes.price === 'number' ? { priceCents: changes.price } : {}),
+    ...(typeof changes.stock === 'number' ? { stock: changes.stock } : {}),
+    category,
+    version: before.version + 1,
+    updatedAt: String(update.ExpressionAttributeValues?.[':now']),
+  };
+  return succeeded(after, transaction.touched);
 }
