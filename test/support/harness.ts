@@ -11,6 +11,7 @@ import { createDynamo } from '../../src/db/client.js';
 import type { Dynamo } from '../../src/db/client.js';
 import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
+import type { SchemaGate } from '../../src/db/schemaGate.js';
 import { signToken } from '../../src/auth/tokens.js';
 import type { AuthConfig, Role } from '../../src/auth/tokens.js';
 import { startApp } from '../../src/transports/http/app.js';
@@ -53,6 +54,8 @@ export interface TestServerOptions extends Partial<
   tableName?: string;
   /** Run the stream consumer (subscriptions, soldCount), polling every 50 ms. */
   streams?: boolean;
+  /** What the table can serve (a server in front of a table with migrations pending). */
+  schema?: SchemaGate;
 }
 
 export const endpoint = (): string => inject('dynamoEndpoint');
@@ -68,11 +71,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     : undefined;
   const serverDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(serverDynamo.client);
-  const { configureClient: _configure, tableName: _table, streams: _streams, ...appOptions } = options;
+  const { configureClient: _configure, tableName: _table, streams: _streams, schema, ...appOptions } = options;
   const app = await startApp({
     host: '127.0.0.1',
     port: 0,
-    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET) },
+    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET), schema },
     log: pino({ level: 'silent' }),
     auth: TEST_AUTH,
     ...appOptions,

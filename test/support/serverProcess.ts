@@ -55,9 +55,9 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** Starts `node --import tsx <entry>` in the project folder with the run's environment plus `env`. */
-export function runNode(entry: string, env: Record<string, string>): NodeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+/** Starts `node --import tsx <entry> [...args]` in the project folder with the run's environment plus `env`. */
+export function runNode(entry: string, env: Record<string, string>, args: readonly string[] = []): NodeProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: PROJECT_ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

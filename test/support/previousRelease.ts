@@ -1,0 +1,55 @@
+/**
+ * A table as the previous release left it: no GSI2 in its definition, order items without
+ * GSI2 keys, profiles without per-status counts, no category counters, no migration records.
+ * Built from today's codecs minus what the migration adds, so the shapes cannot drift apart.
+ */
+import { CreateTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { putItems } from '../../src/db/batchWrite.js';
+import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../../src/table/codecs.js';
+import type { Item } from '../../src/table/codecs.js';
+import { GSI2, tableDefinition } from '../../src/table/definition.js';
+import { emailGuardKey, statusCountAttribute } from '../../src/table/keys.js';
+import { ORDER_STATUSES } from '../../src/table/models.js';
+import type { OrderModel, ProductModel, UserModel } from '../../src/table/models.js';
+
+const ADDED_ATTRIBUTES = ['GSI2PK', 'GSI2SK', ...ORDER_STATUSES.map(statusCountAttribute)];
+
+export async function createPreviousReleaseTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const definition = tableDefinition(tableName);
+  await client.send(
+    new CreateTableCommand({
+      ...definition,
+      AttributeDefinitions: definition.AttributeDefinitions?.filter((a) => !a.AttributeName?.startsWith('GSI2')),
+      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes?.filter((index) => index.IndexName !== GSI2),
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+}
+
+const previousShape = (item: Item): Item =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => !ADDED_ATTRIBUTES.includes(name)));
+
+export function previousReleaseItems(data: {
+  users: UserModel[];
+  products: ProductModel[];
+  orders: OrderModel[];
+}): Item[] {
+  return [
+    ...data.users.flatMap((user) => [
+      userToItem({ ...user, orderCount: data.orders.filter((o) => o.userId === user.userId).length }),
+      { ...emailGuardKey(user.email), entityType: EntityType.EmailGuard, userId: user.userId },
+    ]),
+    ...data.products.map(productToItem),
+    ...data.orders.flatMap((order) => [orderToDetailsItem(order), orderToUserItem(order)]),
+  ].map(previousShape);
+}
+
+export async function storePreviousRelease(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  data: { users: UserModel[]; products: ProductModel[]; orders: OrderModel[] },
+): Promise<void> {
+  await putItems(doc, tableName, previousReleaseItems(data));
+}
