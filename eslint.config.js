@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers, lowest first. A module may import its own layer and the layers listed before it,
  * never one after it: table -> db -> writes -> GraphQL (graphql, resolvers, pipeline) ->
- * transports -> main. scripts/, bench/ and test/ sit outside the layers and may use any of them.
+ * transports -> main (migrations and seed sit beside writes, above db). scripts/, bench/ and test/ sit outside the layers and may use any of them.
  * @type {[layer: string, patterns: string[]][]} */
 const LAYERS = [
   ['shared', ['src/config.ts', 'src/errors.ts', 'src/money.ts', 'src/projectRoot.ts']],
@@ -14,6 +14,7 @@ const LAYERS = [
   ['db', ['src/db/**']],
   ['writes', ['src/writes/**']],
   ['seed', ['src/seed/**']],
+  ['migrations', ['src/migrations/**']],
   ['streams', ['src/streams/**']],
   ['auth', ['src/auth/**']],
   ['graphql', ['src/graphql/**', 'src/generated/**']],
