@@ -153,7 +153,8 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
               Limit: MAX_CATEGORIES - found.length,
             }),
           );
-          found.push(...(result.Items ?? []).map(itemToCategory));
+          // A category whose last product moved away keeps its counter item, at zero: not listed.
+          found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
           startKey = result.LastEvaluatedKey;
         } while (startKey && found.length < MAX_CATEGORIES);
         return found;

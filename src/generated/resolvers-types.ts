@@ -439,7 +439,7 @@ export type ProductEdge = {
  */
 export type Query = {
   __typename?: 'Query';
-  /** Every category, by name, with its product count. */
+  /** Every category that holds products, by name, with its product count (one read of the counters). */
   categories: Array<Category>;
   /** Fetches any object by its global id; null if it does not exist or is not yours. */
   node: Maybe<Node>;
