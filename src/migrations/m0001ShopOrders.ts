@@ -28,6 +28,7 @@ import type { Checkpoint, Migration, MigrationRun } from './migration.js';
 
 /** Items per Scan page: one checkpoint per page. */
 export const SCAN_PAGE_SIZE = 100;
+const WRITES_IN_FLIGHT = 8;
 const INDEX_POLL_MS = 1000;
 const INDEX_WAIT_MS = 6 * 60 * 60 * 1000;
 
@@ -106,11 +107,22 @@ async function backfillItems(run: MigrationRun, from: Checkpoint): Promise<Check
     );
     run.limiter.spent('read', page.ConsumedCapacity?.CapacityUnits);
     const categories = new Set<string>();
-    for (const item of page.Items ?? []) {
-      scanned += 1;
+    const pageItems = page.Items ?? [];
+    // A few writes in flight at once: DynamoDB Local (and a table's latency) would otherwise
+    // hold the backfill far below its capacity budget. Order does not matter: writes are absolute.
+    for (let i = 0; i < pageItems.length; i += WRITES_IN_FLIGHT) {
+      const chunk = pageItems.slice(i, i + WRITES_IN_FLIGHT);
+      const written = await Promise.all(
+        chunk.map(async (item) => {
+          const update = await updateFor(run, item);
+          return update ? write(run, update) : false;
+        }),
+      );
+      scanned += chunk.length;
+      updated += written.filter(Boolean).length;
+    }
+    for (const item of pageItems) {
       if (item.entityType === EntityType.Product && typeof item.category === 'string') categories.add(item.category);
-      const update = await updateFor(run, item);
-      if (update && (await write(run, update))) updated += 1;
     }
     for (const category of categories) {
       // Makes the category known to the recount phase; its count is set there.
