@@ -161,6 +161,11 @@ describe('categories', () => {
     expect(response.extensions!.cost!.dynamodb.requests).toBe(1);
   });
 
+  it('counts a selection under categories once per possible category in the cost limit', async () => {
+    const response = await server.gql('{ categories { products(first: 100) { nodes { name } } } }');
+    expect(errorCodes(response)).toEqual(['QUERY_TOO_COMPLEX']);
+  });
+
   it('pages a category’s products from Category.products with the same filters', async () => {
     const response = await server.gql(
       '{ categories { name products(namePrefix: "ap", inStock: true, first: 5) { nodes { name } } } }',

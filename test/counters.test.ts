@@ -98,7 +98,9 @@ describe('after concurrent mutations', () => {
       recount.set(String(item.category), (recount.get(String(item.category)) ?? 0) + 1);
     }
     const response = await server.gql('{ categories { name productCount } }');
-    expect(response.data!.categories).toEqual([...recount].sort().map(([name, productCount]) => ({ name, productCount })));
+    expect(response.data!.categories).toEqual(
+      [...recount].sort().map(([name, productCount]) => ({ name, productCount })),
+    );
     expect(recount.get('delta')).toBe(1);
   });
 

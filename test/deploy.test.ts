@@ -9,6 +9,7 @@ import { signToken } from '../src/auth/tokens.js';
 import { loadConfig } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
+import { migrate } from '../src/migrations/runner.js';
 import { demoItems } from '../src/seed/seed.js';
 import { cloudFormationTemplate, renderTemplate } from '../src/table/cloudformation.js';
 import { tableDefinition } from '../src/table/definition.js';
@@ -59,7 +60,12 @@ describe('the GraphQL Lambda handler', () => {
     // A table of its own in the test DynamoDB Local; the handler is built as on AWS, from a Config.
     server = await startTestServer();
     await putItems(server.dynamo.doc, server.tableName, demoItems());
-    const config = loadConfig({
+    handler = createGraphQLHandler(lambdaConfig());
+  });
+  afterAll(() => server.stop());
+
+  const lambdaConfig = () =>
+    loadConfig({
       NODE_ENV: 'production',
       DYNAMODB_ENDPOINT: endpoint(),
       TABLE_NAME: server.tableName,
@@ -67,9 +73,6 @@ describe('the GraphQL Lambda handler', () => {
       JWT_SECRET: LAMBDA_JWT_SECRET,
       LOG_LEVEL: 'silent',
     });
-    handler = createGraphQLHandler(config);
-  });
-  afterAll(() => server.stop());
 
   const event = (body: unknown, headers: Record<string, string> = {}): APIGatewayProxyEventV2 => ({
     version: '2.0',
@@ -110,6 +113,26 @@ describe('the GraphQL Lambda handler', () => {
     };
     expect(body.data).toEqual({ user: { name: 'Alice Example', orders: { totalCount: 30 } } });
     expect(body.extensions.cost.dynamodb.requests).toBe(2);
+  });
+
+  it('refuses Query.orders with MIGRATION_PENDING on a table not migrated, and serves it from a cold start after npm run migrate', async () => {
+    const admin = {
+      authorization: `Bearer ${await signToken({ userId: 'ops', role: 'admin' }, { ...TEST_AUTH, secret: LAMBDA_JWT_SECRET })}`,
+    };
+    const ask = async (fn: typeof handler) => {
+      const result = await fn(event({ query: '{ orders(first: 1) { nodes { orderId } } }' }, admin), {} as Context);
+      return JSON.parse(result.body ?? '{}') as {
+        data?: any;
+        errors?: { message: string; extensions: { code: string } }[];
+      };
+    };
+    const before = await ask(handler);
+    expect(before.errors?.map((error) => error.extensions.code)).toEqual(['MIGRATION_PENDING']);
+    expect(before.errors?.[0]?.message).toMatch(/npm run migrate/);
+    await migrate({ client: server.dynamo.client, doc: server.dynamo.doc, tableName: server.tableName });
+    const after = await ask(createGraphQLHandler(lambdaConfig()));
+    expect(after.errors).toBeUndefined();
+    expect(after.data.orders.nodes).toHaveLength(1);
   });
 
   it('refuses a forged token with 401', async () => {

@@ -61,8 +61,11 @@ export interface ProductsPageKey {
   args: ConnectionArgs;
 }
 
-/** Categories listed by one request at most this many; the catalog's category count is far below. */
-export const MAX_CATEGORIES = 1000;
+/**
+ * Categories listed at most (the first by name). A bound on what one request may fan out to:
+ * each category's `products` is a Query of its own, and the cost limit counts them at this many.
+ */
+export const MAX_CATEGORIES = 100;
 
 export type Loaders = ReturnType<typeof createLoaders>;
 

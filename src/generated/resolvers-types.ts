@@ -439,7 +439,11 @@ export type ProductEdge = {
  */
 export type Query = {
   __typename?: 'Query';
-  /** Every category that holds products, by name, with its product count (one read of the counters). */
+  /**
+   * Every category that holds products (the first 100 by name), with its product count: one
+   * read of the counters. The cost limit counts a selection under it 100 times, as each
+   * category's `products` is a read of its own.
+   */
   categories: Array<Category>;
   /** Fetches any object by its global id; null if it does not exist or is not yours. */
   node: Maybe<Node>;

@@ -49,29 +49,43 @@ export async function readRecords(
 export const pendingOf = (all: readonly Migration[], records: Map<string, MigrationRecord>): Migration[] =>
   all.filter((migration) => records.get(migration.id)?.state !== 'applied');
 
-/** Marks a run as started (a resumed run keeps its checkpoint and counts one more run). */
-export async function startRecord(doc: DynamoDBDocumentClient, tableName: string, migration: Migration, at: string) {
-  const result = await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: migrationKey(migration.id),
-      UpdateExpression:
-        'SET entityType = :type, id = :id, description = :description, #state = :running, startedAt = if_not_exists(startedAt, :at), runs = if_not_exists(runs, :zero) + :one',
-      ConditionExpression: 'attribute_not_exists(#state) OR #state = :running',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: {
-        ':type': EntityType.Meta,
-        ':id': migration.id,
-        ':description': migration.description,
-        ':running': 'running',
-        ':at': at,
-        ':zero': 0,
-        ':one': 1,
-      },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return result.Attributes as unknown as MigrationRecord;
+/**
+ * Marks a run as started (a resumed run keeps its checkpoint and counts one more run).
+ * Returns undefined when the migration is already applied: another process (a second server
+ * starting on the same table, or the one that created it) got there first.
+ */
+export async function startRecord(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  migration: Migration,
+  at: string,
+): Promise<MigrationRecord | undefined> {
+  const result = await doc
+    .send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: migrationKey(migration.id),
+        UpdateExpression:
+          'SET entityType = :type, id = :id, description = :description, #state = :running, startedAt = if_not_exists(startedAt, :at), runs = if_not_exists(runs, :zero) + :one',
+        ConditionExpression: 'attribute_not_exists(#state) OR #state = :running',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':type': EntityType.Meta,
+          ':id': migration.id,
+          ':description': migration.description,
+          ':running': 'running',
+          ':at': at,
+          ':zero': 0,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    )
+    .catch((error: unknown) => {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    });
+  return result?.Attributes as MigrationRecord | undefined;
 }
 
 export async function saveCheckpoint(

@@ -41,6 +41,10 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const applied: string[] = [];
   for (const migration of pendingOf(all, await readRecords(doc, tableName))) {
     const record = await startRecord(doc, tableName, migration, new Date().toISOString());
+    if (!record) {
+      report(`${migration.id}: applied meanwhile by another process`, { migration: migration.id });
+      continue;
+    }
     const resumeFrom = record.checkpoint;
     report(
       resumeFrom

@@ -11,6 +11,7 @@ import { getNamedType, GraphQLError } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { MAX_CATEGORIES } from '../db/loaders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.js';
 import { ErrorCode } from '../errors.js';
 
@@ -22,6 +23,8 @@ const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity
     return 1 + childComplexity * Math.min(Math.max(size, 1), MAX_PAGE_SIZE);
   }
   if (field.name === 'nodes' && Array.isArray(args.ids)) return 1 + childComplexity * Math.max(args.ids.length, 1);
+  // Every category may be listed, and each one's `products` is a Query of its own.
+  if (field.name === 'categories') return 1 + childComplexity * MAX_CATEGORIES;
   return undefined;
 };
 
