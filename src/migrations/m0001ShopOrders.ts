@@ -21,7 +21,13 @@ import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { EntityType, shopOrderIndexKeys } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { GSI1, GSI2, GSI2_ATTRIBUTES, GSI2_INDEX } from '../table/definition.js';
-import { categoryCounterKey, categoryGSI1PK, ORDER_SK_PREFIX, statusCountAttribute } from '../table/keys.js';
+import {
+  CATEGORIES_PK,
+  categoryCounterKey,
+  categoryGSI1PK,
+  ORDER_SK_PREFIX,
+  statusCountAttribute,
+} from '../table/keys.js';
 import { ORDER_STATUSES } from '../table/models.js';
 import type { OrderStatus } from '../table/models.js';
 import type { Checkpoint, Migration, MigrationRun } from './migration.js';
@@ -232,7 +238,7 @@ async function recountCategories(run: MigrationRun, from: Checkpoint): Promise<v
       new QueryCommand({
         TableName: run.tableName,
         KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': categoryCounterKey('x').PK },
+        ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
         Limit: 25,
