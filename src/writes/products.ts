@@ -107,7 +107,8 @@ function counterUpdate(tableName: string, category: string, delta: 1 | -1): Tran
 /**
  * One UpdateItem conditioned on `version = expectedVersion`. The item as it was comes back
  * with a failed condition (ReturnValuesOnConditionCheckFailure), which tells NOT_FOUND from
- * VERSION_CONFLICT without a read first.
+ * VERSION_CONFLICT without a read first. A category change is a read and a transaction
+ * instead (moveCategory), as the old category's counter must move too.
  */
 export async function updateProduct(
   data: DataSources,
@@ -207,7 +208,9 @@ async function moveCategory(
     return answers.versionConflict(before.version);
   const transaction = new Transaction().add('product', {
     Update: {
-      ...(update as Required<Pick<UpdateCommandInput, 'TableName' | 'Key' | 'UpdateExpression'>> & UpdateCommandInput),
+      TableName: tableName,
+      Key: productKey(productId),
+      UpdateExpression: update.UpdateExpression as string,
       ConditionExpression: `${update.ConditionExpression} AND #category = :oldCategory`,
       ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#category': 'category' },
       ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':oldCategory': before.category },
