@@ -45,6 +45,7 @@ export default tseslint.config(
       '.data/',
       'test/artifacts/',
       'bench/results/',
+      'cdk.out/',
     ],
   },
   js.configs.recommended,

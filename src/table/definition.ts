@@ -1,6 +1,6 @@
 /**
- * The table's definition, in one place: created at start-up when missing, and (later) emitted
- * as a CloudFormation template, so that both always agree. LSI1 must be here from the start:
+ * The table's definition, in one place: created at start-up when missing, and the table of the
+ * AWS stack (deploy/table.ts), so that both always agree. LSI1 must be here from the start:
  * a local secondary index cannot be added to an existing table.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
