@@ -6,7 +6,7 @@
  * from those bytes alone, so every clone and machine synthesizes the same template.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -36,6 +36,13 @@ export interface LambdaBundle {
   dir: string;
   /** sha256 of the folder's relative paths and bytes: the asset hash. */
   hash: string;
+}
+
+/** A fresh folder under the system's temporary folder, removed when the process exits. */
+export function temporaryFolder(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** The Node.js version the bundle's syntax targets: the project's own minimum. */
@@ -70,10 +77,10 @@ export function hashFolder(dir: string): string {
  * Bundles `name` into a fresh folder under `outDir` (a temporary folder by default). Throws
  * esbuild's error (with file and line) when the entry does not build.
  */
-export function bundleLambda(name: LambdaName, outDir?: string): LambdaBundle {
+export function bundleLambda(name: LambdaName, outDir: string = temporaryFolder('tablegraph-bundle-')): LambdaBundle {
   const root = projectRoot();
   const { entry, files } = LAMBDA_ENTRIES[name];
-  const dir = path.join(outDir ?? mkdtempSync(path.join(tmpdir(), 'tablegraph-bundle-')), name);
+  const dir = path.join(outDir, name);
   mkdirSync(dir, { recursive: true });
   buildSync({
     entryPoints: [path.join(root, entry)],

@@ -4,9 +4,9 @@
  * with a retention.
  */
 import type { Duration } from 'aws-cdk-lib';
-import { AssetHashType, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -50,6 +50,17 @@ export function createFunction(scope: Construct, id: string, options: FunctionOp
   role.addToPrincipalPolicy(
     new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
   );
+  if (options.network) {
+    // Lambda creates the function's network interfaces with its role. CDK adds this policy only
+    // to roles it creates itself; ec2:CreateNetworkInterface and friends have no resource ARNs.
+    role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'));
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason:
+        "AWSLambdaVPCAccessExecutionRole is AWS's own minimal policy for a function's network interfaces in a VPC " +
+        '(ec2:CreateNetworkInterface, Describe, Delete, Assign/UnassignPrivateIpAddresses), which take no resource ARN.',
+    });
+  }
   const fn = new LambdaFunction(scope, id, {
     description: options.description,
     runtime: LAMBDA_RUNTIME,

@@ -6,6 +6,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { temporaryFolder } from './bundle.js';
 import { TablegraphStack } from './stack.js';
 
 export const STACK_NAME = 'Tablegraph';
@@ -28,7 +29,8 @@ export const DETERMINISTIC_CONTEXT = {
 
 export function createApp(options: SynthOptions = {}): { app: App; stack: TablegraphStack } {
   const app = new App({
-    ...(options.outdir ? { outdir: options.outdir } : {}),
+    // `cdk synth|deploy` passes CDK_OUTDIR; elsewhere a temporary folder, removed at exit.
+    outdir: options.outdir ?? process.env.CDK_OUTDIR ?? temporaryFolder('tablegraph-cdk-'),
     analyticsReporting: false,
     stackTraces: false,
     // After the CLI's context, so that `npx cdk synth|deploy` gives the same template too.

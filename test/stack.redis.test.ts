@@ -61,6 +61,11 @@ describe('the stack with Redis', () => {
     for (const [, fn] of functions) {
       expect(JSON.stringify(fn.Properties.Environment.Variables.REDIS_URL)).toContain('rediss://');
       expect(fn.Properties.VpcConfig.SubnetIds.length).toBe(2);
+      // Without it Lambda cannot create the function's network interfaces: the deploy would fail.
+      const role = json.Resources[fn.Properties.Role['Fn::GetAtt'][0]] as Resource;
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+        'service-role/AWSLambdaVPCAccessExecutionRole',
+      );
     }
   });
 });
