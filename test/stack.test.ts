@@ -67,6 +67,12 @@ describe('the template', () => {
     expect(resources('AWS::CDK::Metadata')).toEqual([]);
   });
 
+  it.each(['graphql', 'streams'] as const)('bundles the %s function without a path of this machine', (name) => {
+    const bundle = readFileSync(path.join(cachedBundle(name).dir, 'index.mjs'), 'utf8');
+    expect(bundle).not.toContain(PROJECT_ROOT);
+    expect(bundle).not.toContain(path.dirname(PROJECT_ROOT.replace(/\/$/, '')));
+  });
+
   it('has no Redis and no VPC unless asked for', () => {
     expect(resources('AWS::ElastiCache::ReplicationGroup')).toEqual([]);
     expect(resources('AWS::EC2::VPC')).toEqual([]);
