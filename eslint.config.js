@@ -46,6 +46,7 @@ export default tseslint.config(
       '.data/',
       'test/artifacts/',
       'bench/results/',
+      'cdk.out/',
     ],
   },
   js.configs.recommended,

@@ -65,6 +65,6 @@ console.log(rows.join('\n'));
 console.log(`\nNeeded: ${rcu.toFixed(1)} RCU and ${wcu.toFixed(1)} WCU per second at 100% utilisation.`);
 console.log(
   `Provision (target utilisation ${Math.round(target * 100)}%): ReadCapacity ${Math.ceil(rcu / target)}, WriteCapacity ${Math.ceil(wcu / target)}` +
-    ' (MinReadCapacity/MinWriteCapacity in deploy/table.template.json; auto scaling moves between min and max).',
+    ' (the MinReadCapacity/MinWriteCapacity parameters of the stack, docs/deploy.md; auto scaling moves between min and max).',
 );
 console.log('On demand: the same figures are read/write request units per second.');

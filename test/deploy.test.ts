@@ -1,6 +1,6 @@
-/** The deployment artefacts: the CloudFormation template agrees with the table definition, and the Lambda entry serves GraphQL. */
+/** The deployment artefacts: the Lambda entry serves GraphQL, and npm run capacity sizes a provisioned table. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -11,45 +11,9 @@ import { putItems } from '../src/db/batchWrite.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { migrate } from '../src/migrations/runner.js';
 import { demoItems } from '../src/seed/seed.js';
-import { cloudFormationTemplate, renderTemplate } from '../src/table/cloudformation.js';
-import { tableDefinition } from '../src/table/definition.js';
 import { endpoint, startTestServer, TEST_AUTH } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { PROJECT_ROOT } from './support/serverProcess.js';
-
-describe('the CloudFormation template', () => {
-  const template = cloudFormationTemplate() as { Resources: { Table: { Properties: Record<string, unknown> } } };
-  const table = template.Resources.Table.Properties;
-  const definition = tableDefinition('any');
-
-  it('is checked in as npm run cfn generates it', () => {
-    expect(readFileSync(path.join(PROJECT_ROOT, 'deploy', 'table.template.json'), 'utf8')).toBe(renderTemplate());
-  });
-
-  it('has the same keys, attributes, indexes and stream as the table the server creates', () => {
-    expect(table.KeySchema).toEqual(definition.KeySchema);
-    expect(table.AttributeDefinitions).toEqual(definition.AttributeDefinitions);
-    expect(table.LocalSecondaryIndexes).toEqual(definition.LocalSecondaryIndexes);
-    expect(table.StreamSpecification).toEqual(definition.StreamSpecification);
-    const indexes = table.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[];
-    expect(indexes.map(({ IndexName, KeySchema, Projection }) => ({ IndexName, KeySchema, Projection }))).toEqual(
-      definition.GlobalSecondaryIndexes?.map(({ IndexName, KeySchema, Projection }) => ({
-        IndexName,
-        KeySchema,
-        Projection,
-      })),
-    );
-  });
-
-  it('scales a provisioned table and its GSIs only when BillingMode is PROVISIONED', () => {
-    const resources = Object.entries(
-      (cloudFormationTemplate() as { Resources: Record<string, { Type: string; Condition?: string }> }).Resources,
-    );
-    const scaling = resources.filter(([, resource]) => resource.Type.startsWith('AWS::ApplicationAutoScaling::'));
-    expect(scaling).toHaveLength(12);
-    expect(scaling.every(([, resource]) => resource.Condition === 'IsProvisioned')).toBe(true);
-  });
-});
 
 const LAMBDA_JWT_SECRET = 'a-production-grade-secret-of-40-characters';
 

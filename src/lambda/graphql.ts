@@ -1,8 +1,9 @@
 /**
  * The GraphQL API as an AWS Lambda function behind API Gateway (HTTP API, payload v2), built
  * from the same Apollo Server as the HTTP server (src/pipeline/graphqlServer.ts): the same
- * schema, limits, authentication and cost extension. Deploy with DYNAMODB_MODE=aws,
- * TABLE_NAME, CURSOR_SECRET and JWT settings in the function's environment (README "Deploy").
+ * schema, limits, authentication and cost extension. The CDK stack (deploy/) deploys it with
+ * DYNAMODB_MODE=aws, TABLE_NAME, the JWT settings, and CURSOR_SECRET_ARN / JWT_SECRET_ARN, whose
+ * values are read from Secrets Manager at cold start (./secrets.ts).
  */
 import { handlers, startServerAndCreateLambdaHandler } from '@as-integrations/aws-lambda';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -14,9 +15,10 @@ import { currentCost, newRequestCost, runWithCost } from '../db/capacity.js';
 import { createDynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
 import { SchemaGate } from '../db/schemaGate.js';
-import { migrationStatus } from '../migrations/runner.js';
+import { migrationStatus } from '../migrations/status.js';
 import { createGraphQLServer } from '../pipeline/graphqlServer.js';
 import { loadPersistedDocuments } from '../pipeline/persistedDocuments.js';
+import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
 
 export type GraphQLLambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -90,10 +92,13 @@ function schemaChecker(
   };
 }
 
-let built: GraphQLLambdaHandler | undefined;
+const built = coldStart(async () =>
+  createGraphQLHandler(loadConfig(await resolveSecrets(process.env, secretsManagerReader()))),
+);
 
-/** The Lambda entry point: `dist/src/lambda/graphql.handler`. */
-export const handler: GraphQLLambdaHandler = (event, context) => {
-  built ??= createGraphQLHandler(loadConfig());
-  return built(event, context);
-};
+// With provisioned concurrency, Lambda initialises environments before any request: read the
+// secrets then, not on a client's time. A failure here is retried by the first invocation.
+if (process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'provisioned-concurrency') built().catch(() => undefined);
+
+/** The Lambda entry point: `index.handler` of the bundle (deploy/bundle.ts). */
+export const handler: GraphQLLambdaHandler = async (event, context) => (await built())(event, context);

@@ -52,7 +52,7 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
 
 let built: StreamLambdaHandler | undefined;
 
-/** The Lambda entry point: `dist/src/lambda/streams.handler`. */
+/** The Lambda entry point: `index.handler` of the bundle (deploy/bundle.ts). */
 export const handler: StreamLambdaHandler = (event, context) => {
   if (!built) {
     const config = loadConfig();

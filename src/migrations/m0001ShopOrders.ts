@@ -31,6 +31,7 @@ import {
 import { ORDER_STATUSES } from '../table/models.js';
 import type { OrderStatus } from '../table/models.js';
 import type { Checkpoint, Migration, MigrationRun } from './migration.js';
+import { SHOP_ORDERS_INDEX } from './catalog.js';
 
 /** Items per Scan page: one checkpoint per page. */
 export const SCAN_PAGE_SIZE = 100;
@@ -39,8 +40,7 @@ const INDEX_POLL_MS = 1000;
 const INDEX_WAIT_MS = 6 * 60 * 60 * 1000;
 
 export const shopOrdersMigration: Migration = {
-  id: '0001-shop-orders-index',
-  description: 'GSI2 (shop-wide orders, sharded), per-status order counts, category product counts',
+  ...SHOP_ORDERS_INDEX,
   async run(run) {
     let checkpoint: Checkpoint = run.resumeFrom ?? { phase: 'index', scanned: 0, updated: 0 };
     if (checkpoint.phase === 'index') {

@@ -9,7 +9,6 @@ import { CapacityLimiter, DEFAULT_RATE } from './capacityLimiter.js';
 import type { CapacityRate } from './capacityLimiter.js';
 import type { Checkpoint, Migration } from './migration.js';
 import { finishRecord, pendingOf, readRecords, recordBaseline, saveCheckpoint, startRecord } from './records.js';
-import type { MigrationRecord } from './records.js';
 import { MIGRATIONS } from './registry.js';
 
 export interface MigrateOptions {
@@ -91,26 +90,9 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
 
 const round = (units: number) => Math.round(units * 10) / 10;
 
-export interface MigrationStatus {
-  id: string;
-  description: string;
-  state: 'pending' | 'running' | 'applied';
-  record: MigrationRecord | undefined;
-}
-
-/** The release's migrations and where the table stands with each (for `--status` and the aws-mode gate). */
-export async function migrationStatus(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  all: readonly Migration[] = MIGRATIONS,
-): Promise<{ version: number; migrations: MigrationStatus[] }> {
-  const records = await readRecords(doc, tableName);
-  const migrations = all.map((migration): MigrationStatus => {
-    const record = records.get(migration.id);
-    return { id: migration.id, description: migration.description, state: record?.state ?? 'pending', record };
-  });
-  return { version: migrations.filter((m) => m.state === 'applied').length, migrations };
-}
+/** Where the table stands with each migration (for `--status` and the aws-mode gate). */
+export { migrationStatus } from './status.js';
+export type { MigrationStatus } from './status.js';
 
 /** For a table this release just created: records every migration as applied, with nothing to do. */
 export const baselineNewTable = (doc: DynamoDBDocumentClient, tableName: string) =>

@@ -1,9 +1,9 @@
 /**
- * The table's definition, in one place: created at start-up when missing, emitted as the
- * CloudFormation template (cloudformation.ts), and used by the migrations to add an index an
- * existing table lacks (src/migrations/), so that all three agree. LSI1 must be here from the
- * start: a local secondary index cannot be added to an existing table. GSI2 came later: a
- * table created before it gets it from a migration (UpdateTable).
+ * The table's definition, in one place: created at start-up when missing, the table of the AWS
+ * stack (deploy/table.ts), and used by the migrations to add an index an existing table lacks
+ * (src/migrations/), so that all three agree. LSI1 must be here from the start: a local
+ * secondary index cannot be added to an existing table. GSI2 came later: a table created
+ * before it gets it from a migration (UpdateTable).
  */
 import type { AttributeDefinition, CreateTableCommandInput, GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 

@@ -1,0 +1,64 @@
+/**
+ * Exactly the DynamoDB actions each function calls, read from its code (test/stack.test.ts
+ * derives the same lists from the bundles and fails when they differ). A transaction needs the
+ * action of each of its parts (Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem,
+ * ConditionCheck -> ConditionCheckItem); there is no TransactWriteItems action in IAM.
+ */
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { LambdaName } from './bundle.js';
+
+export interface DynamoPermissions {
+  /** Actions on the table itself. */
+  table: readonly string[];
+  /** Actions that may name a secondary index (only Query does, here). */
+  indexes: readonly string[];
+  /** Actions on the table's stream. */
+  stream: readonly string[];
+}
+
+export const DYNAMODB_PERMISSIONS: Record<LambdaName, DynamoPermissions> = {
+  graphql: {
+    // Loaders (BatchGetItem), pages (Query), consistent re-reads in writes (GetItem),
+    // createProduct (PutItem), profile and product updates (UpdateItem), and the transactions
+    // of createUser, placeOrder, status changes and e-mail changes (PutItem, UpdateItem, DeleteItem).
+    table: [
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ],
+    indexes: ['dynamodb:Query'],
+    stream: [],
+  },
+  streams: {
+    // soldCount's transactions: marker Put/Update, product Update, and a ConditionCheck.
+    table: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    indexes: [],
+    // What the event source mapping's poller calls with the function's role.
+    stream: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+  },
+};
+
+export interface TableArns {
+  table: string;
+  indexes: string[];
+  stream: string;
+}
+
+/** Adds one statement per resource kind to `role`: never dynamodb:* and never Resource "*". */
+export function grantDynamo(role: IRole, name: LambdaName, arns: TableArns): void {
+  const permissions = DYNAMODB_PERMISSIONS[name];
+  const statements: [readonly string[], string[]][] = [
+    [permissions.table, [arns.table]],
+    [permissions.indexes, arns.indexes],
+    [permissions.stream, [arns.stream]],
+  ];
+  for (const [actions, resources] of statements) {
+    if (actions.length > 0 && resources.length > 0) {
+      role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources }));
+    }
+  }
+}
