@@ -16,6 +16,10 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   /** The request exceeds a query limit (depth, cost, aliases, tokens, directives). */
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  /** A WebSocket connection already runs as many operations as it may. */
+  TOO_MANY_OPERATIONS: 'TOO_MANY_OPERATIONS',
+  /** The request body (or WebSocket message) exceeds MAX_BODY_BYTES. */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;
