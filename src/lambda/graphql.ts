@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import type { Config } from '../config.js';
 import { createDynamo } from '../db/client.js';
+import type { Dynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
 import { ErrorCode } from '../errors.js';
 import { createApollo } from '../pipeline/apollo.js';
@@ -57,10 +58,13 @@ function refusalOf(event: APIGatewayProxyEventV2, pipeline: Pipeline): APIGatewa
   });
 }
 
-/** Builds a handler for `config` (tests pass their own; the exported `handler` reads the environment). */
-export function createGraphQLHandler(config: Config): GraphQLLambdaHandler {
+/**
+ * Builds a handler for `config` (tests pass their own, and may pass the DynamoDB client; the
+ * exported `handler` reads the environment).
+ */
+export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dynamo } = {}): GraphQLLambdaHandler {
   const log = pino({ level: config.logLevel, redact: ['authorization', '*.authorization'] });
-  const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
+  dynamo ??= createDynamo({ endpoint: config.endpoint, region: config.region });
   const documents = loadPersistedDocuments();
   const pipeline = createPipeline({
     data: { dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret) },
