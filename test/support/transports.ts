@@ -40,42 +40,81 @@ export const codesOf = (outcome: Outcome): unknown[] => outcome.errors.map((erro
 /** ws closes a frame over maxPayload with 1009 (Message Too Big) before reading it. */
 const CLOSE_CODE_MEANING: Record<number, string> = { 1009: 'PAYLOAD_TOO_LARGE' };
 
+type WsMessage = { type: string; id?: string; payload?: unknown };
+
+/**
+ * A WebSocket speaking graphql-ws by hand: every message and the close code in arrival order,
+ * awaited one by one (`next`), so a test sees exactly what the server sent.
+ */
+export class RawSocket {
+  readonly received: string[] = [];
+  private readonly queue: (WsMessage | { closed: number })[] = [];
+  private wake: (() => void) | undefined;
+  readonly closed: Promise<number>;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data: Buffer) => {
+      this.received.push(data.toString());
+      this.push(JSON.parse(data.toString()) as WsMessage);
+    });
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code) => {
+        this.push({ closed: code });
+        resolve(code);
+      }),
+    );
+    socket.on('error', () => undefined); // the close event reports it
+  }
+
+  /** Opens a socket and, unless `init` is false, sends connection_init with `token`. */
+  static async open(url: string, token?: string, { init = true } = {}): Promise<RawSocket> {
+    const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    const raw = new RawSocket(socket);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    if (init) raw.send({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} });
+    return raw;
+  }
+
+  private push(item: WsMessage | { closed: number }) {
+    this.queue.push(item);
+    this.wake?.();
+  }
+
+  send(message: WsMessage): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** The protocol requires a `query` string: a persisted document goes with an empty one. */
+  subscribe(id: string, request: WireRequest): void {
+    this.send({ id, type: 'subscribe', payload: { query: '', ...request } });
+  }
+
+  async next(): Promise<WsMessage | { closed: number }> {
+    while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.queue.shift()!;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
 export async function overWebSocket(url: string, request: WireRequest, token?: string): Promise<Outcome> {
-  const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const received: string[] = [];
-  const queue: ({ type: string; id?: string; payload?: unknown } | { closed: number })[] = [];
-  let wake: (() => void) | undefined;
-  const push = (item: (typeof queue)[number]) => {
-    queue.push(item);
-    wake?.();
-  };
-  socket.on('message', (data: Buffer) => {
-    received.push(data.toString());
-    push(JSON.parse(data.toString()) as { type: string });
-  });
-  socket.on('close', (code) => push({ closed: code }));
-  socket.on('error', () => undefined); // the close event reports it
-  const next = async () => {
-    while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-    return queue.shift()!;
-  };
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  socket.send(JSON.stringify({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }));
+  const socket = await RawSocket.open(url, token);
   const closedWith = (code: number): Outcome => ({
     status: null,
     closeCode: code,
     errors: CLOSE_CODE_MEANING[code]
       ? [{ message: `closed ${code}`, extensions: { code: CLOSE_CODE_MEANING[code] } }]
       : [],
-    raw: received.join('\n'),
+    raw: socket.received.join('\n'),
   });
-  const ack = await next();
+  const ack = await socket.next();
   if ('closed' in ack) return closedWith(ack.closed);
-  // The protocol requires a `query` string: a persisted document goes with an empty one.
-  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '', ...request } }));
+  socket.subscribe('1', request);
   const outcome: Outcome = { status: null, errors: [], raw: '' };
   for (;;) {
-    const message = await next();
+    const message = await socket.next();
     if ('closed' in message) return closedWith(message.closed);
     if (message.type === 'next') {
       const payload = message.payload as { data?: unknown; errors?: Outcome['errors'] };
@@ -87,7 +126,7 @@ export async function overWebSocket(url: string, request: WireRequest, token?: s
     } else if (message.type === 'complete') break;
   }
   socket.close();
-  return { ...outcome, raw: received.join('\n') };
+  return { ...outcome, raw: socket.received.join('\n') };
 }
 
 export const apiGatewayEvent = (
