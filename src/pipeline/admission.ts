@@ -19,14 +19,7 @@
 import { createHash } from 'node:crypto';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import {
-  getOperationAST,
-  GraphQLError,
-  OperationTypeNode,
-  parse,
-  specifiedRules,
-  validate,
-} from 'graphql';
+import { getOperationAST, GraphQLError, OperationTypeNode, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
 import type { QueryLimits } from '../config.js';
 import { ErrorCode } from '../errors.js';
@@ -122,10 +115,7 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     blockFieldSuggestion: { enabled: false },
   }).protect();
   /** Our rules beside graphql-js's own (Apollo adds specifiedRules itself). */
-  const validationRules: ValidationRule[] = [
-    ...armor.validationRules,
-    ...(introspection ? [] : [NoIntrospection]),
-  ];
+  const validationRules: ValidationRule[] = [...armor.validationRules, ...(introspection ? [] : [NoIntrospection])];
   const allRules = [...specifiedRules, ...validationRules];
   // Documents that passed stage 2, by sha256 of their text: Apollo's documentStore too.
   const admitted = new InMemoryLRUCache<DocumentNode>({
