@@ -170,7 +170,7 @@ export async function startTransportServer(
 ): Promise<TransportServer> {
   const server = await startTestServer({ playground: false, ...options });
   const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
-  options.configureClient?.(lambdaDynamo.client as DynamoDBClient);
+  options.configureClient?.(lambdaDynamo.client);
   const config: Config = {
     ...loadConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
     logLevel: 'silent',
