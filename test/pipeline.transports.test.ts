@@ -161,3 +161,16 @@ describe.each(['HTTP', 'Lambda'] as const)('a subscription over %s', (transport)
     expect(outcome.errors[0]?.message).toMatch(/WebSocket/);
   });
 });
+
+describe.each(['HTTP', 'WebSocket'] as const)('a refusal over %s', (transport) => {
+  const refusals = async () => {
+    const text = await (await fetch(production.server.url.replace(/graphql$/, 'metrics'))).text();
+    return Number(/graphql_errors_total\{code="QUERY_TOO_COMPLEX"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+
+  it('is counted in /metrics by the code its client was told', async () => {
+    const before = await refusals();
+    await production.send(transport, { query: COST_BOMB });
+    expect(await refusals()).toBe(before + 1);
+  });
+});

@@ -113,7 +113,7 @@ export function createReporter({
       return {
         ...rest,
         ...(formatted ? { errors: formatted } : {}),
-        extensions: { ...rest.extensions, cost: costExtension(cost) },
+        ...(context.measurement ? { extensions: { ...rest.extensions, cost: costExtension(cost) } } : {}),
       };
     },
     /** A refusal or failure without a result (WebSocket `error` message): masked, logged and counted. */

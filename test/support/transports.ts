@@ -4,7 +4,6 @@
  * the Lambda handler with an API Gateway v2 event. Each answers the same `Outcome`, so one
  * table of cases can run over all three with `describe.each(TRANSPORTS)`.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';

@@ -174,5 +174,12 @@ export function serveSubscriptions({ httpServer, pipeline, sockets }: Subscripti
     // graphql-ws pings every socket this often and drops one that did not answer the last ping.
     sockets.keepAliveMs,
   );
+  // graphql-ws prints every socket error to the console. An oversized or malformed frame is the
+  // client's doing and ws closes that socket itself (1009, 1002): one debug line says so.
+  // Registered after useServer's own listener, so it replaces that one.
+  wsServer.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => pipeline.log.debug({ err: error }, 'WebSocket closed on a protocol error'));
+  });
   return { dispose: () => server.dispose() };
 }
