@@ -11,7 +11,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_SOCKET_LIMITS } from '../src/config.js';
+import { DEFAULT_SOCKET_LIMITS, loadConfig } from '../src/config.js';
 import { aProduct, aUser, store } from './support/factories.js';
 import { endpoint, startTestServer, TEST_AUTH, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
@@ -157,6 +157,25 @@ describe("the token's exp", () => {
 });
 
 describe('socket bounds', () => {
+  it('are read from the environment, and refused when they are not positive integers', () => {
+    const sockets = loadConfig({
+      WS_MAX_SOCKETS: '7',
+      WS_MAX_OPERATIONS_PER_SOCKET: '3',
+      WS_IDLE_TIMEOUT_MS: '1000',
+      WS_KEEPALIVE_MS: '500',
+      WS_CONNECTION_INIT_TIMEOUT_MS: '200',
+    }).sockets;
+    expect(sockets).toEqual({
+      maxSockets: 7,
+      maxOperationsPerSocket: 3,
+      idleTimeoutMs: 1000,
+      keepAliveMs: 500,
+      connectionInitTimeoutMs: 200,
+    });
+    expect(loadConfig({}).sockets).toEqual(DEFAULT_SOCKET_LIMITS);
+    expect(() => loadConfig({ WS_MAX_OPERATIONS_PER_SOCKET: '0' })).toThrow(/WS_MAX_OPERATIONS_PER_SOCKET/);
+  });
+
   const adminToken = () => tokenFor('ops', 'admin');
   const acked = async (socket: RawSocket) => expect(await socket.next()).toMatchObject({ type: 'connection_ack' });
 
