@@ -1,14 +1,15 @@
 /**
- * Apollo Server as the pipeline's HTTP engine (Express and Lambda): it parses the request
- * envelope, handles automatic persisted queries and executes, while every policy comes from
- * the pipeline. Its documentStore is the admission's cache of parsed and validated documents,
+ * Apollo Server as the pipeline's HTTP engine (Express and Lambda): it reads the request
+ * envelope and handles automatic persisted queries, while every policy and the executor come
+ * from the pipeline. Its documentStore is the admission's cache of parsed and validated documents,
  * and the admission plugin fills that cache from the request's source before Apollo looks, so
  * Apollo executes only what admission admitted. A refused document is not in the cache:
  * Apollo then parses and validates it with the admission's own options and rules, which
  * answers the refusal in Apollo's usual shape (all validation errors, status 400).
  */
 import { ApolloServer } from '@apollo/server';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerOptionsWithGateway, ApolloServerPlugin } from '@apollo/server';
+import { printSchema } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
@@ -56,8 +57,26 @@ export function createApollo(pipeline: Pipeline, { transport, persistedOnly, doc
       };
     },
   };
+  // Apollo's gateway interface is its one hook for the executor: the pipeline's, on every transport.
+  const gateway: ApolloServerOptionsWithGateway<GraphQLContext>['gateway'] = {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: pipeline.schema, coreSupergraphSdl: printSchema(pipeline.schema) });
+      return () => undefined;
+    },
+    load: async () => ({
+      executor: async ({ document, request, operationName, context }) =>
+        pipeline.execution.run({
+          schema: pipeline.schema,
+          document,
+          variableValues: request.variables,
+          operationName,
+          contextValue: context,
+        }),
+    }),
+    stop: async () => undefined,
+  };
   return new ApolloServer<GraphQLContext>({
-    schema: pipeline.schema,
+    gateway,
     // The admission's rules decide (NoIntrospection where introspection is
     // off); Apollo's own switch would add a second, differently worded rule.
     introspection: true,

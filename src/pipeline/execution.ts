@@ -50,6 +50,13 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
   const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
     createContext(data, requestId, log, viewer, events);
 
+  /**
+   * Executes one operation (or one subscription event) in the cost record it is called in:
+   * the one executor of every transport (Apollo calls it through its gateway interface,
+   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
+   */
+  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+
   /** Runs `fn` in a fresh cost record and remembers what it cost next to its result. */
   async function measured(fn: () => Promise<ExecutionResult> | ExecutionResult): Promise<ExecutionResult> {
     const cost = newRequestCost();
@@ -68,8 +75,9 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
     context,
     /** Runs `fn` inside a new cost record (HTTP and Lambda requests; Apollo runs inside it). */
     withCost: <T>(fn: () => T): T => runWithCost(newRequestCost(), fn),
+    run,
     /** A query or mutation (WebSocket): executed in a fresh cost record. */
-    execute: (args: ExecutionArgs) => measured(() => execute(args)),
+    execute: (args: ExecutionArgs) => measured(() => run(args)),
     /**
      * A subscription: its source stream is opened with the subscription's context (the
      * authorization check reads through it); every event then executes with a fresh context
@@ -84,7 +92,7 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
       if (!(Symbol.asyncIterator in opened)) return opened;
       return mapAsyncIterator(opened, (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured(() => execute({ ...args, rootValue: event, contextValue: context(viewer, requestId) }));
+        return measured(() => run({ ...args, rootValue: event, contextValue: context(viewer, requestId) }));
       });
     },
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */

@@ -10,7 +10,7 @@
  *   the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
- * admission, how operations execute (another executor) into execution, anything about the
+ * admission, how operations execute (another executor) into execution's `run`, anything about the
  * answer (a size ceiling) into the reporter.
  */
 import type { Logger } from 'pino';
