@@ -28,6 +28,7 @@ export interface Config {
   logLevel: string;
   auth: AuthConfig;
   limits: QueryLimits;
+  sockets: SocketLimits;
   /** Schema introspection (on in development; off in production unless GRAPHQL_INTROSPECTION=true). */
   introspection: boolean;
   /** The GraphiQL page (on in development; off in production unless PLAYGROUND=true). */
@@ -53,6 +54,28 @@ export interface QueryLimits {
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
 }
+
+/** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
+export interface SocketLimits {
+  /** Open sockets per server; more are refused with HTTP 503 at the upgrade. */
+  maxSockets: number;
+  /** Operations (mostly subscriptions) one socket may run at once. */
+  maxOperationsPerSocket: number;
+  /** A socket with no operation for this long after connection_init is closed. */
+  idleTimeoutMs: number;
+  /** Ping interval; a socket that did not answer the previous ping is dropped. */
+  keepAliveMs: number;
+  /** Time a client has to send connection_init after opening the socket. */
+  connectionInitTimeoutMs: number;
+}
+
+export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
+  maxSockets: 10_000,
+  maxOperationsPerSocket: 25,
+  idleTimeoutMs: 60_000,
+  keepAliveMs: 30_000,
+  connectionInitTimeoutMs: 3_000,
+};
 
 export const DEFAULT_LIMITS: QueryLimits = {
   maxDepth: 12,
@@ -153,6 +176,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: parseCount(env, 'MAX_QUERY_TOKENS', DEFAULT_LIMITS.maxTokens),
       maxCost: parseCount(env, 'MAX_QUERY_COST', DEFAULT_LIMITS.maxCost),
       maxBodyBytes: parseCount(env, 'MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
+    },
+    sockets: {
+      maxSockets: parseCount(env, 'WS_MAX_SOCKETS', DEFAULT_SOCKET_LIMITS.maxSockets),
+      maxOperationsPerSocket: parseCount(
+        env,
+        'WS_MAX_OPERATIONS_PER_SOCKET',
+        DEFAULT_SOCKET_LIMITS.maxOperationsPerSocket,
+      ),
+      idleTimeoutMs: parseCount(env, 'WS_IDLE_TIMEOUT_MS', DEFAULT_SOCKET_LIMITS.idleTimeoutMs),
+      keepAliveMs: parseCount(env, 'WS_KEEPALIVE_MS', DEFAULT_SOCKET_LIMITS.keepAliveMs),
+      connectionInitTimeoutMs: parseCount(
+        env,
+        'WS_CONNECTION_INIT_TIMEOUT_MS',
+        DEFAULT_SOCKET_LIMITS.connectionInitTimeoutMs,
+      ),
     },
     introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
     playground: flag(env, 'PLAYGROUND', !production),

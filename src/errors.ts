@@ -18,6 +18,10 @@ export const ErrorCode = {
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** The field needs a table migration that has not been applied (`npm run migrate`). */
   MIGRATION_PENDING: 'MIGRATION_PENDING',
+  /** A WebSocket connection already runs as many operations as it may. */
+  TOO_MANY_OPERATIONS: 'TOO_MANY_OPERATIONS',
+  /** The request body (or WebSocket message) exceeds MAX_BODY_BYTES. */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;

@@ -109,6 +109,7 @@ async function main(): Promise<void> {
       log,
       auth: config.auth,
       limits: config.limits,
+      sockets: config.sockets,
       introspection: config.introspection,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},

@@ -14,6 +14,8 @@ export type Role = (typeof ROLES)[number];
 export interface Viewer {
   userId: string;
   role: Role;
+  /** The token's `exp` in epoch seconds: a subscription ends there (verified tokens always have one). */
+  expiresAt?: number | undefined;
 }
 
 export type { AuthConfig } from '../config.js';
@@ -57,13 +59,13 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
     } catch (error) {
       throw new InvalidTokenError(describe(error));
     }
-    const { sub, role } = payload;
+    const { sub, role, exp } = payload;
     if (typeof sub !== 'string' || !ID_PATTERN.test(sub))
       throw new InvalidTokenError('The token has no valid sub claim');
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw new InvalidTokenError('The token has no valid role claim (customer or admin)');
     }
-    return { userId: sub, role: role as Role };
+    return { userId: sub, role: role as Role, expiresAt: typeof exp === 'number' ? exp : undefined };
   };
 }
 

@@ -1,10 +1,13 @@
-/** The per-request GraphQL context: who asks, fresh loaders (no cache outlives a request), the cost record. */
+/**
+ * The GraphQL context of one execution (an HTTP request, a WebSocket operation, one event of a
+ * subscription): who asks and fresh loaders, so no cache outlives it. The DynamoDB cost
+ * record is not here: it travels through AsyncLocalStorage (db/capacity.ts) alone.
+ */
 import type { Logger } from 'pino';
 import { createAccess } from '../auth/access.js';
 import type { Access } from '../auth/access.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import type { TokenVerifier, Viewer } from '../auth/tokens.js';
-import type { RequestCost } from '../db/capacity.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
@@ -17,7 +20,6 @@ export interface GraphQLContext {
   access: Access;
   loaders: Loaders;
   data: DataSources;
-  cost: RequestCost;
   log: Logger;
   /** Order events for subscriptions (fed by the stream consumer). */
   events: OrderEvents;
@@ -48,7 +50,6 @@ export async function viewerFrom(header: string | undefined, verify: TokenVerifi
 
 export function createContext(
   data: DataSources,
-  cost: RequestCost,
   requestId: string,
   log: Logger,
   viewer: Viewer | null,
@@ -61,7 +62,6 @@ export function createContext(
     access: createAccess(viewer, loaders),
     loaders,
     data,
-    cost,
     events,
     log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
   };

@@ -1,7 +1,7 @@
 /**
  * The GraphQL API as an AWS Lambda function behind API Gateway (HTTP API, payload v2), built
- * from the same Apollo Server as the HTTP server (src/pipeline/graphqlServer.ts): the same
- * schema, limits, authentication and cost extension. The CDK stack (deploy/) deploys it with
+ * over the same pipeline as the HTTP server (src/pipeline/pipeline.ts): the same schema,
+ * limits, authentication and cost extension. The CDK stack (deploy/) deploys it with
  * DYNAMODB_MODE=aws, TABLE_NAME, the JWT settings, and CURSOR_SECRET_ARN / JWT_SECRET_ARN, whose
  * values are read from Secrets Manager at cold start (./secrets.ts).
  */
@@ -11,13 +11,17 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config.js';
 import type { Config } from '../config.js';
-import { currentCost, newRequestCost, runWithCost } from '../db/capacity.js';
 import { createDynamo } from '../db/client.js';
+import type { Dynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
 import { SchemaGate } from '../db/schemaGate.js';
+import { ErrorCode } from '../errors.js';
 import { migrationStatus } from '../migrations/status.js';
-import { createGraphQLServer } from '../pipeline/graphqlServer.js';
+import { createApollo } from '../pipeline/apollo.js';
+import { operationRequestOf } from '../pipeline/operationRequest.js';
 import { loadPersistedDocuments } from '../pipeline/persistedDocuments.js';
+import { createPipeline } from '../pipeline/pipeline.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
 
 export type GraphQLLambdaHandler = (
@@ -25,34 +29,78 @@ export type GraphQLLambdaHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Builds a handler for `config` (tests pass their own; the exported `handler` reads the environment). */
-export function createGraphQLHandler(config: Config): GraphQLLambdaHandler {
+const answer = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify(body),
+});
+
+/**
+ * What Express does before Apollo on the HTTP server: the body limit (413) and, in
+ * PERSISTED_ONLY mode, the admission's persisted-documents check. Null lets the event through.
+ */
+function refusalOf(event: APIGatewayProxyEventV2, pipeline: Pipeline): APIGatewayProxyStructuredResultV2 | null {
+  const body = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+  if (bytes > pipeline.limits.maxBodyBytes) {
+    const message = `The request body exceeds the limit of ${pipeline.limits.maxBodyBytes} bytes`;
+    return answer(413, {
+      errors: [{ message, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
+    });
+  }
+  let params: unknown = event.queryStringParameters;
+  if (event.requestContext.http.method === 'POST') {
+    try {
+      params = JSON.parse(event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
+    } catch {
+      return null; // Apollo answers malformed JSON itself (400)
+    }
+  }
+  const refused = pipeline.admission.persistedOnlyCheck(operationRequestOf(params));
+  if (!refused) return null;
+  return answer(refused.status, {
+    errors: pipeline.reporter.finishErrors(refused.errors, { transport: 'lambda', operationName: null }),
+  });
+}
+
+/**
+ * Builds a handler for `config` (tests pass their own, and may pass the DynamoDB client; the
+ * exported `handler` reads the environment).
+ */
+export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dynamo } = {}): GraphQLLambdaHandler {
   const log = pino({ level: config.logLevel, redact: ['authorization', '*.authorization'] });
-  const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
+  dynamo ??= createDynamo({ endpoint: config.endpoint, region: config.region });
   const schema = new SchemaGate();
   const checkSchema = schemaChecker(schema, dynamo.doc, config.tableName, log);
-  const { apollo, contextFor } = createGraphQLServer({
+  const documents = loadPersistedDocuments();
+  const pipeline = createPipeline({
     data: { dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret), schema },
     log,
     auth: config.auth,
     limits: config.limits,
     introspection: config.introspection,
     persistedOnly: config.persistedOnly,
-    documents: loadPersistedDocuments(),
+    documents,
   });
+  const apollo = createApollo(pipeline, { transport: 'lambda', persistedOnly: config.persistedOnly, documents });
   const inner = startServerAndCreateLambdaHandler(
     // The integration is typed against Apollo's CommonJS declarations; it is the same server.
     apollo as unknown as Parameters<typeof startServerAndCreateLambdaHandler>[0],
     handlers.createAPIGatewayProxyEventV2RequestHandler(),
     {
       context: async ({ event }) =>
-        contextFor(event.headers.authorization, event.requestContext.requestId, currentCost() ?? newRequestCost()),
+        pipeline.execution.context(
+          await pipeline.execution.viewer(event.headers.authorization),
+          event.requestContext.requestId,
+        ),
     },
   );
-  // Every DynamoDB call of the invocation is added to its own cost record (db/capacity.ts).
   return async (event, context) => {
+    const refused = refusalOf(event, pipeline);
+    if (refused) return refused;
     await checkSchema();
-    return runWithCost(newRequestCost(), async () => {
+    // Every DynamoDB call of the invocation is added to its own cost record.
+    return pipeline.execution.withCost(async () => {
       // The integration's callback parameter is legacy; the promise is the result.
       return (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
     });

@@ -42,21 +42,16 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
- * The code a client is told for `error`, as the formatter below decides it: the error's own
- * code, BAD_USER_INPUT for a key refusal, else INTERNAL_SERVER_ERROR (metrics count by it).
- */
-export function clientCodeOf(error: { extensions?: Record<string, unknown> }): string {
-  if (unwrapResolverError(error) instanceof InvalidKeyError) return ErrorCode.BAD_USER_INPUT;
-  const code = error.extensions?.code;
-  return typeof code === 'string' ? code : ErrorCode.INTERNAL_SERVER_ERROR;
-}
-
-/**
  * `hideSuggestions` (set where introspection is off) removes "Did you mean ...?" hints, which
  * would otherwise spell out field names and enum values a client has no other way to list.
  */
-export function createFormatError(log: Logger, { hideSuggestions = false }: { hideSuggestions?: boolean } = {}) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+export function createFormatError(
+  log: Logger,
+  { hideSuggestions = false }: { hideSuggestions?: boolean } = {},
+): FormatError {
+  return (formatted, error) => {
     const code = formatted.extensions?.code;
     const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {

@@ -2,11 +2,8 @@
  * Prometheus metrics (prom-client), one registry per server so that several servers in one
  * process (tests) do not share counters. Exposed at GET /metrics.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GraphQLContext } from '../graphql/context.js';
-import { clientCodeOf } from './errorMasking.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -78,19 +75,4 @@ export function instrumentClient(client: DynamoDBClient, metrics: Metrics): void
     },
     { step: 'initialize', name: 'tablegraphMetrics', priority: 'low' },
   );
-}
-
-/** Request durations by operation and errors by code. */
-export function metricsPlugin(metrics: Metrics): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      const stop = metrics.requestDuration.startTimer();
-      return {
-        async willSendResponse({ operationName, errors }) {
-          stop({ operation: operationName ?? 'anonymous' });
-          for (const error of errors ?? []) metrics.errors.inc({ code: clientCodeOf(error) });
-        },
-      };
-    },
-  };
 }

@@ -12,20 +12,20 @@ import express from 'express';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import type { AuthConfig } from '../../auth/tokens.js';
-import { DEFAULT_LIMITS } from '../../config.js';
-import type { QueryLimits } from '../../config.js';
-import { currentCost, newRequestCost, runWithCost } from '../../db/capacity.js';
+import { DEFAULT_LIMITS, DEFAULT_SOCKET_LIMITS } from '../../config.js';
+import type { QueryLimits, SocketLimits } from '../../config.js';
 import type { DataSources } from '../../db/loaders.js';
-import { healthRouter } from './health.js';
-import { createMetrics, instrumentClient, metricsPlugin } from '../../pipeline/metrics.js';
+import { OrderEvents } from '../../graphql/pubsub.js';
+import { createApollo } from '../../pipeline/apollo.js';
+import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
-import { persistedOnlyGuard } from './persistedOnlyGuard.js';
-import { createGraphQLServer } from '../../pipeline/graphqlServer.js';
-import { playgroundRouter } from './playground/router.js';
-import { OrderEvents } from '../../graphql/pubsub.js';
-import { serveSubscriptions } from '../ws/subscriptions.js';
+import { createPipeline } from '../../pipeline/pipeline.js';
 import { StreamConsumer } from '../../streams/consumer.js';
+import { serveSubscriptions } from '../ws/subscriptions.js';
+import { healthRouter } from './health.js';
+import { persistedOnlyGuard } from './persistedOnlyGuard.js';
+import { playgroundRouter } from './playground/router.js';
 
 export interface AppOptions {
   host: string;
@@ -35,6 +35,8 @@ export interface AppOptions {
   log: Logger;
   auth: AuthConfig;
   limits?: QueryLimits;
+  /** Bounds of the WebSocket transport (sockets, operations per socket, idle time, pings). */
+  sockets?: SocketLimits;
   /** Schema introspection (default true; production turns it off). */
   introspection?: boolean;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
@@ -93,6 +95,7 @@ export async function startApp({
   log,
   auth,
   limits = DEFAULT_LIMITS,
+  sockets = DEFAULT_SOCKET_LIMITS,
   introspection = true,
   playground = true,
   persistedOnly = false,
@@ -106,7 +109,7 @@ export async function startApp({
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
   const events = new OrderEvents();
-  const { apollo, contextFor, schema, validationRules } = createGraphQLServer({
+  const pipeline = createPipeline({
     data,
     log,
     auth,
@@ -115,14 +118,19 @@ export async function startApp({
     persistedOnly,
     documents,
     events,
+    metrics,
+  });
+  const apollo = createApollo(pipeline, {
+    transport: 'http',
+    persistedOnly,
+    documents,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
-      metricsPlugin(metrics),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
       { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
     ],
   });
-  const subscriptions = serveSubscriptions({ httpServer, schema, validationRules, contextFor, log });
+  const subscriptions = serveSubscriptions({ httpServer, pipeline, sockets });
   await apollo.start();
 
   app.use(healthRouter(data.dynamo.client, data.tableName));
@@ -136,17 +144,20 @@ export async function startApp({
   app.use(
     '/graphql',
     express.json({ limit: limits.maxBodyBytes }),
-    ...(persistedOnly ? [persistedOnlyGuard(documents)] : []),
+    ...(persistedOnly ? [persistedOnlyGuard(pipeline)] : []),
     (req, res, next) => {
       // One id per request, taken from x-request-id when the caller (or a proxy) sent a sane one.
       res.locals.requestId = requestIdOf(req.headers['x-request-id']);
       res.set('x-request-id', res.locals.requestId as string);
-      // Everything below runs inside this request's cost record (see db/capacity.ts).
-      runWithCost(newRequestCost(), next);
+      // Everything below runs inside this request's cost record (the pipeline's one channel for it).
+      pipeline.execution.withCost(next);
     },
     expressMiddleware(apollo, {
-      context: ({ req, res }) =>
-        contextFor(req.headers.authorization, res.locals.requestId as string, currentCost() ?? newRequestCost()),
+      context: async ({ req, res }) =>
+        pipeline.execution.context(
+          await pipeline.execution.viewer(req.headers.authorization),
+          res.locals.requestId as string,
+        ),
     }),
   );
 

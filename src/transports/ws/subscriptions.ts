@@ -1,53 +1,185 @@
 /**
- * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on the same HTTP server and
- * path as queries (/graphql). The bearer token travels in `connectionParams.authorization`:
- * a refused token closes the connection (4403) before any operation runs; operations are
- * validated with the same limits as HTTP requests.
+ * GraphQL over WebSocket (the graphql-ws protocol) on the same HTTP server and path as
+ * queries (/graphql): a thin adapter over the pipeline, like HTTP and Lambda.
+ *
+ * - The bearer token travels in `connectionParams.authorization`; a refused token closes the
+ *   socket with 4403 before any operation runs, and so does the token's `exp` later on.
+ * - Every operation goes through the admission (the same limits, rules and codes as HTTP); a
+ *   message larger than MAX_BODY_BYTES closes the socket (1009) before it is even parsed.
+ * - Each operation, and each event of a subscription, executes with a fresh context (execution.ts);
+ *   results and errors leave through the reporter (masking, cost, log line, metrics).
+ * - Bounds: sockets per server, operations per socket, an idle timeout after connection_init,
+ *   keep-alive pings that drop dead peers.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { specifiedRules, validate } from 'graphql';
-import type { GraphQLSchema, ValidationRule } from 'graphql';
+import { GraphQLError } from 'graphql';
+import { CloseCode } from 'graphql-ws';
+import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { Logger } from 'pino';
+import type { Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { newRequestCost } from '../../db/capacity.js';
-import type { RequestCost } from '../../db/capacity.js';
+import type { WebSocket } from 'ws';
+import type { Viewer } from '../../auth/tokens.js';
+import type { SocketLimits } from '../../config.js';
+import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { hasExpired } from '../../pipeline/execution.js';
+import type { Pipeline } from '../../pipeline/pipeline.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
-  schema: GraphQLSchema;
-  validationRules: readonly ValidationRule[];
-  contextFor: (authorization: string | undefined, requestId: string, cost: RequestCost) => Promise<GraphQLContext>;
-  log: Logger;
+  pipeline: Pipeline;
+  sockets: SocketLimits;
 }
+
+/** Close codes a client may see besides graphql-ws's own. */
+export const IDLE_CLOSE_CODE = 4000;
+/** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface SocketState {
+  viewer: Viewer | null;
+  connectionId: string;
+  /** Operation names by operation id, for the log line and metrics. */
+  operationNames: Map<string, string | null>;
+  expiry?: NodeJS.Timeout | undefined;
+  idle?: NodeJS.Timeout | undefined;
+}
+
+type SocketContext = Context<Record<string, unknown> | undefined, Extra>;
 
 const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
   const value = params?.authorization ?? params?.Authorization;
   return typeof value === 'string' ? value : undefined;
 };
 
-export function serveSubscriptions({ httpServer, schema, validationRules, contextFor, log }: SubscriptionOptions) {
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
-  const rules = [...specifiedRules, ...validationRules];
-  return useServer(
+const persistedHashOf = (extensions: Record<string, unknown> | null | undefined): string | undefined => {
+  const persisted = extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
+  return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+};
+
+export function serveSubscriptions({ httpServer, pipeline, sockets }: SubscriptionOptions) {
+  const { admission, execution, reporter } = pipeline;
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: '/graphql',
+    // One message may be as large as one HTTP request body, no larger (ws closes with 1009).
+    maxPayload: pipeline.limits.maxBodyBytes,
+    verifyClient: (_info, accept) =>
+      wsServer.clients.size < sockets.maxSockets ? accept(true) : accept(false, 503, 'Too many connections'),
+  });
+  const states = new WeakMap<WebSocket, SocketState>();
+  const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
+
+  /** Closes the socket once it has run no operation for `idleTimeoutMs`. */
+  const armIdle = (ctx: SocketContext, state: SocketState) => {
+    clearTimeout(state.idle);
+    state.idle = setTimeout(() => {
+      if (Object.keys(ctx.subscriptions).length === 0) ctx.extra.socket.close(IDLE_CLOSE_CODE, 'Idle timeout');
+    }, sockets.idleTimeoutMs);
+    state.idle.unref();
+  };
+
+  /** At the token's `exp` the socket closes (4403): no event reaches an expired viewer. */
+  const armExpiry = (ctx: SocketContext, state: SocketState) => {
+    const expiresAt = state.viewer?.expiresAt;
+    if (expiresAt === undefined) return;
+    const wait = Math.min(Math.max(expiresAt * 1000 - Date.now(), 0), MAX_TIMER_MS);
+    state.expiry = setTimeout(() => {
+      if (hasExpired(state.viewer)) ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired');
+      else armExpiry(ctx, state);
+    }, wait);
+    state.expiry.unref();
+  };
+
+  const operationNameOf = (ctx: SocketContext, id: string): string | null =>
+    stateOf(ctx)?.operationNames.get(id) ?? null;
+
+  const server = useServer(
     {
-      schema,
-      validate: (target, document) => validate(target, document, rules),
+      schema: pipeline.schema,
+      connectionInitWaitTimeout: sockets.connectionInitTimeoutMs,
       onConnect: async (ctx) => {
+        let viewer: Viewer | null;
         try {
-          await contextFor(authorizationOf(ctx.connectionParams), randomUUID(), newRequestCost());
-          return true;
+          viewer = await execution.viewer(authorizationOf(ctx.connectionParams));
         } catch {
           return false; // graphql-ws closes with 4403 Forbidden
         }
+        if (hasExpired(viewer)) return false;
+        const state: SocketState = { viewer, connectionId: randomUUID(), operationNames: new Map() };
+        states.set(ctx.extra.socket, state);
+        armExpiry(ctx, state);
+        armIdle(ctx, state);
+        return true;
       },
-      context: (ctx) => contextFor(authorizationOf(ctx.connectionParams), randomUUID(), newRequestCost()),
-      onError: (_ctx, _id, _payload, errors) => {
-        log.debug({ errors: errors.map((error) => error.message) }, 'subscription refused');
+      onSubscribe: async (ctx, id, payload) => {
+        const state = stateOf(ctx);
+        if (!state) return [new GraphQLError('The connection is not initialised')];
+        clearTimeout(state.idle);
+        // graphql-ws registers the operation before calling this hook: it counts itself.
+        if (Object.keys(ctx.subscriptions).length > sockets.maxOperationsPerSocket) {
+          return [
+            new GraphQLError(
+              `A connection may run at most ${sockets.maxOperationsPerSocket} operations at once: complete one first`,
+              { extensions: { code: ErrorCode.TOO_MANY_OPERATIONS } },
+            ),
+          ];
+        }
+        const verdict = await admission.admit(
+          {
+            query: payload.query,
+            persistedHash: persistedHashOf(payload.extensions),
+            operationName: payload.operationName,
+            variables: payload.variables,
+          },
+          'ws',
+        );
+        if (!verdict.ok) return verdict.errors;
+        state.operationNames.set(id, verdict.operationName);
+        const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
+        return {
+          schema: pipeline.schema,
+          document: verdict.document,
+          operationName: verdict.operationName,
+          variableValues: verdict.variables,
+          contextValue,
+        };
+      },
+      execute: (args) => execution.execute(args),
+      subscribe: (args) => execution.subscribe(args),
+      onNext: (ctx, id, _payload, args, result) =>
+        reporter.finishResult(result, {
+          transport: 'ws',
+          operationName: operationNameOf(ctx, id),
+          measurement: execution.measurementOf(result),
+          log: (args.contextValue as GraphQLContext | undefined)?.log,
+        }),
+      onError: (ctx, id, _payload, errors) =>
+        reporter.finishErrors(errors, { transport: 'ws', operationName: operationNameOf(ctx, id) }),
+      onComplete: (ctx, id) => {
+        const state = stateOf(ctx);
+        state?.operationNames.delete(id);
+        // The hook runs before graphql-ws forgets the operation: arm once it has.
+        if (state) setImmediate(() => Object.keys(ctx.subscriptions).length === 0 && armIdle(ctx, state));
+      },
+      onClose: (ctx) => {
+        const state = stateOf(ctx);
+        clearTimeout(state?.expiry);
+        clearTimeout(state?.idle);
       },
     },
     wsServer,
+    // graphql-ws pings every socket this often and drops one that did not answer the last ping.
+    sockets.keepAliveMs,
   );
+  // graphql-ws prints every socket error to the console. An oversized or malformed frame is the
+  // client's doing and ws closes that socket itself (1009, 1002): one debug line says so.
+  // Registered after useServer's own listener, so it replaces that one.
+  wsServer.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => pipeline.log.debug({ err: error }, 'WebSocket closed on a protocol error'));
+  });
+  return { dispose: () => server.dispose() };
 }

@@ -1,0 +1,96 @@
+/**
+ * Apollo Server as the pipeline's HTTP engine (Express and Lambda): it reads the request
+ * envelope and handles automatic persisted queries, while every policy and the executor come
+ * from the pipeline. Its documentStore is the admission's cache of parsed and validated documents,
+ * and the admission plugin fills that cache from the request's source before Apollo looks, so
+ * Apollo executes only what admission admitted. A refused document is not in the cache:
+ * Apollo then parses and validates it with the admission's own options and rules, which
+ * answers the refusal in Apollo's usual shape (all validation errors, status 400).
+ */
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerOptionsWithGateway, ApolloServerPlugin } from '@apollo/server';
+import { printSchema } from 'graphql';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { Transport } from './admission.js';
+import { costExtension } from './report.js';
+import { currentCost } from '../db/capacity.js';
+import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
+import type { Pipeline } from './pipeline.js';
+
+export interface ApolloOptions {
+  transport: Exclude<Transport, 'ws'>;
+  persistedOnly: boolean;
+  documents: ReadonlyMap<string, string>;
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
+}
+
+export function createApollo(pipeline: Pipeline, { transport, persistedOnly, documents, plugins = [] }: ApolloOptions) {
+  const { admission, reporter } = pipeline;
+  const admissionPlugin: ApolloServerPlugin<GraphQLContext> = {
+    async requestDidStart() {
+      const started = performance.now();
+      return {
+        async didResolveSource({ source, queryHash }) {
+          await admission.document(source, queryHash);
+        },
+        async didResolveOperation({ document, request }) {
+          const verdict = admission.operation(document, request, transport);
+          // Apollo answers one error thrown here, with the status in its extensions.
+          const [refusal] = verdict.ok ? [] : verdict.errors;
+          if (refusal) throw refusal;
+        },
+        async willSendResponse({ response, contextValue, operationName }) {
+          const cost = currentCost();
+          const body = response.body.kind === 'single' ? response.body.singleResult : undefined;
+          if (body && cost) body.extensions = { ...body.extensions, cost: costExtension(cost) };
+          reporter.report({
+            transport,
+            operationName: operationName ?? null,
+            durationMs: Math.round((performance.now() - started) * 100) / 100,
+            cost: cost ?? { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byOperation: {} },
+            errors: body?.errors ?? [],
+            // Unset when the context could not be built (a refused token answers 401 before).
+            log: (contextValue as Partial<GraphQLContext> | undefined)?.log,
+          });
+        },
+      };
+    },
+  };
+  // Apollo's gateway interface is its one hook for the executor: the pipeline's, on every transport.
+  const gateway: ApolloServerOptionsWithGateway<GraphQLContext>['gateway'] = {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: pipeline.schema, coreSupergraphSdl: printSchema(pipeline.schema) });
+      return () => undefined;
+    },
+    load: async () => ({
+      executor: async ({ document, request, operationName, context }) =>
+        pipeline.execution.run({
+          schema: pipeline.schema,
+          document,
+          variableValues: request.variables,
+          operationName,
+          contextValue: context,
+        }),
+    }),
+    stop: async () => undefined,
+  };
+  return new ApolloServer<GraphQLContext>({
+    gateway,
+    // The admission's rules decide (NoIntrospection where introspection is
+    // off); Apollo's own switch would add a second, differently worded rule.
+    introspection: true,
+    plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), admissionPlugin],
+    documentStore: admission.documentStore,
+    validationRules: admission.validationRules,
+    parseOptions: admission.parseOptions,
+    allowBatchedHttpRequests: false,
+    formatError: pipeline.formatError,
+    includeStacktraceInErrorResponses: false,
+    persistedQueries: {
+      cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),
+    },
+    // The process owns SIGINT/SIGTERM (main.ts): it stops the server, then the database.
+    stopOnTerminationSignals: false,
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * Execution contexts, built in one place for every transport: who asks (the viewer of a
+ * bearer token), the access rules, fresh loaders and a fresh DynamoDB cost record.
+ *
+ * Every HTTP request gets its own; so does every EVENT of a subscription: a subscription keeps
+ * only its viewer, never a loader cache, so the second event reads the stock, versions and
+ * counts as they are then, and no cache grows for as long as a subscription lives. The cost
+ * record reaches the DynamoDB client through AsyncLocalStorage (db/capacity.ts) and nowhere
+ * else; `measured` runs an execution inside a new one and remembers it for the report.
+ */
+import { createSourceEventStream, execute } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
+import type { Logger } from 'pino';
+import { createVerifier } from '../auth/tokens.js';
+import type { Viewer } from '../auth/tokens.js';
+import type { AuthConfig } from '../config.js';
+import { newRequestCost, runWithCost } from '../db/capacity.js';
+import type { RequestCost } from '../db/capacity.js';
+import type { DataSources } from '../db/loaders.js';
+import { UnauthenticatedError } from '../errors.js';
+import { createContext, viewerFrom } from '../graphql/context.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { OrderEvents } from '../graphql/pubsub.js';
+
+export interface ExecutionOptions {
+  data: DataSources;
+  log: Logger;
+  auth: AuthConfig;
+  events: OrderEvents;
+}
+
+/** What one execution cost, for the log line, the metrics and `extensions.cost`. */
+export interface Measurement {
+  cost: RequestCost;
+  durationMs: number;
+}
+
+export type Execution = ReturnType<typeof createExecution>;
+
+/** True once the viewer's token has expired (a viewer without `exp` never does). */
+export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
+  viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
+
+export function createExecution({ data, log, auth, events }: ExecutionOptions) {
+  const verify = createVerifier(auth);
+  const measurements = new WeakMap<object, Measurement>();
+
+  /** A fresh context: new loaders and access rules for `viewer`. */
+  const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
+    createContext(data, requestId, log, viewer, events);
+
+  /**
+   * Executes one operation (or one subscription event) in the cost record it is called in:
+   * the one executor of every transport (Apollo calls it through its gateway interface,
+   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
+   */
+  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+
+  /** Runs `fn` in a fresh cost record and remembers what it cost next to its result. */
+  async function measured(fn: () => Promise<ExecutionResult> | ExecutionResult): Promise<ExecutionResult> {
+    const cost = newRequestCost();
+    const started = performance.now();
+    const result = await runWithCost(cost, fn);
+    measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+    return result;
+  }
+
+  return {
+    /**
+     * The viewer of an `Authorization` header: null without one; throws UNAUTHENTICATED (401)
+     * for a refused token.
+     */
+    viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
+    context,
+    /** Runs `fn` inside a new cost record (HTTP and Lambda requests; Apollo runs inside it). */
+    withCost: <T>(fn: () => T): T => runWithCost(newRequestCost(), fn),
+    run,
+    /** A query or mutation (WebSocket): executed in a fresh cost record. */
+    execute: (args: ExecutionArgs) => measured(() => run(args)),
+    /**
+     * A subscription: its source stream is opened with the subscription's context (the
+     * authorization check reads through it); every event then executes with a fresh context
+     * for the same viewer, and ends the subscription with UNAUTHENTICATED once the token has
+     * expired.
+     */
+    async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+      const { viewer, requestId } = args.contextValue as GraphQLContext;
+      // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
+      // figures would tell another customer's order from a missing one on DynamoDB Local.
+      const opened = await runWithCost(newRequestCost(), () => createSourceEventStream(args));
+      if (!(Symbol.asyncIterator in opened)) return opened;
+      return mapAsyncIterator(opened, (event) => {
+        if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
+        return measured(() => run({ ...args, rootValue: event, contextValue: context(viewer, requestId) }));
+      });
+    },
+    /** What the execution that produced `result` cost (undefined for results made elsewhere). */
+    measurementOf: (result: object): Measurement | undefined => measurements.get(result),
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * One GraphQL request sent over each transport the server offers: HTTP POST, a WebSocket
+ * (graphql-ws protocol, spoken by hand so that close codes and raw messages stay visible) and
+ * the Lambda handler with an API Gateway v2 event. Each answers the same `Outcome`, so one
+ * table of cases can run over all three with `describe.each(TRANSPORTS)`.
+ */
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
+import { createDynamo } from '../../src/db/client.js';
+import { createGraphQLHandler } from '../../src/lambda/graphql.js';
+import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
+import type { TestServer, TestServerOptions } from './harness.js';
+
+export const TRANSPORTS = ['HTTP', 'WebSocket', 'Lambda'] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+export interface WireRequest {
+  query?: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  extensions?: Record<string, unknown>;
+}
+
+export interface Outcome {
+  /** HTTP status (HTTP, Lambda); null over WebSocket. */
+  status: number | null;
+  data?: unknown;
+  errors: { message: string; extensions?: Record<string, unknown> }[];
+  /** Set when the server closed the WebSocket instead of answering. */
+  closeCode?: number;
+  /** Everything the client received, for "names nothing internal" checks. */
+  raw: string;
+}
+
+export const codesOf = (outcome: Outcome): unknown[] => outcome.errors.map((error) => error.extensions?.code);
+
+/** ws closes a frame over maxPayload with 1009 (Message Too Big) before reading it. */
+const CLOSE_CODE_MEANING: Record<number, string> = { 1009: 'PAYLOAD_TOO_LARGE' };
+
+type WsMessage = { type: string; id?: string; payload?: unknown };
+
+/**
+ * A WebSocket speaking graphql-ws by hand: every message and the close code in arrival order,
+ * awaited one by one (`next`), so a test sees exactly what the server sent.
+ */
+export class RawSocket {
+  readonly received: string[] = [];
+  private readonly queue: (WsMessage | { closed: number })[] = [];
+  private wake: (() => void) | undefined;
+  readonly closed: Promise<number>;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data: Buffer) => {
+      this.received.push(data.toString());
+      this.push(JSON.parse(data.toString()) as WsMessage);
+    });
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code) => {
+        this.push({ closed: code });
+        resolve(code);
+      }),
+    );
+    socket.on('error', () => undefined); // the close event reports it
+  }
+
+  /** Opens a socket and, unless `init` is false, sends connection_init with `token`. */
+  static async open(url: string, token?: string, { init = true } = {}): Promise<RawSocket> {
+    const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    const raw = new RawSocket(socket);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    if (init) raw.send({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} });
+    return raw;
+  }
+
+  private push(item: WsMessage | { closed: number }) {
+    this.queue.push(item);
+    this.wake?.();
+  }
+
+  send(message: WsMessage): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** The protocol requires a `query` string: a persisted document goes with an empty one. */
+  subscribe(id: string, request: WireRequest): void {
+    this.send({ id, type: 'subscribe', payload: { query: '', ...request } });
+  }
+
+  async next(): Promise<WsMessage | { closed: number }> {
+    while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.queue.shift()!;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+export async function overWebSocket(url: string, request: WireRequest, token?: string): Promise<Outcome> {
+  const socket = await RawSocket.open(url, token);
+  const closedWith = (code: number): Outcome => ({
+    status: null,
+    closeCode: code,
+    errors: CLOSE_CODE_MEANING[code]
+      ? [{ message: `closed ${code}`, extensions: { code: CLOSE_CODE_MEANING[code] } }]
+      : [],
+    raw: socket.received.join('\n'),
+  });
+  const ack = await socket.next();
+  if ('closed' in ack) return closedWith(ack.closed);
+  socket.subscribe('1', request);
+  const outcome: Outcome = { status: null, errors: [], raw: '' };
+  for (;;) {
+    const message = await socket.next();
+    if ('closed' in message) return closedWith(message.closed);
+    if (message.type === 'next') {
+      const payload = message.payload as { data?: unknown; errors?: Outcome['errors'] };
+      outcome.data = payload.data;
+      outcome.errors.push(...(payload.errors ?? []));
+    } else if (message.type === 'error') {
+      outcome.errors.push(...(message.payload as Outcome['errors']));
+      break;
+    } else if (message.type === 'complete') break;
+  }
+  socket.close();
+  return { ...outcome, raw: socket.received.join('\n') };
+}
+
+export const apiGatewayEvent = (
+  body: string,
+  headers: Record<string, string> = {},
+  requestId = 'lambda-request',
+): APIGatewayProxyEventV2 => ({
+  version: '2.0',
+  routeKey: 'POST /graphql',
+  rawPath: '/graphql',
+  rawQueryString: '',
+  headers: { 'content-type': 'application/json', ...headers },
+  requestContext: {
+    accountId: '123456789012',
+    apiId: 'api',
+    domainName: 'example.execute-api.us-east-1.amazonaws.com',
+    domainPrefix: 'example',
+    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+    requestId,
+    routeKey: 'POST /graphql',
+    stage: '$default',
+    time: '02/Dec/2026:12:00:00 +0000',
+    timeEpoch: 1796212800000,
+  },
+  body,
+  isBase64Encoded: false,
+});
+
+export interface TransportServer {
+  server: TestServer;
+  send(transport: TransportName, request: WireRequest, token?: string): Promise<Outcome>;
+  stop(): Promise<void>;
+}
+
+/**
+ * An HTTP server (which carries the WebSocket too) and a Lambda handler on the same table,
+ * with the same settings and, when given, the same middleware on their DynamoDB clients.
+ */
+export async function startTransportServer(
+  options: Pick<TestServerOptions, 'introspection' | 'persistedOnly' | 'limits' | 'configureClient'> = {},
+): Promise<TransportServer> {
+  const server = await startTestServer({ playground: false, ...options });
+  const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  options.configureClient?.(lambdaDynamo.client);
+  const config: Config = {
+    ...loadConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
+    logLevel: 'silent',
+    cursorSecret: TEST_CURSOR_SECRET,
+    auth: TEST_AUTH,
+    introspection: options.introspection ?? true,
+    persistedOnly: options.persistedOnly ?? false,
+    ...(options.limits ? { limits: options.limits } : {}),
+  };
+  const handler = createGraphQLHandler(config, { dynamo: lambdaDynamo });
+  const adminToken = await tokenFor('test-admin', 'admin');
+  return {
+    server,
+    async send(transport, request, token = adminToken) {
+      const body = JSON.stringify(request);
+      if (transport === 'WebSocket') return overWebSocket(server.url, request, token);
+      if (transport === 'HTTP') {
+        const response = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body,
+        });
+        const raw = await response.text();
+        const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
+        return { status: response.status, data: parsed.data, errors: parsed.errors ?? [], raw };
+      }
+      const result = await handler(apiGatewayEvent(body, { authorization: `Bearer ${token}` }), {} as Context);
+      const raw = result.body ?? '';
+      const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
+      return { status: result.statusCode ?? 200, data: parsed.data, errors: parsed.errors ?? [], raw };
+    },
+    async stop() {
+      lambdaDynamo.client.destroy();
+      await server.stop();
+    },
+  };
+}
