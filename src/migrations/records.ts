@@ -88,22 +88,37 @@ export async function startRecord(
   return result?.Attributes as MigrationRecord | undefined;
 }
 
+/**
+ * Thrown by saveCheckpoint when the migration is no longer running: another process, running
+ * the same idempotent migration at the same time, finished it first.
+ */
+export class FinishedElsewhereError extends Error {
+  override name = 'FinishedElsewhereError';
+}
+
 export async function saveCheckpoint(
   doc: DynamoDBDocumentClient,
   tableName: string,
   id: string,
   checkpoint: Checkpoint,
 ) {
-  await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: migrationKey(id),
-      UpdateExpression: 'SET #checkpoint = :checkpoint',
-      ConditionExpression: '#state = :running',
-      ExpressionAttributeNames: { '#checkpoint': 'checkpoint', '#state': 'state' },
-      ExpressionAttributeValues: { ':checkpoint': checkpoint, ':running': 'running' },
-    }),
-  );
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: migrationKey(id),
+        UpdateExpression: 'SET #checkpoint = :checkpoint',
+        ConditionExpression: '#state = :running',
+        ExpressionAttributeNames: { '#checkpoint': 'checkpoint', '#state': 'state' },
+        ExpressionAttributeValues: { ':checkpoint': checkpoint, ':running': 'running' },
+      }),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') {
+      throw new FinishedElsewhereError(`migration ${id} was finished by another process`);
+    }
+    throw error;
+  }
 }
 
 export async function finishRecord(doc: DynamoDBDocumentClient, tableName: string, id: string, at: string) {

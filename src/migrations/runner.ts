@@ -8,7 +8,15 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CapacityLimiter, DEFAULT_RATE } from './capacityLimiter.js';
 import type { CapacityRate } from './capacityLimiter.js';
 import type { Checkpoint, Migration } from './migration.js';
-import { finishRecord, pendingOf, readRecords, recordBaseline, saveCheckpoint, startRecord } from './records.js';
+import {
+  finishRecord,
+  FinishedElsewhereError,
+  pendingOf,
+  readRecords,
+  recordBaseline,
+  saveCheckpoint,
+  startRecord,
+} from './records.js';
 import { MIGRATIONS } from './registry.js';
 
 export interface MigrateOptions {
@@ -52,30 +60,44 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
       { migration: migration.id, resumed: resumeFrom !== undefined },
     );
     const runStarted = performance.now();
-    await migration.run({
-      client: options.client,
-      doc,
-      tableName,
-      limiter,
-      resumeFrom,
-      afterWrite: options.afterWrite,
-      checkpoint: (checkpoint) => saveCheckpoint(doc, tableName, migration.id, checkpoint),
-      progress: (checkpoint: Checkpoint, note?: string) => {
-        const seconds = (performance.now() - runStarted) / 1000;
-        const rate = seconds > 0 ? Math.round((checkpoint.scanned - (resumeFrom?.scanned ?? 0)) / seconds) : 0;
-        report(
-          `${migration.id}: ${note ?? `${checkpoint.phase}: ${checkpoint.scanned} scanned, ${checkpoint.updated} updated, ${round(limiter.readUnits)} RCU, ${round(limiter.writeUnits)} WCU, ${rate} items/s`}`,
-          {
-            migration: migration.id,
-            ...checkpoint,
-            position: undefined,
-            readUnits: limiter.readUnits,
-            writeUnits: limiter.writeUnits,
-            itemsPerSecond: rate,
-          },
-        );
-      },
-    });
+    const finishedElsewhere = await migration
+      .run({
+        client: options.client,
+        doc,
+        tableName,
+        limiter,
+        resumeFrom,
+        afterWrite: options.afterWrite,
+        checkpoint: (checkpoint) => saveCheckpoint(doc, tableName, migration.id, checkpoint),
+        progress: (checkpoint: Checkpoint, note?: string) => {
+          const seconds = (performance.now() - runStarted) / 1000;
+          const rate = seconds > 0 ? Math.round((checkpoint.scanned - (resumeFrom?.scanned ?? 0)) / seconds) : 0;
+          report(
+            `${migration.id}: ${note ?? `${checkpoint.phase}: ${checkpoint.scanned} scanned, ${checkpoint.updated} updated, ${round(limiter.readUnits)} RCU, ${round(limiter.writeUnits)} WCU, ${rate} items/s`}`,
+            {
+              migration: migration.id,
+              ...checkpoint,
+              position: undefined,
+              readUnits: limiter.readUnits,
+              writeUnits: limiter.writeUnits,
+              itemsPerSecond: rate,
+            },
+          );
+        },
+      })
+      .then(
+        () => false,
+        (error: unknown) => {
+          // Two processes may run one migration at once (two servers starting on one table):
+          // its writes are idempotent, so the one that finishes second only has to stop.
+          if (error instanceof FinishedElsewhereError) return true;
+          throw error;
+        },
+      );
+    if (finishedElsewhere) {
+      report(`${migration.id}: applied meanwhile by another process`, { migration: migration.id });
+      continue;
+    }
     await finishRecord(doc, tableName, migration.id, new Date().toISOString());
     report(`${migration.id}: applied`, { migration: migration.id });
     applied.push(migration.id);
