@@ -3,6 +3,7 @@
  * DynamoDB Local behind it, the table inspected directly afterwards.
  */
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { orderIdFor } from '../src/writes/placeOrder.js';
@@ -23,8 +24,39 @@ import type { CreateUserResult, OrderChangeResult, PlaceOrderResult } from './su
 
 let server: TestServer;
 
+/**
+ * While armed, TransactWriteItems calls wait until `reads` BatchGetItem calls have been
+ * answered: those readers all saw the stock before anyone took it, so the race is certain to
+ * happen inside the transactions, however the machine schedules the requests.
+ */
+const barrier = {
+  reads: 0,
+  open: Promise.resolve(),
+  release: () => {},
+  arm(reads: number) {
+    this.reads = reads;
+    this.open = new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+  },
+};
+
+function holdWritesUntilReads(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (barrier.reads > 0 && context.commandName === 'TransactWriteItemsCommand') await barrier.open;
+      const result = await next(args);
+      if (barrier.reads > 0 && context.commandName === 'BatchGetItemCommand' && --barrier.reads === 0) {
+        barrier.release();
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'testHoldWritesUntilReads' },
+  );
+}
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ configureClient: holdWritesUntilReads });
 });
 afterAll(() => server.stop());
 afterEach(() => {
@@ -62,6 +94,8 @@ async function userOrders(userId: string): Promise<Item[]> {
 const profileOf = (userId: string) =>
   getItem(server.dynamo.doc, server.tableName, { PK: `USER#${userId}`, SK: 'PROFILE' });
 
+const RACERS_AHEAD = 25;
+
 describe('50 clients racing for a product with stock 20', () => {
   // 50 different users, one unit each: every request is a distinct order, none a replay.
   const product = aProduct({ productId: `race-${suffix()}`, stock: 20 });
@@ -79,6 +113,8 @@ describe('50 clients racing for a product with stock 20', () => {
     const watcher = (async () => {
       while (racing) observedStock.push(await stockOf(server.dynamo.doc, server.tableName, product.productId));
     })();
+    // Half of the clients read before any transaction runs; the other half race the commits.
+    barrier.arm(RACERS_AHEAD);
     const started = performance.now();
     const responses = await Promise.all(
       users.map((user) =>
@@ -122,7 +158,8 @@ describe('50 clients racing for a product with stock 20', () => {
       true,
     );
     const refusedByTransaction = results.filter((result, i) => result.order === null && requests[i] === 3);
-    expect(refusedByTransaction.length).toBeGreaterThan(0);
+    // The 25 who read first all saw 20 units, so at least 5 of them lost inside a transaction.
+    expect(refusedByTransaction.length).toBeGreaterThanOrEqual(RACERS_AHEAD - 20);
   });
 
   it('ends with stock 0 and never showed a negative or rising stock', async () => {
