@@ -28,6 +28,8 @@ import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-st
 import type { RetryPolicy } from '../db/batchGet.js';
 import type { Dynamo } from '../db/client.js';
 import { CheckpointStore } from './checkpoints.js';
+import { LeaseStore } from './leases.js';
+import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
@@ -60,6 +62,12 @@ export interface StreamConsumerOptions {
   /** Items processed at once within a batch (see processRecords). */
   concurrency?: number | undefined;
   log?: StreamLog | undefined;
+  /**
+   * Share the shards with other consumers of the same `consumerName` through leases
+   * (src/streams/leases.ts): each shard is read by the one consumer holding its lease, which
+   * resumes from the shared checkpoint. Without it this consumer reads every shard alone.
+   */
+  leases?: { owner: string; ttlMs: number } | undefined;
   /** Called after each batch with records (metrics, tests); a throw is logged and ignored. */
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
@@ -79,6 +87,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private readonly shardRefreshMs: number;
   private readonly backoff: RetryPolicy;
   private shards: ShardSet | undefined;
+  private store: CheckpointStore | undefined;
+  private leases: ShardLeases | undefined;
   private arn: string | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
@@ -117,6 +127,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const store = new CheckpointStore(dynamo.doc, tableName, this.consumerName, arn);
     const { checkpoints, otherStreams } = await store.load();
     this.arn = arn;
+    this.store = store;
     const { streams } = this.options;
     const batchSize = this.options.batchSize ?? 1000;
     const shards = new ShardSet({ streams, streamArn: arn, store, batchSize, backoff: this.backoff, log: this.log });
@@ -127,16 +138,30 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const latest = fresh && this.options.initialPosition === 'LATEST';
     await this.refreshShards(shards, checkpoints, latest ? 'LATEST' : 'TRIM_HORIZON');
     if (otherStreams.length > 0) await shards.forget(otherStreams);
+    if (this.options.leases) {
+      const { owner, ttlMs } = this.options.leases;
+      const leaseStore = new LeaseStore({ doc: dynamo.doc, tableName, consumerName: this.consumerName, owner, ttlMs });
+      const leases = new ShardLeases(leaseStore, ttlMs, this.log, () => this.wake?.());
+      this.leases = leases;
+      await leases.maintain(shards.values());
+      leases.start(() => shards.values());
+    }
     this.log.info({ streamArn: arn, shards: shards.size, resumed: !fresh }, 'stream consumer started');
     this.loop = this.run(shards);
   }
 
-  /** Stops polling once the current batch is processed and checkpointed. */
+  /** Stops polling once the current batch is processed and checkpointed, then gives up its leases. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    await this.leases?.stop();
+  }
+
+  /** Shards whose lease this consumer holds now (undefined without leases). */
+  get leasesHeld(): number | undefined {
+    return this.leases?.count;
   }
 
   get running(): boolean {
@@ -196,11 +221,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       let caughtUp = false;
       try {
         if (Date.now() >= this.nextRefreshAt) await this.refreshShards(shards);
+        await this.restartTakenShards(shards);
         for (const shard of shards.values()) {
           // A shard that ended while its checkpoint could not be written is never polled again.
           if (shard.finished && shard.checkpointDue) await shard.retryCheckpoint();
         }
-        const polled = await Promise.all(shards.ready().map((shard) => this.poll(shard)));
+        const mine = shards.ready().filter((shard) => this.leases?.holds(shard.info.shardId) ?? true);
+        const polled = await Promise.all(mine.map((shard) => this.poll(shard)));
         busy = polled.some((outcome) => outcome === 'records');
         caughtUp = polled.every((outcome) => outcome === 'empty');
       } catch (error) {
@@ -264,6 +291,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       records: records.length,
       applied,
       failures: result.failures.length,
+      duplicates: result.duplicates,
       events: result.events,
       lastSequenceNumber: shard.lastSequenceNumber,
       checkpointed,
@@ -278,10 +306,34 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     await shard.finish();
   }
 
-  /** Reads the shard list again (ShardSet.refresh) and schedules the next reading. */
+  /**
+   * Reads the shard list again (ShardSet.refresh) and schedules the next reading. With leases,
+   * the shards other consumers read are refreshed from the checkpoints too: a child shard may
+   * be read once its parent is finished, whoever finished it.
+   */
   private async refreshShards(shards: ShardSet, ...args: Parameters<ShardSet['refresh']>): Promise<void> {
     await shards.refresh(...args);
+    if (this.leases && this.store && args.length === 0) {
+      const { checkpoints } = await this.store.load();
+      for (const shard of [...shards.values()]) {
+        const shardId = shard.info.shardId;
+        if (!this.leases.holds(shardId)) shards.reset(shardId, checkpoints.get(shardId));
+      }
+    }
     this.nextRefreshAt = Date.now() + this.shardRefreshMs;
+  }
+
+  /** A shard whose lease was just taken resumes from its checkpoint, wherever another consumer left it. */
+  private async restartTakenShards(shards: ShardSet): Promise<void> {
+    if (!this.leases || !this.store) return;
+    for (const shardId of this.leases.drainTaken()) {
+      try {
+        shards.reset(shardId, await this.store.loadOne(shardId));
+      } catch (error) {
+        this.leases.retake(shardId);
+        this.log.warn({ err: error, shardId }, 'stream checkpoint not read after taking a lease; retrying');
+      }
+    }
   }
 
   private pause(ms: number): Promise<void> {
