@@ -40,6 +40,16 @@ export interface Config {
   streamConsumer: boolean;
   /** Names the consumer's checkpoints: one name per server instance (default: the host name). */
   streamConsumerName: string;
+  /** REDIS_URL: order events travel over Redis pub/sub instead of staying in the process. */
+  redisUrl: string | undefined;
+  /** `npm run consumer`: the checkpoints and leases its consumers share (STREAM_CONSUMER_NAME, default `processor`). */
+  consumerGroup: string;
+  /** `npm run consumer`: the port of its /healthz and /metrics (0 picks a free one). */
+  consumerPort: number;
+  /** `npm run consumer`: how long a shard lease lasts without a heartbeat. */
+  leaseTtlMs: number;
+  /** `npm run consumer`: pause between polls of an idle stream. */
+  streamPollMs: number;
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -126,6 +136,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
   }
   const tableName = env.TABLE_NAME || 'MainTable';
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
+  }
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
@@ -159,6 +173,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     persistedOnly: flag(env, 'PERSISTED_ONLY', false),
     shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
     streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws'),
+    redisUrl,
+    consumerGroup: env.STREAM_CONSUMER_NAME || 'processor',
+    consumerPort: parsePort(env.CONSUMER_PORT, 9464, 'CONSUMER_PORT'),
+    leaseTtlMs: parseCount(env, 'LEASE_TTL_MS', 10_000),
+    streamPollMs: parseCount(env, 'STREAM_POLL_MS', 200),
     streamConsumerName:
       env.STREAM_CONSUMER_NAME ||
       os

@@ -30,6 +30,8 @@ export interface EventBus {
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;
+  /** Set by whoever keeps the metrics: called for each event received, with ms since it was published. */
+  onDelivered: ((latencyMs: number) => void) | undefined;
   /** Closes connections; publish() afterwards counts as lost. */
   close(): Promise<void>;
 }
@@ -38,8 +40,10 @@ export interface EventBus {
 export class InProcessEventBus implements EventBus {
   private readonly listeners = new Set<OrderEventListener>();
   readonly lost = 0;
+  onDelivered: ((latencyMs: number) => void) | undefined;
 
   publish(event: OrderEventModel): Promise<void> {
+    this.onDelivered?.(0);
     for (const listener of this.listeners) listener(event);
     return Promise.resolve();
   }

@@ -24,10 +24,10 @@ export interface RedisEventBusOptions {
   url: string;
   tableName: string;
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Listen to the channel too (default true); a consumer that only publishes says false. */
+  subscribe?: boolean | undefined;
   /** Reconnect backoff: doubling from `baseDelayMs` up to `maxDelayMs` (default 50 ms to 2 s). */
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
-  /** Called for each event received, with the milliseconds since it was published (metrics). */
-  onDelivered?: ((latencyMs: number) => void) | undefined;
   /** Called when the connection state changes (metrics). */
   onHealth?: ((health: EventBusHealth) => void) | undefined;
 }
@@ -63,10 +63,13 @@ export class RedisEventBus implements EventBus {
   private lostCount = 0;
   private closed = false;
   private lastStatus: EventBusHealth['status'] | undefined;
+  private readonly listening: boolean;
+  onDelivered: ((latencyMs: number) => void) | undefined;
 
   constructor(options: RedisEventBusOptions) {
     assertRedisUrl(options.url);
     this.options = options;
+    this.listening = options.subscribe ?? true;
     this.channel = orderEventsChannel(options.tableName);
     const { baseDelayMs, maxDelayMs } = options.backoff ?? { baseDelayMs: 50, maxDelayMs: 2000 };
     const common: RedisOptions = {
@@ -105,8 +108,9 @@ export class RedisEventBus implements EventBus {
   async start(waitMs = 2000): Promise<void> {
     const connected = Promise.all([
       this.publisher.connect().catch(() => undefined),
-      this.subscriber.connect().catch(() => undefined),
-      this.subscriber.subscribe(this.channel).catch(() => undefined),
+      ...(this.listening
+        ? [this.subscriber.connect().catch(() => undefined), this.subscriber.subscribe(this.channel).catch(() => undefined)]
+        : []),
     ]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([connected, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
@@ -134,7 +138,7 @@ export class RedisEventBus implements EventBus {
   }
 
   health(): EventBusHealth {
-    const up = this.publisher.status === 'ready' && this.subscriber.status === 'ready';
+    const up = this.publisher.status === 'ready' && (!this.listening || this.subscriber.status === 'ready');
     return { kind: 'redis', status: up ? 'up' : 'down' };
   }
 
@@ -145,7 +149,8 @@ export class RedisEventBus implements EventBus {
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
-    await Promise.all([this.publisher, this.subscriber].map((connection) => connection.quit().catch(() => undefined)));
+    const connections = this.listening ? [this.publisher, this.subscriber] : [this.publisher];
+    await Promise.all(connections.map((connection) => connection.quit().catch(() => undefined)));
     for (const connection of [this.publisher, this.subscriber]) connection.disconnect();
   }
 
@@ -162,7 +167,7 @@ export class RedisEventBus implements EventBus {
       this.options.log.warn({ channel }, 'order event on redis has an unknown shape; ignored');
       return;
     }
-    this.options.onDelivered?.(Date.now() - envelope.publishedAt);
+    this.onDelivered?.(Date.now() - envelope.publishedAt);
     for (const listener of this.listeners) {
       try {
         listener(envelope.event);

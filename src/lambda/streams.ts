@@ -8,12 +8,18 @@
  * applied already: processing is idempotent, so the retry changes nothing for them (their
  * events may be published again). Without the setting Lambda retries the whole batch, which
  * is equally safe, only slower. Deploy with DYNAMODB_MODE=aws and TABLE_NAME.
+ *
+ * With REDIS_URL (ElastiCache, `rediss://` for in-transit encryption) the events are published
+ * to Redis, where every API instance hears them (src/events/redisEventBus.ts); the connection
+ * is opened on a cold start and kept across invocations. An event published while Redis is
+ * unreachable is lost (logged, never a failed batch: soldCount must go on).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createDynamo } from '../db/client.js';
+import { RedisEventBus } from '../events/redisEventBus.js';
 import { processRecords } from '../streams/processor.js';
 import type { PublishOrderEvent, StreamLog } from '../streams/processor.js';
 
@@ -50,15 +56,23 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
   };
 }
 
-let built: StreamLambdaHandler | undefined;
+let built: Promise<StreamLambdaHandler> | undefined;
+
+async function build(): Promise<StreamLambdaHandler> {
+  const config = loadConfig();
+  const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
+  const log = pino({ level: config.logLevel });
+  let publish: PublishOrderEvent | undefined;
+  if (config.redisUrl) {
+    const bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
+    await bus.start();
+    publish = (orderEvent) => bus.publish(orderEvent);
+  }
+  return createStreamHandler({ doc: dynamo.doc, tableName: config.tableName, publish, log });
+}
 
 /** The Lambda entry point: `dist/src/lambda/streams.handler`. */
-export const handler: StreamLambdaHandler = (event, context) => {
-  if (!built) {
-    const config = loadConfig();
-    const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
-    const log = pino({ level: config.logLevel });
-    built = createStreamHandler({ doc: dynamo.doc, tableName: config.tableName, log });
-  }
-  return built(event, context);
+export const handler: StreamLambdaHandler = async (event, context) => {
+  built ??= build();
+  return (await built)(event, context);
 };

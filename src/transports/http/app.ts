@@ -16,6 +16,8 @@ import { DEFAULT_LIMITS } from '../../config.js';
 import type { QueryLimits } from '../../config.js';
 import { currentCost, newRequestCost, runWithCost } from '../../db/capacity.js';
 import type { DataSources } from '../../db/loaders.js';
+import type { EventBus } from '../../events/eventBus.js';
+import { registerEventBusMetrics } from '../../events/eventBusMetrics.js';
 import { healthRouter } from './health.js';
 import { createMetrics, instrumentClient, metricsPlugin } from '../../pipeline/metrics.js';
 import type { Metrics } from '../../pipeline/metrics.js';
@@ -49,6 +51,11 @@ export interface AppOptions {
    * checkpoints: one name per server instance.
    */
   streams?: { client: DynamoDBStreamsClient; consumerName: string; pollIntervalMs?: number };
+  /**
+   * Where order events travel (default: in-process). With a Redis bus, subscribers here receive
+   * the events that any consumer, Lambda or instance publishes. The caller closes it.
+   */
+  bus?: EventBus;
 }
 
 export interface RunningApp {
@@ -98,6 +105,7 @@ export async function startApp({
   persistedOnly = false,
   shutdownGraceMs = 10_000,
   streams,
+  bus,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -105,7 +113,8 @@ export async function startApp({
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
-  const events = new OrderEvents();
+  const events = new OrderEvents(bus);
+  registerEventBusMetrics(metrics.registry, events.bus);
   const { apollo, contextFor, schema, validationRules } = createGraphQLServer({
     data,
     log,
@@ -125,7 +134,7 @@ export async function startApp({
   const subscriptions = serveSubscriptions({ httpServer, schema, validationRules, contextFor, log });
   await apollo.start();
 
-  app.use(healthRouter(data.dynamo.client, data.tableName));
+  app.use(healthRouter(data.dynamo.client, data.tableName, () => events.bus.health()));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
@@ -183,6 +192,7 @@ export async function startApp({
     });
   }).catch(async (error: unknown) => {
     await apollo.stop();
+    events.detach();
     throw error;
   });
 
@@ -202,6 +212,7 @@ export async function startApp({
     await consumer?.start();
   } catch (error) {
     await apollo.stop();
+    events.detach();
     throw error;
   }
 
@@ -214,6 +225,7 @@ export async function startApp({
     stop: async () => {
       await apollo.stop();
       await consumer?.stop();
+      events.detach();
     },
     metrics,
     events,
