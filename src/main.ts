@@ -107,7 +107,11 @@ async function main(): Promise<void> {
       : undefined;
     if (config.redisUrl) {
       // Never blocks start-up for long: queries and mutations do not need Redis.
-      bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log: log.child({ component: 'redis' }) });
+      bus = new RedisEventBus({
+        url: config.redisUrl,
+        tableName: config.tableName,
+        log: log.child({ component: 'redis' }),
+      });
       await bus.start();
     }
     app = await startApp({

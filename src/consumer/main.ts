@@ -128,7 +128,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (USER_FACING.some((type) => error instanceof type)) console.error(`tablegraph consumer: ${(error as Error).message}`);
+  if (USER_FACING.some((type) => error instanceof type))
+    console.error(`tablegraph consumer: ${(error as Error).message}`);
   else console.error('tablegraph consumer: failed to start:', error);
   process.exit(1);
 });

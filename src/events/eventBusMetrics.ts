@@ -6,7 +6,18 @@ import { Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { EventBus } from './eventBus.js';
 
-export function registerEventBusMetrics(registry: Registry, bus: EventBus): void {
+/** `subscribers`: this process's GraphQL subscriptions listening to the bus (API servers only). */
+export function registerEventBusMetrics(registry: Registry, bus: EventBus, subscribers?: () => number): void {
+  if (subscribers) {
+    new Gauge({
+      name: 'graphql_subscriptions_active',
+      help: 'GraphQL subscriptions to order events open on this instance',
+      registers: [registry],
+      collect() {
+        this.set(subscribers());
+      },
+    });
+  }
   new Gauge({
     name: 'tablegraph_event_bus_up',
     help: '1 while the order event bus is connected (always 1 in-process), by kind',

@@ -109,7 +109,10 @@ export class RedisEventBus implements EventBus {
     const connected = Promise.all([
       this.publisher.connect().catch(() => undefined),
       ...(this.listening
-        ? [this.subscriber.connect().catch(() => undefined), this.subscriber.subscribe(this.channel).catch(() => undefined)]
+        ? [
+            this.subscriber.connect().catch(() => undefined),
+            this.subscriber.subscribe(this.channel).catch(() => undefined),
+          ]
         : []),
     ]);
     let timer: NodeJS.Timeout | undefined;

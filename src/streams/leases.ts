@@ -17,7 +17,12 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeleteCommandInput, DynamoDBDocumentClient, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+  DeleteCommandInput,
+  DynamoDBDocumentClient,
+  PutCommandInput,
+  UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { EntityType } from '../table/codecs.js';
 import { streamLeaseKey } from '../table/keys.js';
 

@@ -83,9 +83,12 @@ export class ShardLeases {
 
   /** Beats every third of the TTL until stop(). */
   start(shards: () => Iterable<LeasedShard>): void {
-    this.timer = setInterval(() => {
-      this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
-    }, Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.timer = setInterval(
+      () => {
+        this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
+      },
+      Math.max(50, Math.floor(this.ttlMs / 3)),
+    );
   }
 
   /** Stops the heartbeat and releases every lease still held, so a successor starts at once. */

@@ -114,7 +114,7 @@ export async function startApp({
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
   const events = new OrderEvents(bus);
-  registerEventBusMetrics(metrics.registry, events.bus);
+  registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
   const { apollo, contextFor, schema, validationRules } = createGraphQLServer({
     data,
     log,

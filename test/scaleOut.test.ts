@@ -1,0 +1,319 @@
+/**
+ * Scale-out on real components: 3 API instances (STREAM_CONSUMER=false) and 2 standalone
+ * consumers (`npm run consumer`) as child processes, one redis-server, the test run's DynamoDB
+ * Local. The tests run in order on one deployment, each leaving it as the next expects:
+ * fan-out, fail-over after kill -9, a Redis restart, then exactness of soldCount (with a forced
+ * replay, so that duplicate deliveries are seen and counted).
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createDynamo } from '../src/db/client.js';
+import type { Dynamo } from '../src/db/client.js';
+import { ensureTable } from '../src/db/ensureTable.js';
+import { RedisEventBus } from '../src/events/redisEventBus.js';
+import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
+import { ChildServers } from './support/childServers.js';
+import type { ChildServer } from './support/childServers.js';
+import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { endpoint, tokenFor } from './support/harness.js';
+import { percentile, pollUntil, postGraphQL } from './support/load.js';
+import { RedisServer } from './support/redisServer.js';
+import { PLACE_ORDER, getItem } from './support/writes.js';
+import { productKey } from '../src/table/keys.js';
+
+const LEASE_TTL_MS = 1500;
+const children = new ChildServers();
+const clients: Client[] = [];
+const alice = aUser();
+const bob = aUser();
+const product = aProduct({ stock: 100_000 });
+let redis: RedisServer;
+let dynamo: Dynamo;
+let tableName: string;
+let apis: ChildServer[];
+let consumers: ChildServer[];
+let admin: string;
+/** Units of `product` ordered so far (every order below is for it). */
+let unitsOrdered = 0;
+/** Orders whose placement reached the stream (the replay at the end redelivers each of them). */
+const ordersPlaced: string[] = [];
+/** Publish-to-receipt times through Redis, as a process subscribed to the channel sees them. */
+const redisLatencies: number[] = [];
+let probe: RedisEventBus;
+
+interface Subscriber {
+  name: string;
+  api: ChildServer;
+  received: Set<string>;
+  closed: boolean;
+  /** Resolves once every one of `orderIds` has arrived. */
+  waitFor(orderIds: string[], timeoutMs?: number): Promise<void>;
+}
+let everything: Subscriber[];
+let alicesOwn: Subscriber;
+
+const consumerEnv = () => ({
+  REDIS_URL: redis.url,
+  LEASE_TTL_MS: String(LEASE_TTL_MS),
+  STREAM_POLL_MS: '50',
+});
+
+async function metricsOf(server: ChildServer): Promise<Map<string, number>> {
+  const text = await (await fetch(`${server.origin}/metrics`)).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(?:\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (match) values.set(match[1] as string, (values.get(match[1] as string) ?? 0) + Number(match[2]));
+  }
+  return values;
+}
+const metric = async (server: ChildServer, name: string) => (await metricsOf(server)).get(name) ?? 0;
+
+async function health(server: ChildServer): Promise<{ leasesHeld: number; eventBus: { status: string } }> {
+  return (await (await fetch(`${server.origin}/healthz`)).json()) as never;
+}
+
+async function readyDetails(api: ChildServer): Promise<{ status: number; eventBus: string }> {
+  const response = await fetch(`${api.origin}/readyz`);
+  const body = (await response.json()) as { details: { eventBus: { status: string } } };
+  return { status: response.status, eventBus: body.details.eventBus.status };
+}
+
+/** Subscribes over graphql-ws and resolves once the instance counts the subscription. */
+async function subscribe(name: string, api: ChildServer, token: string, query: string): Promise<Subscriber> {
+  const before = await metric(api, 'graphql_subscriptions_active');
+  const client = createClient({
+    url: api.url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  clients.push(client);
+  const received = new Set<string>();
+  const waiters = new Set<() => void>();
+  const subscriber: Subscriber = {
+    name,
+    api,
+    received,
+    closed: false,
+    waitFor: (orderIds, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (!orderIds.every((id) => received.has(id))) return false;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          const missing = orderIds.filter((id) => !received.has(id));
+          reject(
+            new Error(`${name}: ${missing.length} order event(s) missing after ${timeoutMs} ms: ${missing.join(', ')}`),
+          );
+        }, timeoutMs);
+        if (!check()) waiters.add(check);
+      }),
+  };
+  client.on('closed', () => (subscriber.closed = true));
+  client.subscribe<{ orderEvents: { order: { orderId: string } } }>(
+    { query },
+    {
+      next: (result) => {
+        const orderId = result.data?.orderEvents.order.orderId;
+        if (orderId) received.add(orderId);
+        for (const waiter of [...waiters]) waiter();
+      },
+      error: () => (subscriber.closed = true),
+      complete: () => (subscriber.closed = true),
+    },
+  );
+  await pollUntil(
+    () => metric(api, 'graphql_subscriptions_active'),
+    (count) => count > before,
+    { timeoutMs: 10_000, intervalMs: 50, description: `${name} registered` },
+  );
+  return subscriber;
+}
+
+async function placeOrder(api: ChildServer, userId: string, quantity = 1): Promise<string> {
+  const result = await postGraphQL(api.url, admin, PLACE_ORDER, {
+    input: { userId, idempotencyKey: randomUUID(), items: [{ productId: product.productId, quantity }] },
+  });
+  const orderId = (result.body?.data as { placeOrder?: { order?: { orderId: string } } } | undefined)?.placeOrder?.order
+    ?.orderId;
+  if (!orderId)
+    throw new Error(`placeOrder failed: ${result.outcome} ${JSON.stringify(result.body ?? result.failure)}`);
+  unitsOrdered += quantity;
+  ordersPlaced.push(orderId);
+  return orderId;
+}
+
+/** The consumers holding a lease now, and the others. */
+async function leaseHolders(running: ChildServer[]): Promise<{ holders: ChildServer[]; others: ChildServer[] }> {
+  const held = await Promise.all(running.map(async (consumer) => (await health(consumer)).leasesHeld > 0));
+  return { holders: running.filter((_, i) => held[i]), others: running.filter((_, i) => !held[i]) };
+}
+
+beforeAll(async () => {
+  admin = `Bearer ${await tokenFor('scale-admin', 'admin')}`;
+  tableName = `scale-${randomUUID()}`;
+  dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  [redis] = await Promise.all([RedisServer.start(), ensureTable(dynamo.client, tableName, endpoint())]);
+  await store(dynamo.doc, tableName, { users: [alice, bob], products: [product] });
+  const apiEnv = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false' };
+  [consumers, apis] = await Promise.all([
+    Promise.all([0, 1].map(() => children.startConsumer(endpoint(), tableName, consumerEnv()))),
+    Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv))),
+  ]);
+  probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
+  probe.onDelivered = (ms) => redisLatencies.push(ms);
+  await probe.start();
+  const adminToken = await tokenFor('scale-admin', 'admin');
+  const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
+  everything = await Promise.all(apis.map((api, i) => subscribe(`admin@api${i}`, api, adminToken, everythingQuery)));
+  alicesOwn = await subscribe('alice@api2', apis[2] as ChildServer, await tokenFor(alice.userId), everythingQuery);
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) void client.dispose();
+  await probe?.close();
+  await children.killAll();
+  await redis?.kill();
+  await dynamo?.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  dynamo?.client.destroy();
+});
+
+describe('scale-out on Redis', () => {
+  it('delivers every order, placed through any instance or written with the SDK, to subscribers on every instance', async () => {
+    const viaApis: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      for (const [i, api] of apis.entries()) viaApis.push(await placeOrder(api, i === 1 ? bob.userId : alice.userId));
+    }
+    const direct = anOrder(alice, [product], { placedAt: new Date().toISOString() });
+    await store(dynamo.doc, tableName, { orders: [direct] });
+    unitsOrdered += 1;
+    ordersPlaced.push(direct.orderId);
+    const all = [...viaApis, direct.orderId];
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor(all)));
+    // The same access rules as on one instance: alice hears only of her own orders.
+    const alices = all.filter((_, i) => i === all.length - 1 || i % 3 !== 1);
+    await alicesOwn.waitFor(alices);
+    expect([...alicesOwn.received].sort()).toEqual([...alices].sort());
+    // Exactly one consumer reads the stream's shard at a time.
+    expect((await leaseHolders(consumers)).holders).toHaveLength(1);
+    console.info(
+      `event latency through Redis (publish to receipt, ${redisLatencies.length} events): ` +
+        `p50 ${percentile(redisLatencies, 50).toFixed(1)} ms, p99 ${percentile(redisLatencies, 99).toFixed(1)} ms`,
+    );
+  });
+
+  it('fails over to the other consumer when the lease holder is killed with SIGKILL', async () => {
+    const { holders, others } = await leaseHolders(consumers);
+    const [holder, standby] = [holders[0] as ChildServer, others[0] as ChildServer];
+    const killedAt = Date.now();
+    await children.kill(holder);
+    const orderId = await placeOrder(apis[0] as ChildServer, alice.userId, 2);
+    const taken = await standby.node.waitForLog(
+      (line) => line.msg === 'stream shard lease taken' && (line.time as number) >= killedAt,
+      'the standby taking the lease',
+    );
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor([orderId])));
+    const failoverMs = (taken.time as number) - killedAt;
+    console.info(`fail-over: the standby took the shard ${failoverMs} ms after kill -9 (LEASE_TTL_MS ${LEASE_TTL_MS})`);
+    expect(failoverMs).toBeLessThan(LEASE_TTL_MS * 4);
+    consumers = [standby];
+  });
+
+  it('loses nothing when every consumer is killed: orders placed meanwhile arrive once one starts', async () => {
+    await children.kill(consumers[0] as ChildServer);
+    const meanwhile: string[] = [];
+    for (const api of apis) meanwhile.push(await placeOrder(api, bob.userId));
+    consumers = [await children.startConsumer(endpoint(), tableName, consumerEnv())];
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor(meanwhile)));
+  });
+
+  it('keeps serving while Redis is down and delivers again to the open subscriptions once it is back', async () => {
+    const [consumer] = consumers as [ChildServer];
+    await redis.kill();
+    await Promise.all(
+      apis.map((api) =>
+        pollUntil(
+          () => readyDetails(api),
+          (ready) => ready.eventBus === 'down',
+          { timeoutMs: 10_000, intervalMs: 100, description: 'the bus reported down' },
+        ),
+      ),
+    );
+    // Queries and mutations do not need Redis, and readiness does not fail for it.
+    for (const api of apis) expect((await readyDetails(api)).status).toBe(200);
+    const lostBefore = await metric(consumer, 'tablegraph_event_bus_lost_events');
+    await placeOrder(apis[1] as ChildServer, alice.userId);
+    // Its event is published while Redis is down: lost (counted), as documented.
+    await pollUntil(
+      () => metric(consumer, 'tablegraph_event_bus_lost_events'),
+      (lost) => lost > lostBefore,
+      { timeoutMs: 10_000, intervalMs: 50, description: 'the lost event counted' },
+    );
+    await redis.restart();
+    await Promise.all([
+      ...apis.map((api) =>
+        pollUntil(
+          () => readyDetails(api),
+          (ready) => ready.eventBus === 'up',
+          { timeoutMs: 15_000, intervalMs: 100, description: 'the bus reported up again' },
+        ),
+      ),
+      pollUntil(
+        () => health(consumer),
+        (h) => h.eventBus.status === 'up',
+        { timeoutMs: 15_000, intervalMs: 100, description: 'the consumer reconnected' },
+      ),
+    ]);
+    const after = await placeOrder(apis[2] as ChildServer, alice.userId);
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor([after])));
+    await alicesOwn.waitFor([after]);
+    expect([...everything, alicesOwn].filter((subscriber) => subscriber.closed)).toEqual([]);
+  });
+
+  it('counts soldCount exactly, and counts the duplicates a replay delivers without changing it', async () => {
+    const soldCount = async () => (await getItem(dynamo.doc, tableName, productKey(product.productId)))?.soldCount;
+    await pollUntil(soldCount, (sold) => sold === unitsOrdered, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      description: `soldCount ${unitsOrdered}`,
+    });
+    const seen = await Promise.all(
+      consumers.map((consumer) => metric(consumer, 'tablegraph_stream_duplicate_records_total')),
+    );
+    console.info(`duplicate deliveries seen by the running consumer during the run: ${seen.join(', ')}`);
+
+    // Lose every checkpoint: the next consumer reads the stream again from its oldest record.
+    await children.kill(consumers[0] as ChildServer);
+    const { Items = [] } = await dynamo.doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': STREAM_CHECKPOINT_PK },
+      }),
+    );
+    for (const item of Items) {
+      await dynamo.doc.send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+    }
+    const replaying = await children.startConsumer(endpoint(), tableName, consumerEnv());
+    consumers = [replaying];
+    const { value: duplicates } = await pollUntil(
+      () => metric(replaying, 'tablegraph_stream_duplicate_records_total'),
+      (count) => count >= ordersPlaced.length,
+      { timeoutMs: 20_000, intervalMs: 100, description: `${ordersPlaced.length} duplicates counted` },
+    );
+    expect(duplicates).toBe(ordersPlaced.length);
+    expect(await soldCount()).toBe(unitsOrdered);
+  });
+});
