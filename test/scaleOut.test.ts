@@ -16,7 +16,10 @@ import WebSocket from 'ws';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { RedisEventBus } from '../src/events/redisEventBus.js';
+import { streamHandlerFromEnv } from '../src/lambda/streams.js';
+import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
@@ -24,6 +27,7 @@ import { aProduct, aUser, anOrder, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, pollUntil, postGraphQL } from './support/load.js';
 import { RedisServer } from './support/redisServer.js';
+import { lambdaEvent, readStream } from './support/streamRecords.js';
 import { PLACE_ORDER, getItem } from './support/writes.js';
 import { productKey } from '../src/table/keys.js';
 
@@ -46,6 +50,28 @@ const ordersPlaced: string[] = [];
 /** Publish-to-receipt times through Redis, as a process subscribed to the channel sees them. */
 const redisLatencies: number[] = [];
 let probe: RedisEventBus;
+/** How often the probe received each order's events, and who waits for a count. */
+const probeCounts = new Map<string, number>();
+const probeWaiters = new Set<() => void>();
+let streamsClient: DynamoDBStreamsClient;
+
+/** Resolves once the probe has received `times` events of `orderId`. */
+function probeReceived(orderId: string, times: number, timeoutMs = 15_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      probeWaiters.delete(check);
+      reject(new Error(`the probe saw ${probeCounts.get(orderId) ?? 0} of ${times} events of ${orderId}`));
+    }, timeoutMs);
+    const check = () => {
+      if ((probeCounts.get(orderId) ?? 0) < times) return;
+      probeWaiters.delete(check);
+      clearTimeout(timer);
+      resolve();
+    };
+    probeWaiters.add(check);
+    check();
+  });
+}
 
 interface Subscriber {
   name: string;
@@ -174,7 +200,12 @@ beforeAll(async () => {
   ]);
   probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
+  probe.subscribe((event) => {
+    probeCounts.set(event.order.orderId, (probeCounts.get(event.order.orderId) ?? 0) + 1);
+    for (const waiter of [...probeWaiters]) waiter();
+  });
   await probe.start();
+  streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });
   const adminToken = await tokenFor('scale-admin', 'admin');
   const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
   everything = await Promise.all(apis.map((api, i) => subscribe(`admin@api${i}`, api, adminToken, everythingQuery)));
@@ -184,6 +215,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) void client.dispose();
   await probe?.close();
+  streamsClient?.destroy();
   await children.killAll();
   await redis?.kill();
   await dynamo?.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
@@ -212,6 +244,29 @@ describe('scale-out on Redis', () => {
       `event latency through Redis (publish to receipt, ${redisLatencies.length} events): ` +
         `p50 ${percentile(redisLatencies, 50).toFixed(1)} ms, p99 ${percentile(redisLatencies, 99).toFixed(1)} ms`,
     );
+  });
+
+  it('publishes to Redis from the stream Lambda too: every instance hears its events', async () => {
+    const orderId = await placeOrder(apis[0] as ChildServer, alice.userId);
+    // The consumers publish it first; the Lambda, given the same record, publishes it again.
+    await probeReceived(orderId, 1);
+    const { records, streamArn } = await readStream(dynamo.client, streamsClient, tableName);
+    const record = records.filter((r) => r.eventName === 'INSERT' && r.dynamodb?.Keys?.PK?.S === `ORDER#${orderId}`);
+    expect(record).toHaveLength(1);
+    const lambda = await streamHandlerFromEnv({
+      NODE_ENV: 'test',
+      DYNAMODB_ENDPOINT: endpoint(),
+      TABLE_NAME: tableName,
+      REDIS_URL: redis.url,
+    });
+    try {
+      const fromLambda = probeReceived(orderId, 2);
+      expect(await lambda.handler(lambdaEvent(record, streamArn))).toEqual({ batchItemFailures: [] });
+      await fromLambda;
+    } finally {
+      await lambda.close();
+    }
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor([orderId])));
   });
 
   it('fails over to the other consumer when the lease holder is killed with SIGKILL', async () => {

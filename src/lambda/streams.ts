@@ -56,23 +56,40 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
   };
 }
 
-let built: Promise<StreamLambdaHandler> | undefined;
-
-async function build(): Promise<StreamLambdaHandler> {
-  const config = loadConfig();
+/**
+ * The handler as the environment configures it (TABLE_NAME, DYNAMODB_MODE / DYNAMODB_ENDPOINT,
+ * REDIS_URL), and how to close its connections (tests; a Lambda keeps them for the next event).
+ */
+export async function streamHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ handler: StreamLambdaHandler; close: () => Promise<void> }> {
+  const config = loadConfig(env);
   const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
   const log = pino({ level: config.logLevel });
-  let publish: PublishOrderEvent | undefined;
+  let bus: RedisEventBus | undefined;
   if (config.redisUrl) {
-    const bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
+    bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
     await bus.start();
-    publish = (orderEvent) => bus.publish(orderEvent);
   }
-  return createStreamHandler({ doc: dynamo.doc, tableName: config.tableName, publish, log });
+  const redis = bus;
+  return {
+    handler: createStreamHandler({
+      doc: dynamo.doc,
+      tableName: config.tableName,
+      publish: redis && ((orderEvent) => redis.publish(orderEvent)),
+      log,
+    }),
+    close: async () => {
+      await redis?.close();
+      dynamo.client.destroy();
+    },
+  };
 }
+
+let built: Promise<StreamLambdaHandler> | undefined;
 
 /** The Lambda entry point: `dist/src/lambda/streams.handler`. */
 export const handler: StreamLambdaHandler = async (event, context) => {
-  built ??= build();
+  built ??= streamHandlerFromEnv().then(({ handler: fromEnv }) => fromEnv);
   return (await built)(event, context);
 };
