@@ -6,11 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBStreamsClient,
-  ExpiredIteratorException,
-  InternalServerError,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient, ExpiredIteratorException, InternalServerError } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
