@@ -36,7 +36,7 @@ export interface Config {
   persistedOnly: boolean;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
-  /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there). */
+  /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there) and with REDIS_URL. */
   streamConsumer: boolean;
   /** Names the consumer's checkpoints: one name per server instance (default: the host name). */
   streamConsumerName: string;
@@ -172,7 +172,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY', false),
     shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
-    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws'),
+    // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
+    // in every instance would publish each event once per instance.
+    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws' && !redisUrl),
     redisUrl,
     consumerGroup: env.STREAM_CONSUMER_NAME || 'processor',
     consumerPort: parsePort(env.CONSUMER_PORT, 9464, 'CONSUMER_PORT'),

@@ -316,6 +316,9 @@ describe('scale-out on Redis', () => {
       (lost) => lost > lostBefore,
       { timeoutMs: 10_000, intervalMs: 50, description: 'the lost event counted' },
     );
+    // An instance started now serves at once, and joins the bus once Redis is back.
+    const late = await children.start(endpoint(), tableName, { REDIS_URL: redis.url });
+    expect(await readyDetails(late)).toEqual({ status: 200, eventBus: 'down' });
     await redis.restart();
     await Promise.all([
       ...apis.map((api) =>
@@ -331,7 +334,19 @@ describe('scale-out on Redis', () => {
         { timeoutMs: 15_000, intervalMs: 100, description: 'the consumer reconnected' },
       ),
     ]);
+    await pollUntil(
+      () => readyDetails(late),
+      (ready) => ready.eventBus === 'up',
+      { timeoutMs: 15_000, intervalMs: 100, description: 'the late instance joined the bus' },
+    );
+    const lateSubscriber = await subscribe(
+      'admin@late',
+      late,
+      await tokenFor('scale-admin', 'admin'),
+      'subscription { orderEvents { order { orderId } } }',
+    );
     const after = await placeOrder(apis[2] as ChildServer, alice.userId);
+    await lateSubscriber.waitFor([after]);
     await Promise.all(everything.map((subscriber) => subscriber.waitFor([after])));
     await alicesOwn.waitFor([after]);
     expect([...everything, alicesOwn].filter((subscriber) => subscriber.closed)).toEqual([]);

@@ -88,7 +88,12 @@ describe('REDIS_URL', () => {
     },
   );
 
-  it('is optional: without it the event bus stays in the process', () => {
-    expect(loadConfig({}).redisUrl).toBeUndefined();
+  it('is optional: without it the event bus stays in the process, fed by an in-process consumer', () => {
+    expect(loadConfig({})).toMatchObject({ redisUrl: undefined, streamConsumer: true });
+  });
+
+  it('turns the in-process consumer off unless STREAM_CONSUMER asks for it (each instance would publish every event)', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).streamConsumer).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', STREAM_CONSUMER: 'true' }).streamConsumer).toBe(true);
   });
 });

@@ -98,6 +98,16 @@ export class RedisEventBus implements EventBus {
       connection.on('close', () => this.statusChanged(role));
     }
     this.subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
+    if (this.listening) {
+      // ioredis subscribes again after a reconnect only to channels whose SUBSCRIBE succeeded:
+      // one that failed because Redis was down at start-up would never be retried. Subscribing
+      // on every 'ready' covers both (a repeated SUBSCRIBE is a no-op for Redis).
+      this.subscriber.on('ready', () => {
+        this.subscriber.subscribe(this.channel).catch((error: unknown) => {
+          options.log.warn({ err: error }, 'redis subscribe failed; retried on the next reconnect');
+        });
+      });
+    }
   }
 
   /**
@@ -106,14 +116,13 @@ export class RedisEventBus implements EventBus {
    * and serves queries whether or not Redis is up).
    */
   async start(waitMs = 2000): Promise<void> {
+    const subscribed = async () => {
+      await this.subscriber.connect();
+      await this.subscriber.subscribe(this.channel);
+    };
     const connected = Promise.all([
       this.publisher.connect().catch(() => undefined),
-      ...(this.listening
-        ? [
-            this.subscriber.connect().catch(() => undefined),
-            this.subscriber.subscribe(this.channel).catch(() => undefined),
-          ]
-        : []),
+      ...(this.listening ? [subscribed().catch(() => undefined)] : []),
     ]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([connected, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
