@@ -19,9 +19,11 @@
  * at LATEST again.) Shards that appear later, and shards without a checkpoint of a consumer that
  * has checkpoints, are always read from TRIM_HORIZON.
  *
- * One process per `consumerName` and table: two consumers under one name would overwrite each
- * other's checkpoints. Each server instance that serves subscriptions needs every event, so it
- * runs its own consumer (own name); DynamoDB Streams allows about two readers per shard.
+ * Without `leases`, one process per `consumerName` and table: two consumers under one name would
+ * overwrite each other's checkpoints. That is the in-process consumer of a server instance (own
+ * name; DynamoDB Streams allows about two readers per shard). With `leases` (`npm run consumer`),
+ * any number share one name: each shard is read by the holder of its lease
+ * (src/streams/shardLeases.ts), which resumes from the shared checkpoint.
  */
 import { EventEmitter } from 'node:events';
 import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -221,7 +223,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       let caughtUp = false;
       try {
         if (Date.now() >= this.nextRefreshAt) await this.refreshShards(shards);
-        await this.restartTakenShards(shards);
+        if (this.leases && this.store) await this.leases.restartTaken(shards, this.store);
         for (const shard of shards.values()) {
           // A shard that ended while its checkpoint could not be written is never polled again.
           if (shard.finished && shard.checkpointDue) await shard.retryCheckpoint();
@@ -313,27 +315,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
    */
   private async refreshShards(shards: ShardSet, ...args: Parameters<ShardSet['refresh']>): Promise<void> {
     await shards.refresh(...args);
-    if (this.leases && this.store && args.length === 0) {
-      const { checkpoints } = await this.store.load();
-      for (const shard of [...shards.values()]) {
-        const shardId = shard.info.shardId;
-        if (!this.leases.holds(shardId)) shards.reset(shardId, checkpoints.get(shardId));
-      }
-    }
+    if (this.leases && this.store && args.length === 0) await this.leases.refreshOthers(shards, this.store);
     this.nextRefreshAt = Date.now() + this.shardRefreshMs;
-  }
-
-  /** A shard whose lease was just taken resumes from its checkpoint, wherever another consumer left it. */
-  private async restartTakenShards(shards: ShardSet): Promise<void> {
-    if (!this.leases || !this.store) return;
-    for (const shardId of this.leases.drainTaken()) {
-      try {
-        shards.reset(shardId, await this.store.loadOne(shardId));
-      } catch (error) {
-        this.leases.retake(shardId);
-        this.log.warn({ err: error, shardId }, 'stream checkpoint not read after taking a lease; retrying');
-      }
-    }
   }
 
   private pause(ms: number): Promise<void> {

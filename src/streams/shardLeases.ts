@@ -5,8 +5,10 @@
  * `holds()` says are its own; a lease whose renewal keeps failing (DynamoDB unreachable) stops
  * counting as held once its TTL has passed, as it does for everyone else.
  */
+import type { CheckpointStore } from './checkpoints.js';
 import type { LeaseStore } from './leases.js';
 import type { StreamLog } from './processor.js';
+import type { ShardSet } from './shardSet.js';
 
 interface LeasedShard {
   readonly info: { readonly shardId: string };
@@ -43,16 +45,33 @@ export class ShardLeases {
     return count;
   }
 
-  /** The shards taken since the last call: their readers must start over from the checkpoint. */
-  drainTaken(): string[] {
+  /**
+   * Restarts the readers of the shards taken since the last call from their checkpoints,
+   * wherever another consumer left them. A checkpoint that cannot be read is tried next round.
+   */
+  async restartTaken(shards: ShardSet, store: CheckpointStore): Promise<void> {
     const ids = [...this.taken];
     this.taken.clear();
-    return ids;
+    for (const shardId of ids) {
+      try {
+        shards.reset(shardId, await store.loadOne(shardId));
+      } catch (error) {
+        this.taken.add(shardId);
+        this.log.warn({ err: error, shardId }, 'stream checkpoint not read after taking a lease; retrying');
+      }
+    }
   }
 
-  /** Puts back a shard whose restart failed, for the next round. */
-  retake(shardId: string): void {
-    this.taken.add(shardId);
+  /**
+   * Refreshes the readers of the shards other consumers read from the checkpoints: a child
+   * shard may be read once its parent is finished, whoever finished it.
+   */
+  async refreshOthers(shards: ShardSet, store: CheckpointStore): Promise<void> {
+    const { checkpoints } = await store.load();
+    for (const shard of [...shards.values()]) {
+      const shardId = shard.info.shardId;
+      if (!this.holds(shardId)) shards.reset(shardId, checkpoints.get(shardId));
+    }
   }
 
   /** One heartbeat over `shards`. Never rejects: failures are logged, and retried next beat. */
