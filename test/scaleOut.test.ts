@@ -47,6 +47,8 @@ let admin: string;
 let unitsOrdered = 0;
 /** Orders whose placement reached the stream (the replay at the end redelivers each of them). */
 const ordersPlaced: string[] = [];
+/** performance.now() when each order's placeOrder answered. */
+const answeredAt = new Map<string, number>();
 /** Publish-to-receipt times through Redis, as a process subscribed to the channel sees them. */
 const redisLatencies: number[] = [];
 let probe: RedisEventBus;
@@ -77,6 +79,8 @@ interface Subscriber {
   name: string;
   api: ChildServer;
   received: Set<string>;
+  /** performance.now() at the first receipt of each order's event. */
+  receivedAt: Map<string, number>;
   closed: boolean;
   /** Resolves once every one of `orderIds` has arrived. */
   waitFor(orderIds: string[], timeoutMs?: number): Promise<void>;
@@ -122,11 +126,13 @@ async function subscribe(name: string, api: ChildServer, token: string, query: s
   });
   clients.push(client);
   const received = new Set<string>();
+  const receivedAt = new Map<string, number>();
   const waiters = new Set<() => void>();
   const subscriber: Subscriber = {
     name,
     api,
     received,
+    receivedAt,
     closed: false,
     waitFor: (orderIds, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
@@ -153,7 +159,10 @@ async function subscribe(name: string, api: ChildServer, token: string, query: s
     {
       next: (result) => {
         const orderId = result.data?.orderEvents.order.orderId;
-        if (orderId) received.add(orderId);
+        if (orderId && !received.has(orderId)) {
+          received.add(orderId);
+          receivedAt.set(orderId, performance.now());
+        }
         for (const waiter of [...waiters]) waiter();
       },
       error: () => (subscriber.closed = true),
@@ -176,6 +185,7 @@ async function placeOrder(api: ChildServer, userId: string, quantity = 1): Promi
     ?.orderId;
   if (!orderId)
     throw new Error(`placeOrder failed: ${result.outcome} ${JSON.stringify(result.body ?? result.failure)}`);
+  answeredAt.set(orderId, performance.now());
   unitsOrdered += quantity;
   ordersPlaced.push(orderId);
   return orderId;
@@ -240,6 +250,13 @@ describe('scale-out on Redis', () => {
     expect([...alicesOwn.received].sort()).toEqual([...alices].sort());
     // Exactly one consumer reads the stream's shard at a time.
     expect((await leaseHolders(consumers)).holders).toHaveLength(1);
+    const endToEnd = everything.flatMap((subscriber) =>
+      viaApis.map((id) => (subscriber.receivedAt.get(id) as number) - (answeredAt.get(id) as number)),
+    );
+    console.info(
+      `placeOrder answered -> subscriber received (${endToEnd.length} deliveries, through the stream, ` +
+        `a consumer and Redis): p50 ${percentile(endToEnd, 50).toFixed(1)} ms, p99 ${percentile(endToEnd, 99).toFixed(1)} ms`,
+    );
     console.info(
       `event latency through Redis (publish to receipt, ${redisLatencies.length} events): ` +
         `p50 ${percentile(redisLatencies, 50).toFixed(1)} ms, p99 ${percentile(redisLatencies, 99).toFixed(1)} ms`,
