@@ -52,6 +52,8 @@ const answeredAt = new Map<string, number>();
 /** Publish-to-receipt times through Redis, as a process subscribed to the channel sees them. */
 const redisLatencies: number[] = [];
 let probe: RedisEventBus;
+/** Duplicate deliveries counted by consumers that have since stopped. */
+let duplicatesOfStopped = 0;
 /** How often the probe received each order's events, and who waits for a count. */
 const probeCounts = new Map<string, number>();
 const probeWaiters = new Set<() => void>();
@@ -369,6 +371,29 @@ describe('scale-out on Redis', () => {
     expect([...everything, alicesOwn].filter((subscriber) => subscriber.closed)).toEqual([]);
   });
 
+  it('hands the shard over when the holder stops cleanly: SIGTERM releases its lease', async () => {
+    const [holder] = consumers as [ChildServer];
+    const standby = await children.startConsumer(endpoint(), tableName, consumerEnv());
+    const ownerOf = async (consumer: ChildServer) =>
+      (await consumer.node.waitForLog((line) => line.msg.startsWith('tablegraph consumer ready'), 'ready')).owner;
+    const holderOwner = await ownerOf(holder);
+    duplicatesOfStopped += await metric(holder, 'tablegraph_stream_duplicate_records_total');
+    holder.node.child.kill('SIGTERM');
+    expect((await holder.node.exited).code).toBe(0);
+    const { Items: leases = [] } = await dynamo.doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :lease)',
+        ExpressionAttributeValues: { ':pk': STREAM_CHECKPOINT_PK, ':lease': 'LEASE#' },
+      }),
+    );
+    expect(leases.filter((lease) => lease.owner === holderOwner)).toEqual([]);
+    const orderId = await placeOrder(apis[0] as ChildServer, bob.userId);
+    await standby.node.waitForLog((line) => line.msg === 'stream shard lease taken', 'the standby taking the lease');
+    await Promise.all(everything.map((subscriber) => subscriber.waitFor([orderId])));
+    consumers = [standby];
+  });
+
   it('counts soldCount exactly, and counts the duplicates a replay delivers without changing it', async () => {
     const soldCount = async () => (await getItem(dynamo.doc, tableName, productKey(product.productId)))?.soldCount;
     await pollUntil(soldCount, (sold) => sold === unitsOrdered, {
@@ -376,10 +401,9 @@ describe('scale-out on Redis', () => {
       intervalMs: 100,
       description: `soldCount ${unitsOrdered}`,
     });
-    const seen = await Promise.all(
-      consumers.map((consumer) => metric(consumer, 'tablegraph_stream_duplicate_records_total')),
-    );
-    console.info(`duplicate deliveries seen by the running consumer during the run: ${seen.join(', ')}`);
+    const running = await metric(consumers[0] as ChildServer, 'tablegraph_stream_duplicate_records_total');
+    // Consumers killed with SIGKILL cannot be asked; their successors count what they left unrecorded.
+    console.info(`duplicate deliveries counted during the run: ${duplicatesOfStopped + running}`);
 
     // Lose every checkpoint: the next consumer reads the stream again from its oldest record.
     await children.kill(consumers[0] as ChildServer);
