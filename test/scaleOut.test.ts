@@ -8,11 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
@@ -26,6 +24,8 @@ import type { ChildServer } from './support/childServers.js';
 import { aProduct, aUser, anOrder, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, pollUntil, postGraphQL } from './support/load.js';
+import { health, metric, readyDetails, subscribe } from './support/fanOut.js';
+import type { Subscriber } from './support/fanOut.js';
 import { RedisServer } from './support/redisServer.js';
 import { lambdaEvent, readStream } from './support/streamRecords.js';
 import { PLACE_ORDER, getItem } from './support/writes.js';
@@ -77,16 +77,6 @@ function probeReceived(orderId: string, times: number, timeoutMs = 15_000): Prom
   });
 }
 
-interface Subscriber {
-  name: string;
-  api: ChildServer;
-  received: Set<string>;
-  /** performance.now() at the first receipt of each order's event. */
-  receivedAt: Map<string, number>;
-  closed: boolean;
-  /** Resolves once every one of `orderIds` has arrived. */
-  waitFor(orderIds: string[], timeoutMs?: number): Promise<void>;
-}
 let everything: Subscriber[];
 let alicesOwn: Subscriber;
 
@@ -95,89 +85,6 @@ const consumerEnv = () => ({
   LEASE_TTL_MS: String(LEASE_TTL_MS),
   STREAM_POLL_MS: '50',
 });
-
-async function metricsOf(server: ChildServer): Promise<Map<string, number>> {
-  const text = await (await fetch(`${server.origin}/metrics`)).text();
-  const values = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)(?:\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
-    if (match) values.set(match[1] as string, (values.get(match[1] as string) ?? 0) + Number(match[2]));
-  }
-  return values;
-}
-const metric = async (server: ChildServer, name: string) => (await metricsOf(server)).get(name) ?? 0;
-
-async function health(server: ChildServer): Promise<{ leasesHeld: number; eventBus: { status: string } }> {
-  return (await (await fetch(`${server.origin}/healthz`)).json()) as never;
-}
-
-async function readyDetails(api: ChildServer): Promise<{ status: number; eventBus: string }> {
-  const response = await fetch(`${api.origin}/readyz`);
-  const body = (await response.json()) as { details: { eventBus: { status: string } } };
-  return { status: response.status, eventBus: body.details.eventBus.status };
-}
-
-/** Subscribes over graphql-ws and resolves once the instance counts the subscription. */
-async function subscribe(name: string, api: ChildServer, token: string, query: string): Promise<Subscriber> {
-  const before = await metric(api, 'graphql_subscriptions_active');
-  const client = createClient({
-    url: api.url.replace(/^http/, 'ws'),
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
-  clients.push(client);
-  const received = new Set<string>();
-  const receivedAt = new Map<string, number>();
-  const waiters = new Set<() => void>();
-  const subscriber: Subscriber = {
-    name,
-    api,
-    received,
-    receivedAt,
-    closed: false,
-    waitFor: (orderIds, timeoutMs = 15_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (!orderIds.every((id) => received.has(id))) return false;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-          return true;
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          const missing = orderIds.filter((id) => !received.has(id));
-          reject(
-            new Error(`${name}: ${missing.length} order event(s) missing after ${timeoutMs} ms: ${missing.join(', ')}`),
-          );
-        }, timeoutMs);
-        if (!check()) waiters.add(check);
-      }),
-  };
-  client.on('closed', () => (subscriber.closed = true));
-  client.subscribe<{ orderEvents: { order: { orderId: string } } }>(
-    { query },
-    {
-      next: (result) => {
-        const orderId = result.data?.orderEvents.order.orderId;
-        if (orderId && !received.has(orderId)) {
-          received.add(orderId);
-          receivedAt.set(orderId, performance.now());
-        }
-        for (const waiter of [...waiters]) waiter();
-      },
-      error: () => (subscriber.closed = true),
-      complete: () => (subscriber.closed = true),
-    },
-  );
-  await pollUntil(
-    () => metric(api, 'graphql_subscriptions_active'),
-    (count) => count > before,
-    { timeoutMs: 10_000, intervalMs: 50, description: `${name} registered` },
-  );
-  return subscriber;
-}
 
 async function placeOrder(api: ChildServer, userId: string, quantity = 1): Promise<string> {
   const result = await postGraphQL(api.url, admin, PLACE_ORDER, {
@@ -220,8 +127,16 @@ beforeAll(async () => {
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });
   const adminToken = await tokenFor('scale-admin', 'admin');
   const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
-  everything = await Promise.all(apis.map((api, i) => subscribe(`admin@api${i}`, api, adminToken, everythingQuery)));
-  alicesOwn = await subscribe('alice@api2', apis[2] as ChildServer, await tokenFor(alice.userId), everythingQuery);
+  everything = await Promise.all(
+    apis.map((api, i) => subscribe(clients, `admin@api${i}`, api, adminToken, everythingQuery)),
+  );
+  alicesOwn = await subscribe(
+    clients,
+    'alice@api2',
+    apis[2] as ChildServer,
+    await tokenFor(alice.userId),
+    everythingQuery,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -359,6 +274,7 @@ describe('scale-out on Redis', () => {
       { timeoutMs: 15_000, intervalMs: 100, description: 'the late instance joined the bus' },
     );
     const lateSubscriber = await subscribe(
+      clients,
       'admin@late',
       late,
       await tokenFor('scale-admin', 'admin'),
