@@ -64,6 +64,8 @@ export class RedisEventBus implements EventBus {
   private closed = false;
   private lastStatus: EventBusHealth['status'] | undefined;
   private readonly listening: boolean;
+  /** The subscriber connection's SUBSCRIBE went through since it last connected. */
+  private subscribed = false;
   onDelivered: ((latencyMs: number) => void) | undefined;
 
   constructor(options: RedisEventBusOptions) {
@@ -82,7 +84,7 @@ export class RedisEventBus implements EventBus {
       lazyConnect: true,
     };
     this.publisher = new Redis(options.url, { ...common, connectionName: 'tablegraph-publisher' });
-    // The subscriber may queue its SUBSCRIBE until the first connection is up.
+    // The subscriber subscribes on every 'ready' (below); its offline queue only holds that.
     this.subscriber = new Redis(options.url, {
       ...common,
       enableOfflineQueue: true,
@@ -102,11 +104,8 @@ export class RedisEventBus implements EventBus {
       // ioredis subscribes again after a reconnect only to channels whose SUBSCRIBE succeeded:
       // one that failed because Redis was down at start-up would never be retried. Subscribing
       // on every 'ready' covers both (a repeated SUBSCRIBE is a no-op for Redis).
-      this.subscriber.on('ready', () => {
-        this.subscriber.subscribe(this.channel).catch((error: unknown) => {
-          options.log.warn({ err: error }, 'redis subscribe failed; retried on the next reconnect');
-        });
-      });
+      this.subscriber.on('ready', () => void this.subscribeChannel());
+      this.subscriber.on('close', () => (this.subscribed = false));
     }
   }
 
@@ -116,13 +115,13 @@ export class RedisEventBus implements EventBus {
    * and serves queries whether or not Redis is up).
    */
   async start(waitMs = 2000): Promise<void> {
-    const subscribed = async () => {
+    const listen = async () => {
       await this.subscriber.connect();
-      await this.subscriber.subscribe(this.channel);
+      await this.subscribeChannel();
     };
     const connected = Promise.all([
       this.publisher.connect().catch(() => undefined),
-      ...(this.listening ? [subscribed().catch(() => undefined)] : []),
+      ...(this.listening ? [listen().catch(() => undefined)] : []),
     ]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([connected, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
@@ -150,7 +149,8 @@ export class RedisEventBus implements EventBus {
   }
 
   health(): EventBusHealth {
-    const up = this.publisher.status === 'ready' && (!this.listening || this.subscriber.status === 'ready');
+    const listening = !this.listening || (this.subscriber.status === 'ready' && this.subscribed);
+    const up = this.publisher.status === 'ready' && listening;
     return { kind: 'redis', status: up ? 'up' : 'down' };
   }
 
@@ -164,6 +164,16 @@ export class RedisEventBus implements EventBus {
     const connections = this.listening ? [this.publisher, this.subscriber] : [this.publisher];
     await Promise.all(connections.map((connection) => connection.quit().catch(() => undefined)));
     for (const connection of [this.publisher, this.subscriber]) connection.disconnect();
+  }
+
+  private async subscribeChannel(): Promise<void> {
+    try {
+      await this.subscriber.subscribe(this.channel);
+      this.subscribed = true;
+      this.statusChanged('subscriber');
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'redis subscribe failed; retried on the next reconnect');
+    }
   }
 
   private deliver(channel: string, message: string): void {
