@@ -22,6 +22,7 @@ import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
+import { baselineNewTable } from '../migrations/runner.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
@@ -74,6 +75,8 @@ async function main(): Promise<void> {
     }
     const eventBus = bus;
     db = await openDatabase(config, { reuseRunningLocal: true });
+    // A table this process created is at the current schema, as one `npm start` creates.
+    if (db.tableCreated) await baselineNewTable(db.dynamo.doc, config.tableName);
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
     const metrics = createConsumerMetrics(() => consumer, eventBus);
     consumer = new StreamConsumer({
