@@ -11,6 +11,7 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   ['shared', ['src/config.ts', 'src/errors.ts', 'src/money.ts', 'src/projectRoot.ts']],
   ['table', ['src/table/**']],
+  ['events', ['src/events/**']],
   ['db', ['src/db/**']],
   ['writes', ['src/writes/**']],
   ['seed', ['src/seed/**']],
@@ -21,7 +22,7 @@ const LAYERS = [
   ['resolvers', ['resolvers/**']],
   ['pipeline', ['src/pipeline/**']],
   ['transports', ['src/transports/**', 'src/lambda/**']],
-  ['main', ['src/main.ts']],
+  ['main', ['src/main.ts', 'src/consumer/**']],
 ];
 const layerPolicies = LAYERS.map(([type], index) => ({
   from: { file: { categories: type } },

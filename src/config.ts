@@ -37,10 +37,20 @@ export interface Config {
   persistedOnly: boolean;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
-  /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there). */
+  /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there) and with REDIS_URL. */
   streamConsumer: boolean;
   /** Names the consumer's checkpoints: one name per server instance (default: the host name). */
   streamConsumerName: string;
+  /** REDIS_URL: order events travel over Redis pub/sub instead of staying in the process. */
+  redisUrl: string | undefined;
+  /** `npm run consumer`: the checkpoints and leases its consumers share (STREAM_CONSUMER_NAME, default `processor`). */
+  consumerGroup: string;
+  /** `npm run consumer`: the port of its /healthz and /metrics (0 picks a free one). */
+  consumerPort: number;
+  /** `npm run consumer`: how long a shard lease lasts without a heartbeat. */
+  leaseTtlMs: number;
+  /** `npm run consumer`: pause between polls of an idle stream. */
+  streamPollMs: number;
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -149,6 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
   }
   const tableName = env.TABLE_NAME || 'MainTable';
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
+  }
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
@@ -196,7 +210,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY', false),
     shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
-    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws'),
+    // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
+    // in every instance would publish each event once per instance.
+    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws' && !redisUrl),
+    redisUrl,
+    consumerGroup: env.STREAM_CONSUMER_NAME || 'processor',
+    consumerPort: parsePort(env.CONSUMER_PORT, 9464, 'CONSUMER_PORT'),
+    leaseTtlMs: parseCount(env, 'LEASE_TTL_MS', 10_000),
+    streamPollMs: parseCount(env, 'STREAM_POLL_MS', 200),
     streamConsumerName:
       env.STREAM_CONSUMER_NAME ||
       os

@@ -16,6 +16,7 @@ import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
 import type { OpenDatabase } from './db/open.js';
+import { RedisEventBus } from './events/redisEventBus.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
@@ -61,11 +62,13 @@ async function main(): Promise<void> {
   let db: OpenDatabase | undefined;
   let app: RunningApp | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
+  let bus: RedisEventBus | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string) => {
     stopping ??= (async () => {
       log.info({ signal }, 'stopping');
       await app?.stop();
+      await bus?.close();
       streamsClient?.destroy();
       await db?.close();
       log.info('stopped');
@@ -102,6 +105,15 @@ async function main(): Promise<void> {
     streamsClient = config.streamConsumer
       ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
       : undefined;
+    if (config.redisUrl) {
+      // Never blocks start-up for long: queries and mutations do not need Redis.
+      bus = new RedisEventBus({
+        url: config.redisUrl,
+        tableName: config.tableName,
+        log: log.child({ component: 'redis' }),
+      });
+      await bus.start();
+    }
     app = await startApp({
       host: config.host,
       port: config.port,
@@ -116,9 +128,17 @@ async function main(): Promise<void> {
       },
       persistedOnly: config.persistedOnly,
       shutdownGraceMs: config.shutdownGraceMs,
-      streams: streamsClient && { client: streamsClient, consumerName: config.streamConsumerName },
+      streams: streamsClient && {
+        client: streamsClient,
+        consumerName: config.streamConsumerName,
+        pollIntervalMs: config.streamPollMs,
+      },
+      bus,
     });
-    log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
+    log.info(
+      { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },
+      `tablegraph ready at ${app.url}`,
+    );
     if (devTokens) {
       log.info(
         { alice: `Bearer ${devTokens.alice}`, admin: `Bearer ${devTokens.admin}` },

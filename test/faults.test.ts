@@ -425,7 +425,11 @@ describe('DynamoDB killed under load', () => {
     console.info(`/readyz answered 503 ${round(performance.now() - killedAt)} ms after the kill`);
     const response = await fetch(`${server.origin}/readyz`);
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'not ready', reason: 'DynamoDB is unreachable' });
+    expect(await response.json()).toEqual({
+      status: 'not ready',
+      reason: 'DynamoDB is unreachable',
+      details: { eventBus: { kind: 'in-process', status: 'up' } },
+    });
     expect(server.node.child.exitCode).toBeNull();
   });
 

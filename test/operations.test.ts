@@ -31,7 +31,10 @@ describe('health', () => {
   it('says ready at /readyz when DynamoDB answers and the table is active', async () => {
     const response = await fetch(`${base}/readyz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ready' });
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      details: { eventBus: { kind: 'in-process', status: 'up' } },
+    });
   });
 
   it('says not ready, with 503, when the table does not exist', async () => {
@@ -42,7 +45,11 @@ describe('health', () => {
       );
       const response = await fetch(`${new URL(other.url).origin}/readyz`);
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ status: 'not ready', reason: 'the table does not exist' });
+      expect(await response.json()).toEqual({
+        status: 'not ready',
+        reason: 'the table does not exist',
+        details: { eventBus: { kind: 'in-process', status: 'up' } },
+      });
     } finally {
       await other.stop().catch(() => undefined);
     }

@@ -6,17 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBStreamsClient,
-  ExpiredIteratorException,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  InternalServerError,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient, ExpiredIteratorException, InternalServerError } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
@@ -24,6 +17,7 @@ import { CursorCodec } from '../src/db/cursor.js';
 import type { DataSources } from '../src/db/loaders.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { createStreamHandler } from '../src/lambda/streams.js';
+import { lambdaEvent, readStream as readStreamOf } from './support/streamRecords.js';
 import { orderToDetailsItem, orderToUserItem } from '../src/table/codecs.js';
 import { orderKey, productSaleKey } from '../src/table/keys.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/table/models.js';
@@ -31,7 +25,6 @@ import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
 import { processRecords } from '../src/streams/processor.js';
 import type { OrderEvent } from '../src/streams/processor.js';
-import { findStreamArn, listShards } from '../src/streams/shards.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
@@ -179,41 +172,10 @@ async function startConsumer(
 }
 
 /** Every record of the table's stream, read with GetRecords from TRIM_HORIZON, shard by shard. */
-async function readStream(tableName: string): Promise<{ streamArn: string; records: _Record[] }> {
-  const streamArn = await findStreamArn(dynamo.client, tableName);
-  const records: _Record[] = [];
-  for (const shard of await listShards(streams, streamArn)) {
-    let { ShardIterator: iterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.shardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    for (let page = 0; iterator && page < 100; page++) {
-      const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-      if (!result.Records?.length) break;
-      records.push(...result.Records);
-      iterator = result.NextShardIterator;
-    }
-  }
-  return { streamArn, records };
-}
+const readStream = (tableName: string) => readStreamOf(dynamo.client, streams, tableName);
 
 const isDetailsOf = (order: OrderModel) => (record: _Record) =>
   record.dynamodb?.Keys?.PK?.S === orderKey(order.orderId).PK;
-
-/** The records as a Lambda event: JSON, with the time in epoch seconds, the images as they are. */
-function lambdaEvent(records: _Record[], streamArn: string): DynamoDBStreamEvent {
-  return JSON.parse(
-    JSON.stringify({
-      Records: records.map((record) => ({
-        ...record,
-        eventSourceARN: streamArn,
-        dynamodb: {
-          ...record.dynamodb,
-          ApproximateCreationDateTime: (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1000,
-        },
-      })),
-    }),
-  ) as DynamoDBStreamEvent;
-}
 
 /**
  * Exactly `expected` (`TYPE orderId STATUS`) were published. Records of different orders are

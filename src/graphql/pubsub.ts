@@ -1,18 +1,16 @@
 /**
- * In-process fan-out of order events to GraphQL subscriptions. The events come from the
- * table's stream (src/streams/), so every server instance sees every change, whoever wrote it;
- * this module only hands them to the subscribers connected to this instance.
+ * Fan-out of order events to the GraphQL subscriptions of this instance. The events come from
+ * the table's stream through an event bus (src/events/): in-process when this instance runs its
+ * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. Either
+ * way every instance sees every change, whoever wrote it; this module listens to the bus once
+ * and hands each event to the subscribers connected here that `accept` it.
  */
 import { EventEmitter } from 'node:events';
-import type { OrderModel, OrderStatus } from '../table/models.js';
+import { InProcessEventBus } from '../events/eventBus.js';
+import type { EventBus } from '../events/eventBus.js';
+import type { OrderEventModel } from '../events/orderEvent.js';
 
-export interface OrderEventModel {
-  type: 'ORDER_PLACED' | 'ORDER_STATUS_CHANGED';
-  order: OrderModel;
-  previousStatus: OrderStatus | null;
-  /** ISO-8601, when DynamoDB recorded the change. */
-  at: string;
-}
+export type { OrderEventModel } from '../events/orderEvent.js';
 
 /**
  * Events a subscriber has not taken yet. A client that reads slower than events arrive loses
@@ -22,14 +20,19 @@ export const MAX_PENDING_EVENTS = 100;
 
 export class OrderEvents {
   private readonly emitter = new EventEmitter();
+  readonly bus: EventBus;
+  private readonly unsubscribe: () => void;
 
-  constructor() {
+  constructor(bus: EventBus = new InProcessEventBus()) {
     // Each subscription adds a listener; thousands of subscribers are fine.
     this.emitter.setMaxListeners(0);
+    this.bus = bus;
+    this.unsubscribe = bus.subscribe((event) => this.emitter.emit('event', event));
   }
 
-  publish(event: OrderEventModel): void {
-    this.emitter.emit('event', event);
+  /** Sends `event` over the bus (to every instance on it, this one included). */
+  publish(event: OrderEventModel): Promise<void> {
+    return this.bus.publish(event);
   }
 
   /**
@@ -84,5 +87,10 @@ export class OrderEvents {
 
   get subscriberCount(): number {
     return this.emitter.listenerCount('event');
+  }
+
+  /** Stops listening to the bus (the bus itself belongs to whoever made it). */
+  detach(): void {
+    this.unsubscribe();
   }
 }

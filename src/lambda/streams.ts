@@ -8,12 +8,18 @@
  * applied already: processing is idempotent, so the retry changes nothing for them (their
  * events may be published again). Without the setting Lambda retries the whole batch, which
  * is equally safe, only slower. Deploy with DYNAMODB_MODE=aws and TABLE_NAME.
+ *
+ * With REDIS_URL (ElastiCache, `rediss://` for in-transit encryption) the events are published
+ * to Redis, where every API instance hears them (src/events/redisEventBus.ts); the connection
+ * is opened on a cold start and kept across invocations. An event published while Redis is
+ * unreachable is lost (logged, never a failed batch: soldCount must go on).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createDynamo } from '../db/client.js';
+import { RedisEventBus } from '../events/redisEventBus.js';
 import { processRecords } from '../streams/processor.js';
 import type { PublishOrderEvent, StreamLog } from '../streams/processor.js';
 
@@ -50,15 +56,40 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
   };
 }
 
-let built: StreamLambdaHandler | undefined;
+/**
+ * The handler as the environment configures it (TABLE_NAME, DYNAMODB_MODE / DYNAMODB_ENDPOINT,
+ * REDIS_URL), and how to close its connections (tests; a Lambda keeps them for the next event).
+ */
+export async function streamHandlerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ handler: StreamLambdaHandler; close: () => Promise<void> }> {
+  const config = loadConfig(env);
+  const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
+  const log = pino({ level: config.logLevel });
+  let bus: RedisEventBus | undefined;
+  if (config.redisUrl) {
+    bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
+    await bus.start();
+  }
+  const redis = bus;
+  return {
+    handler: createStreamHandler({
+      doc: dynamo.doc,
+      tableName: config.tableName,
+      publish: redis && ((orderEvent) => redis.publish(orderEvent)),
+      log,
+    }),
+    close: async () => {
+      await redis?.close();
+      dynamo.client.destroy();
+    },
+  };
+}
+
+let built: Promise<StreamLambdaHandler> | undefined;
 
 /** The Lambda entry point: `index.handler` of the bundle (deploy/bundle.ts). */
-export const handler: StreamLambdaHandler = (event, context) => {
-  if (!built) {
-    const config = loadConfig();
-    const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
-    const log = pino({ level: config.logLevel });
-    built = createStreamHandler({ doc: dynamo.doc, tableName: config.tableName, log });
-  }
-  return built(event, context);
+export const handler: StreamLambdaHandler = async (event, context) => {
+  built ??= streamHandlerFromEnv().then(({ handler: fromEnv }) => fromEnv);
+  return (await built)(event, context);
 };

@@ -7,7 +7,7 @@
  * A checkpoint names its stream: a table whose stream was disabled and enabled again has a
  * new stream with new shards, and an old checkpoint must not be mistaken for one of them.
  */
-import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EntityType } from '../table/codecs.js';
 import { STREAM_CHECKPOINT_PK, streamCheckpointKey, streamCheckpointSKPrefix } from '../table/keys.js';
@@ -67,6 +67,26 @@ export class CheckpointStore {
       if (!start) return { checkpoints: found, otherStreams };
     }
     throw new Error(`more than ${MAX_PAGES} pages of stream checkpoints for consumer ${this.consumerName}`);
+  }
+
+  /**
+   * The checkpoint of one shard (strongly consistent), undefined when there is none for this
+   * stream: what a consumer that just took the shard's lease resumes from.
+   */
+  async loadOne(shardId: string): Promise<ShardCheckpoint | undefined> {
+    const { Item: item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: streamCheckpointKey(this.consumerName, shardId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!item || item.streamArn !== this.streamArn) return undefined;
+    return {
+      shardId,
+      sequenceNumber: typeof item.sequenceNumber === 'string' ? item.sequenceNumber : undefined,
+      finished: item.finished === true,
+    };
   }
 
   async save(checkpoint: ShardCheckpoint): Promise<void> {

@@ -19,15 +19,19 @@
  * at LATEST again.) Shards that appear later, and shards without a checkpoint of a consumer that
  * has checkpoints, are always read from TRIM_HORIZON.
  *
- * One process per `consumerName` and table: two consumers under one name would overwrite each
- * other's checkpoints. Each server instance that serves subscriptions needs every event, so it
- * runs its own consumer (own name); DynamoDB Streams allows about two readers per shard.
+ * Without `leases`, one process per `consumerName` and table: two consumers under one name would
+ * overwrite each other's checkpoints. That is the in-process consumer of a server instance (own
+ * name; DynamoDB Streams allows about two readers per shard). With `leases` (`npm run consumer`),
+ * any number share one name: each shard is read by the holder of its lease
+ * (src/streams/shardLeases.ts), which resumes from the shared checkpoint.
  */
 import { EventEmitter } from 'node:events';
 import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { RetryPolicy } from '../db/batchGet.js';
 import type { Dynamo } from '../db/client.js';
 import { CheckpointStore } from './checkpoints.js';
+import { LeaseStore } from './leases.js';
+import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
@@ -60,6 +64,12 @@ export interface StreamConsumerOptions {
   /** Items processed at once within a batch (see processRecords). */
   concurrency?: number | undefined;
   log?: StreamLog | undefined;
+  /**
+   * Share the shards with other consumers of the same `consumerName` through leases
+   * (src/streams/leases.ts): each shard is read by the one consumer holding its lease, which
+   * resumes from the shared checkpoint. Without it this consumer reads every shard alone.
+   */
+  leases?: { owner: string; ttlMs: number } | undefined;
   /** Called after each batch with records (metrics, tests); a throw is logged and ignored. */
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
@@ -79,6 +89,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private readonly shardRefreshMs: number;
   private readonly backoff: RetryPolicy;
   private shards: ShardSet | undefined;
+  private store: CheckpointStore | undefined;
+  private leases: ShardLeases | undefined;
   private arn: string | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
@@ -117,6 +129,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const store = new CheckpointStore(dynamo.doc, tableName, this.consumerName, arn);
     const { checkpoints, otherStreams } = await store.load();
     this.arn = arn;
+    this.store = store;
     const { streams } = this.options;
     const batchSize = this.options.batchSize ?? 1000;
     const shards = new ShardSet({ streams, streamArn: arn, store, batchSize, backoff: this.backoff, log: this.log });
@@ -127,16 +140,30 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const latest = fresh && this.options.initialPosition === 'LATEST';
     await this.refreshShards(shards, checkpoints, latest ? 'LATEST' : 'TRIM_HORIZON');
     if (otherStreams.length > 0) await shards.forget(otherStreams);
+    if (this.options.leases) {
+      const { owner, ttlMs } = this.options.leases;
+      const leaseStore = new LeaseStore({ doc: dynamo.doc, tableName, consumerName: this.consumerName, owner, ttlMs });
+      const leases = new ShardLeases(leaseStore, ttlMs, this.log, () => this.wake?.());
+      this.leases = leases;
+      await leases.maintain(shards.values());
+      leases.start(() => shards.values());
+    }
     this.log.info({ streamArn: arn, shards: shards.size, resumed: !fresh }, 'stream consumer started');
     this.loop = this.run(shards);
   }
 
-  /** Stops polling once the current batch is processed and checkpointed. */
+  /** Stops polling once the current batch is processed and checkpointed, then gives up its leases. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    await this.leases?.stop();
+  }
+
+  /** Shards whose lease this consumer holds now (undefined without leases). */
+  get leasesHeld(): number | undefined {
+    return this.leases?.count;
   }
 
   get running(): boolean {
@@ -196,11 +223,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       let caughtUp = false;
       try {
         if (Date.now() >= this.nextRefreshAt) await this.refreshShards(shards);
+        if (this.leases && this.store) await this.leases.restartTaken(shards, this.store);
         for (const shard of shards.values()) {
           // A shard that ended while its checkpoint could not be written is never polled again.
           if (shard.finished && shard.checkpointDue) await shard.retryCheckpoint();
         }
-        const polled = await Promise.all(shards.ready().map((shard) => this.poll(shard)));
+        const mine = shards.ready().filter((shard) => this.leases?.holds(shard.info.shardId) ?? true);
+        const polled = await Promise.all(mine.map((shard) => this.poll(shard)));
         busy = polled.some((outcome) => outcome === 'records');
         caughtUp = polled.every((outcome) => outcome === 'empty');
       } catch (error) {
@@ -264,6 +293,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       records: records.length,
       applied,
       failures: result.failures.length,
+      duplicates: result.duplicates,
       events: result.events,
       lastSequenceNumber: shard.lastSequenceNumber,
       checkpointed,
@@ -278,9 +308,14 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     await shard.finish();
   }
 
-  /** Reads the shard list again (ShardSet.refresh) and schedules the next reading. */
+  /**
+   * Reads the shard list again (ShardSet.refresh) and schedules the next reading. With leases,
+   * the shards other consumers read are refreshed from the checkpoints too: a child shard may
+   * be read once its parent is finished, whoever finished it.
+   */
   private async refreshShards(shards: ShardSet, ...args: Parameters<ShardSet['refresh']>): Promise<void> {
     await shards.refresh(...args);
+    if (this.leases && this.store && args.length === 0) await this.leases.refreshOthers(shards, this.store);
     this.nextRefreshAt = Date.now() + this.shardRefreshMs;
   }
 

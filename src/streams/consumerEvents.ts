@@ -12,6 +12,8 @@ export interface BatchReport {
   /** Records applied before the first failure (all of them when `failures` is 0). */
   applied: number;
   failures: number;
+  /** Records already applied before (redeliveries: see ProcessResult.duplicates). */
+  duplicates: number;
   events: OrderEvent[];
   /** The shard's checkpoint after this batch, whether or not it was written (see `checkpointed`). */
   lastSequenceNumber: string | undefined;

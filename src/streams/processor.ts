@@ -90,6 +90,11 @@ export interface ProcessResult {
   failures: RecordFailure[];
   /** Records that can never be processed (an order item of the wrong shape): logged and passed over. */
   skipped: number;
+  /**
+   * Records whose soldCount change had been applied already: redeliveries (a replay after a crash
+   * or a lease hand-over). Only records that move soldCount can be recognised as such.
+   */
+  duplicates: number;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -100,7 +105,14 @@ const DEFAULT_CONCURRENCY = 8;
  * this batch. Never throws for a record: failures are returned for the caller to retry.
  */
 export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
-  const result: ProcessResult = { records: records.length, events: [], soldCountChanges: 0, failures: [], skipped: 0 };
+  const result: ProcessResult = {
+    records: records.length,
+    events: [],
+    soldCountChanges: 0,
+    failures: [],
+    skipped: 0,
+    duplicates: 0,
+  };
   const groups = new Map<string, number[]>();
   records.forEach((record, index) => {
     const key = itemKeyOf(record) ?? `#${index}`;
@@ -144,6 +156,7 @@ async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: 
   if (change.soldCount) {
     const outcome = await updateSoldCount(deps.doc, deps.tableName, change.event.order, change.soldCount);
     result.soldCountChanges += outcome.changed;
+    if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
   }
   if (change.publish) {
     await deps.publish?.(change.event);

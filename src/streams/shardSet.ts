@@ -64,6 +64,16 @@ export class ShardSet {
     if (stale.length > 0) await this.forget(stale);
   }
 
+  /**
+   * Starts `shardId` over from `checkpoint` (or TRIM_HORIZON without one): after another
+   * consumer read it, what this one knew of the shard is stale.
+   */
+  reset(shardId: string, checkpoint: ShardCheckpoint | undefined): void {
+    const known = this.readers.get(shardId);
+    if (!known) return;
+    this.readers.set(shardId, new ShardReader(known.info, checkpoint, 'TRIM_HORIZON', this.options));
+  }
+
   /** Deletes the checkpoints of `shardIds`; a failure is only logged (a stale checkpoint is only clutter). */
   async forget(shardIds: string[]): Promise<void> {
     try {

@@ -114,6 +114,15 @@ export const streamCheckpointKey = (consumerName: string, shardId: string): Item
   return { PK: STREAM_CHECKPOINT_PK, SK: `${streamCheckpointSKPrefix(consumerName)}${shardId}` };
 };
 
+/**
+ * A shard's lease among the consumers that share `consumerName` (src/streams/leases.ts): the
+ * one consumer that may read the shard now. Beside the checkpoints, under another prefix.
+ */
+export const streamLeaseKey = (consumerName: string, shardId: string): ItemKey => {
+  if (!SHARD_ID_PATTERN.test(shardId)) throw new Error(`unexpected shard id ${describe(shardId)}`);
+  return { PK: STREAM_CHECKPOINT_PK, SK: `LEASE#${assertId(consumerName, 'consumerName')}#SHARD#${shardId}` };
+};
+
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = { PK: 'META#seed', SK: 'DEMO' };
 

@@ -18,6 +18,7 @@ export interface ChildServer {
 }
 
 const READY = (line: { msg: string }) => line.msg.startsWith('tablegraph ready at');
+const CONSUMER_READY = (line: { msg: string }) => line.msg.startsWith('tablegraph consumer ready');
 
 export class ChildServers {
   private readonly running = new Set<NodeProcess>();
@@ -44,6 +45,27 @@ export class ChildServers {
     await node.waitForLog(READY, 'the ready line');
     const origin = `http://127.0.0.1:${port}`;
     return { node, port, origin, url: `${origin}/graphql` };
+  }
+
+  /**
+   * Starts `npm run consumer`'s entry (src/consumer/main.ts) against `endpoint` / `tableName`,
+   * its /healthz and /metrics on a free port, and waits for its ready line.
+   */
+  async startConsumer(endpoint: string, tableName: string, env: Record<string, string> = {}): Promise<ChildServer> {
+    const node = runNode('src/consumer/main.ts', {
+      DYNAMODB_ENDPOINT: endpoint,
+      TABLE_NAME: tableName,
+      HOST: '127.0.0.1',
+      CONSUMER_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    });
+    this.running.add(node);
+    void node.exited.then(() => this.running.delete(node));
+    const ready = await node.waitForLog(CONSUMER_READY, 'the consumer ready line');
+    const port = ready.port as number;
+    const origin = `http://127.0.0.1:${port}`;
+    return { node, port, origin, url: origin };
   }
 
   /** SIGKILL, the way a crash or an OOM kill ends a process; resolves once it has exited. */

@@ -15,6 +15,8 @@ import type { AuthConfig } from '../../auth/tokens.js';
 import { DEFAULT_LIMITS, DEFAULT_SOCKET_LIMITS } from '../../config.js';
 import type { QueryLimits, SocketLimits } from '../../config.js';
 import type { DataSources } from '../../db/loaders.js';
+import type { EventBus } from '../../events/eventBus.js';
+import { registerEventBusMetrics } from '../../events/eventBusMetrics.js';
 import { OrderEvents } from '../../graphql/pubsub.js';
 import { createApollo } from '../../pipeline/apollo.js';
 import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
@@ -51,6 +53,11 @@ export interface AppOptions {
    * checkpoints: one name per server instance.
    */
   streams?: { client: DynamoDBStreamsClient; consumerName: string; pollIntervalMs?: number };
+  /**
+   * Where order events travel (default: in-process). With a Redis bus, subscribers here receive
+   * the events that any consumer, Lambda or instance publishes. The caller closes it.
+   */
+  bus?: EventBus;
 }
 
 export interface RunningApp {
@@ -101,6 +108,7 @@ export async function startApp({
   persistedOnly = false,
   shutdownGraceMs = 10_000,
   streams,
+  bus,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -108,7 +116,8 @@ export async function startApp({
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
-  const events = new OrderEvents();
+  const events = new OrderEvents(bus);
+  registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
   const pipeline = createPipeline({
     data,
     log,
@@ -133,7 +142,7 @@ export async function startApp({
   const subscriptions = serveSubscriptions({ httpServer, pipeline, sockets });
   await apollo.start();
 
-  app.use(healthRouter(data.dynamo.client, data.tableName));
+  app.use(healthRouter(data.dynamo.client, data.tableName, () => events.bus.health()));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
@@ -194,6 +203,7 @@ export async function startApp({
     });
   }).catch(async (error: unknown) => {
     await apollo.stop();
+    events.detach();
     throw error;
   });
 
@@ -213,6 +223,7 @@ export async function startApp({
     await consumer?.start();
   } catch (error) {
     await apollo.stop();
+    events.detach();
     throw error;
   }
 
@@ -225,6 +236,7 @@ export async function startApp({
     stop: async () => {
       await apollo.stop();
       await consumer?.stop();
+      events.detach();
     },
     metrics,
     events,

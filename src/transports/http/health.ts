@@ -2,18 +2,25 @@
  * /healthz: the process is alive and serving HTTP. /readyz: DynamoDB answers and the table is
  * ACTIVE; load balancers stop routing to an instance that is not ready. The readiness probe is
  * cached for a second so that frequent probes cost at most one DescribeTable per second.
+ * /readyz `details` also report the order event bus (Redis when REDIS_URL is set), which never
+ * makes an instance unready: queries and mutations do not depend on it.
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import express from 'express';
 import type { Router } from 'express';
+import type { EventBusHealth } from '../../events/eventBus.js';
 
 const READY_CACHE_MS = 1000;
 // Long enough that a busy DynamoDB (or a busy machine: DynamoDB Local shares it) is not taken
 // for a dead one; a dead one refuses the connection at once and is reported without waiting.
 const PROBE_TIMEOUT_MS = 3000;
 
-export function healthRouter(client: DynamoDBClient, tableName: string): Router {
+export function healthRouter(
+  client: DynamoDBClient,
+  tableName: string,
+  eventBus: () => EventBusHealth = () => ({ kind: 'in-process', status: 'up' }),
+): Router {
   const router = express.Router();
   let cached: { at: number; ready: boolean; reason?: string } | undefined;
   // Probes asked for while one is under way share it: a slow DynamoDB gets one DescribeTable, not one per probe.
@@ -44,10 +51,11 @@ export function healthRouter(client: DynamoDBClient, tableName: string): Router 
       });
       cached = { at: Date.now(), ...(await pending) };
     }
+    const details = { eventBus: eventBus() };
     res
       .status(cached.ready ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json(cached.ready ? { status: 'ready' } : { status: 'not ready', reason: cached.reason });
+      .json(cached.ready ? { status: 'ready', details } : { status: 'not ready', reason: cached.reason, details });
   });
   return router;
 }

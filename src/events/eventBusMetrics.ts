@@ -1,0 +1,46 @@
+/**
+ * The event bus in Prometheus terms, for the API server's and the consumer's /metrics alike:
+ * whether it is connected, how many events it lost, and how long delivery took.
+ */
+import { Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { EventBus } from './eventBus.js';
+
+/** `subscribers`: this process's GraphQL subscriptions listening to the bus (API servers only). */
+export function registerEventBusMetrics(registry: Registry, bus: EventBus, subscribers?: () => number): void {
+  if (subscribers) {
+    new Gauge({
+      name: 'graphql_subscriptions_active',
+      help: 'GraphQL subscriptions to order events open on this instance',
+      registers: [registry],
+      collect() {
+        this.set(subscribers());
+      },
+    });
+  }
+  new Gauge({
+    name: 'tablegraph_event_bus_up',
+    help: '1 while the order event bus is connected (always 1 in-process), by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      const health = bus.health();
+      this.set({ kind: health.kind }, health.status === 'up' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'tablegraph_event_bus_lost_events',
+    help: 'Order events this process could not publish (the bus was down): never delivered',
+    registers: [registry],
+    collect() {
+      this.set(bus.lost);
+    },
+  });
+  const delivery = new Histogram({
+    name: 'tablegraph_event_bus_delivery_seconds',
+    help: 'From publish (by whichever process) to receipt by this process, per order event',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  bus.onDelivered = (latencyMs) => delivery.observe(Math.max(0, latencyMs) / 1000);
+}

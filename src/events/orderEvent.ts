@@ -1,0 +1,10 @@
+/** The order change that subscriptions deliver, as it travels on an event bus. */
+import type { OrderModel, OrderStatus } from '../table/models.js';
+
+export interface OrderEventModel {
+  type: 'ORDER_PLACED' | 'ORDER_STATUS_CHANGED';
+  order: OrderModel;
+  previousStatus: OrderStatus | null;
+  /** ISO-8601, when DynamoDB recorded the change. */
+  at: string;
+}

@@ -1,0 +1,99 @@
+/**
+ * Shard leases (src/streams/leases.ts) on DynamoDB Local: who may read a shard among consumers
+ * that share a name. Time is passed in (`now`), so expiry is tested without waiting for it.
+ * Plus the configuration that switches the event bus to Redis.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createDynamo } from '../src/db/client.js';
+import { ensureTable } from '../src/db/ensureTable.js';
+import { LeaseStore } from '../src/streams/leases.js';
+import { streamLeaseKey } from '../src/table/keys.js';
+import { endpoint } from './support/harness.js';
+import { getItem } from './support/writes.js';
+
+const TTL = 10_000;
+const T0 = 1_800_000_000_000;
+const dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+const tableName = `leases-${randomUUID()}`;
+const leaseOf = (owner: string, consumerName = 'processor') =>
+  new LeaseStore({ doc: dynamo.doc, tableName, consumerName, owner, ttlMs: TTL });
+let shardNo = 0;
+const aShard = () => `shardId-${Date.now()}-${++shardNo}`;
+
+beforeAll(async () => {
+  await ensureTable(dynamo.client, tableName, endpoint());
+});
+afterAll(async () => {
+  await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+  dynamo.client.destroy();
+});
+
+describe('a shard lease', () => {
+  it('is taken by the first consumer and refused to a second while it lasts', async () => {
+    const shard = aShard();
+    expect(await leaseOf('a').acquire(shard, T0)).toBe(true);
+    expect(await leaseOf('b').acquire(shard, T0 + TTL - 1)).toBe(false);
+    const item = await getItem(dynamo.doc, tableName, streamLeaseKey('processor', shard));
+    expect(item).toMatchObject({ owner: 'a', expiresAt: T0 + TTL, shardId: shard });
+  });
+
+  it('is kept alive by renewals, and taken over by another consumer once it expires', async () => {
+    const shard = aShard();
+    const a = leaseOf('a');
+    const b = leaseOf('b');
+    await a.acquire(shard, T0);
+    expect(await a.renew(shard, T0 + TTL - 100)).toBe(true);
+    // Renewed: still a's after the first TTL would have run out.
+    expect(await b.acquire(shard, T0 + TTL + 50)).toBe(false);
+    expect(await b.acquire(shard, T0 + 2 * TTL)).toBe(true);
+    // The old holder learns it lost the shard from its next heartbeat.
+    expect(await a.renew(shard, T0 + 2 * TTL + 1)).toBe(false);
+  });
+
+  it('is free at once after its holder releases it, and a release by a non-holder changes nothing', async () => {
+    const shard = aShard();
+    const a = leaseOf('a');
+    const b = leaseOf('b');
+    await a.acquire(shard, T0);
+    await b.release(shard);
+    expect(await b.acquire(shard, T0 + 1)).toBe(false);
+    await a.release(shard);
+    expect(await b.acquire(shard, T0 + 2)).toBe(true);
+  });
+
+  it('belongs to its consumer name: another group leases the same shard independently', async () => {
+    const shard = aShard();
+    expect(await leaseOf('a', 'processor').acquire(shard, T0)).toBe(true);
+    expect(await leaseOf('b', 'archiver').acquire(shard, T0)).toBe(true);
+  });
+
+  it('refuses a shard id that could address another item, before any request', () => {
+    expect(() => leaseOf('a').acquireParams('shard#CONSUMER#x', T0)).toThrow('unexpected shard id');
+  });
+});
+
+describe('REDIS_URL', () => {
+  it.each(['redis://127.0.0.1:6379', 'rediss://user:secret@cache.example.com:6380/0'])('accepts %s', (url) => {
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+  });
+
+  it.each(['http://127.0.0.1:6379', '127.0.0.1:6379', 'redis:/x'])(
+    'refuses %s with a message naming the form',
+    (url) => {
+      expect(() => loadConfig({ REDIS_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ REDIS_URL: url })).toThrow('REDIS_URL must be a redis:// or rediss:// URL');
+    },
+  );
+
+  it('is optional: without it the event bus stays in the process, fed by an in-process consumer', () => {
+    expect(loadConfig({})).toMatchObject({ redisUrl: undefined, streamConsumer: true });
+  });
+
+  it('turns the in-process consumer off unless STREAM_CONSUMER asks for it (each instance would publish every event)', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).streamConsumer).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', STREAM_CONSUMER: 'true' }).streamConsumer).toBe(true);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Helpers for tests on a deployment of child processes: /metrics, /healthz and /readyz read as
+ * values, and graphql-ws subscribers that record the orders they hear of and let a test await
+ * them (never sleep).
+ */
+import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { ChildServer } from './childServers.js';
+import { pollUntil } from './load.js';
+
+export interface Subscriber {
+  name: string;
+  api: ChildServer;
+  received: Set<string>;
+  /** performance.now() at the first receipt of each order's event. */
+  receivedAt: Map<string, number>;
+  closed: boolean;
+  /** Resolves once every one of `orderIds` has arrived. */
+  waitFor(orderIds: string[], timeoutMs?: number): Promise<void>;
+}
+
+export async function metricsOf(server: ChildServer): Promise<Map<string, number>> {
+  const text = await (await fetch(`${server.origin}/metrics`)).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(?:\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (match) values.set(match[1] as string, (values.get(match[1] as string) ?? 0) + Number(match[2]));
+  }
+  return values;
+}
+export const metric = async (server: ChildServer, name: string) => (await metricsOf(server)).get(name) ?? 0;
+
+export async function health(server: ChildServer): Promise<{ leasesHeld: number; eventBus: { status: string } }> {
+  return (await (await fetch(`${server.origin}/healthz`)).json()) as never;
+}
+
+export async function readyDetails(api: ChildServer): Promise<{ status: number; eventBus: string }> {
+  const response = await fetch(`${api.origin}/readyz`);
+  const body = (await response.json()) as { details: { eventBus: { status: string } } };
+  return { status: response.status, eventBus: body.details.eventBus.status };
+}
+
+/** Subscribes over graphql-ws and resolves once the instance counts the subscription. */
+export async function subscribe(
+  clients: Client[],
+  name: string,
+  api: ChildServer,
+  token: string,
+  query: string,
+): Promise<Subscriber> {
+  const before = await metric(api, 'graphql_subscriptions_active');
+  const client = createClient({
+    url: api.url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  clients.push(client);
+  const received = new Set<string>();
+  const receivedAt = new Map<string, number>();
+  const waiters = new Set<() => void>();
+  const subscriber: Subscriber = {
+    name,
+    api,
+    received,
+    receivedAt,
+    closed: false,
+    waitFor: (orderIds, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (!orderIds.every((id) => received.has(id))) return false;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          const missing = orderIds.filter((id) => !received.has(id));
+          reject(
+            new Error(`${name}: ${missing.length} order event(s) missing after ${timeoutMs} ms: ${missing.join(', ')}`),
+          );
+        }, timeoutMs);
+        if (!check()) waiters.add(check);
+      }),
+  };
+  client.on('closed', () => (subscriber.closed = true));
+  client.subscribe<{ orderEvents: { order: { orderId: string } } }>(
+    { query },
+    {
+      next: (result) => {
+        const orderId = result.data?.orderEvents.order.orderId;
+        if (orderId && !received.has(orderId)) {
+          received.add(orderId);
+          receivedAt.set(orderId, performance.now());
+        }
+        for (const waiter of [...waiters]) waiter();
+      },
+      error: () => (subscriber.closed = true),
+      complete: () => (subscriber.closed = true),
+    },
+  );
+  await pollUntil(
+    () => metric(api, 'graphql_subscriptions_active'),
+    (count) => count > before,
+    { timeoutMs: 10_000, intervalMs: 50, description: `${name} registered` },
+  );
+  return subscriber;
+}

@@ -1,0 +1,58 @@
+/**
+ * A real redis-server (Debian's) as a child process on a free port, like DynamoDB Local: no
+ * persistence, bound to 127.0.0.1. A test can kill it (SIGKILL) and start it again on the same
+ * port to see clients reconnect.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../../src/db/local.js';
+
+export class RedisServer {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+
+  private constructor(readonly port: number) {}
+
+  /** Starts redis-server on a free port (or `port`) and resolves once it accepts connections. */
+  static async start(port?: number): Promise<RedisServer> {
+    const server = new RedisServer(port ?? (await freePort()));
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts the server again on its port (after kill()). */
+  async restart(): Promise<void> {
+    if (this.child) throw new Error('redis-server is already running');
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('Ready to accept connections')) resolve();
+      });
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        reject(new Error(`redis-server exited (code ${code}) before it was ready:\n${output}`)),
+      );
+    });
+  }
+
+  /** SIGKILL, the way a crashed Redis goes away; resolves once it has exited. */
+  async kill(): Promise<void> {
+    if (!this.child) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+    this.child = undefined;
+  }
+}
