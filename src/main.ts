@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       await baselineNewTable(db.dynamo.doc, config.tableName);
     }
     const schema = await prepareSchema(db, config, log);
-    if (config.mode !== 'aws' && process.env.SEED_DEMO_DATA !== 'false') {
+    if (config.mode !== 'aws' && config.seedDemoData) {
       const written = await seedDemoIfNeeded(db.dynamo.doc, config.tableName);
       if (written > 0) log.info({ items: written }, 'seeded demo data');
     }
