@@ -7,13 +7,13 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putItems } from '../src/db/batchWrite.js';
-import { demoItems } from '../src/seed/seed.js';
-import { PLAYGROUND_CSP } from '../src/transports/http/playground/page.js';
-import { startTestServer, tokenFor } from './support/harness.js';
-import type { TestServer } from './support/harness.js';
+import { putItems } from '../../src/db/batchWrite.js';
+import { demoItems } from '../../src/seed/seed.js';
+import { PLAYGROUND_CSP } from '../../src/transports/http/playground/page.js';
+import { startTestServer, tokenFor } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
 
-const ARTIFACTS = path.join(import.meta.dirname, 'artifacts');
+const ARTIFACTS = path.join(import.meta.dirname, '..', 'artifacts');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let server: TestServer;
