@@ -26,8 +26,11 @@ export type Reader =
   | 'consumer';
 
 export interface VarSpec {
-  /** `integer` is a positive integer; `list` is comma-separated; an array lists the allowed values. */
-  type: 'string' | 'integer' | 'boolean' | 'port' | 'url' | 'list' | 'secret' | readonly string[];
+  /**
+   * `integer` is a positive integer, `seconds` a whole number of seconds (0 allowed), `list`
+   * comma-separated; an array lists the allowed values.
+   */
+  type: 'string' | 'integer' | 'seconds' | 'boolean' | 'port' | 'url' | 'list' | 'secret' | readonly string[];
   /** The value when the variable is unset or empty, as written in the environment. */
   default?: string;
   /** Says the default when it is not one fixed value (it depends on NODE_ENV, say). */
@@ -130,6 +133,12 @@ export const ENV_SPEC = {
     description: 'the `aud` every token must carry (required with `JWT_JWKS_URL`)',
     readBy: [...SERVICE, 'scripts'],
   },
+  LOG_FORMAT: {
+    type: ['json', 'pretty'],
+    defaultText: '`pretty` when stdout is a terminal outside production, else `json`',
+    description: 'one JSON object per line (for log collectors), or coloured lines for a person (pino-pretty)',
+    readBy: ['server'],
+  },
   LOG_LEVEL: {
     type: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     defaultText: '`info` (`silent` when `NODE_ENV=test`)',
@@ -194,6 +203,19 @@ export const ENV_SPEC = {
     type: 'boolean',
     default: 'false',
     description: 'run only the documents of the persisted-documents manifest',
+    readBy: SERVICE,
+  },
+  CORS_ORIGINS: {
+    type: 'list',
+    description:
+      'browser origins allowed to call `/graphql` (CORS) and open its WebSocket, e.g. `https://shop.example.com,https://admin.example.com`; none when unset. Development also allows `http://localhost:<any port>`',
+    readBy: ['server'],
+  },
+  CACHE_MAX_AGE: {
+    type: 'seconds',
+    default: '60',
+    description:
+      'seconds browsers and CDNs may reuse an anonymous persisted GET that reads only public data (`Cache-Control: public`); `0`: every answer is `private, no-store`',
     readBy: SERVICE,
   },
   SHUTDOWN_GRACE_MS: {
@@ -317,6 +339,12 @@ export interface Config {
   cursorSecret: string;
   nodeEnv: string;
   logLevel: string;
+  /** JSON lines or pino-pretty; undefined: pretty on a terminal outside production (logger.ts). */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** Browser origins allowed by CORS and WebSocket upgrades (CORS_ORIGINS). */
+  corsOrigins: string[];
+  /** Cache-Control max-age of public answers; 0 never marks an answer public. */
+  cacheMaxAgeSeconds: number;
   /** Write the demo data on the first start (never in aws mode). */
   seedDemoData: boolean;
   auth: AuthConfig;
@@ -424,6 +452,40 @@ function integer(env: NodeJS.ProcessEnv, name: NamesOfType<'integer'>, fallback?
   return number;
 }
 
+function seconds(env: NodeJS.ProcessEnv, name: NamesOfType<'seconds'>): number {
+  const value = raw(env, name) ?? '0';
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) {
+    throw new ConfigError(`${name} must be a whole number of seconds, got "${value}"`);
+  }
+  return number;
+}
+
+/** A comma-separated list; blanks around items are dropped. */
+const list = (env: NodeJS.ProcessEnv, name: NamesOfType<'list'>): string[] =>
+  (raw(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** Exact origins: `https://host[:port]`, nothing after it. */
+function origins(env: NodeJS.ProcessEnv, name: NamesOfType<'list'>): string[] {
+  return list(env, name).map((origin) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol)) {
+      throw new ConfigError(
+        `${name} lists origins like https://shop.example.com (no path or trailing /), got "${origin}"`,
+      );
+    }
+    return origin;
+  });
+}
+
 function flag(env: NodeJS.ProcessEnv, name: NamesOfType<'boolean'>, fallback = false): boolean {
   const value = raw(env, name);
   if (value === undefined) return fallback;
@@ -512,6 +574,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret,
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
+    cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
     seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {
       secret: jwksUrl ? undefined : jwtSecret,

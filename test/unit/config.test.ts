@@ -36,7 +36,7 @@ const ROOT = projectRoot();
 const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 /** The names config.ts hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
-const READER_CALL = /\b(?:raw|integer|flag|port|oneOf|text|list)\(env, '([A-Z][A-Z0-9_]*)'/g;
+const READER_CALL = /\b(?:raw|integer|seconds|flag|port|oneOf|text|list|origins)\(env, '([A-Z][A-Z0-9_]*)'/g;
 
 function readsIn(file: string): string[] {
   const source = readFileSync(file, 'utf8');
@@ -86,6 +86,17 @@ describe('configuration spec', () => {
       limits: DEFAULT_LIMITS,
     });
     expect(config.limits.maxDepth).toBe(12);
+    expect(config.cacheMaxAgeSeconds).toBe(60);
+    expect(config.corsOrigins).toEqual([]);
+  });
+
+  it('reads a list of origins', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: ' https://shop.example.com, http://localhost:5173 ,',
+      CACHE_MAX_AGE: '0',
+    });
+    expect(config.corsOrigins).toEqual(['https://shop.example.com', 'http://localhost:5173']);
+    expect(config.cacheMaxAgeSeconds).toBe(0);
   });
 
   it.each([
@@ -96,6 +107,9 @@ describe('configuration spec', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be fatal, error/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV must be development, production, test/],
     [{ DYNAMODB_LOCAL_PORT: 'x' }, /DYNAMODB_LOCAL_PORT must be an integer/],
+    [{ CACHE_MAX_AGE: '1.5' }, /CACHE_MAX_AGE must be a whole number of seconds/],
+    [{ CORS_ORIGINS: 'https://shop.example.com/' }, /CORS_ORIGINS lists origins like/],
+    [{ CORS_ORIGINS: 'shop.example.com' }, /CORS_ORIGINS lists origins like/],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -31,6 +31,8 @@ export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
   sockets: SocketLimits;
+  /** Refuses an upgrade (403) before the handshake, e.g. from a browser origin not allowed. */
+  verifyUpgrade?: (req: http.IncomingMessage) => boolean;
 }
 
 /** Close codes a client may see besides graphql-ws's own. */
@@ -59,15 +61,19 @@ const persistedHashOf = (extensions: Record<string, unknown> | null | undefined)
   return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 };
 
-export function serveSubscriptions({ httpServer, pipeline, sockets }: SubscriptionOptions) {
+export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
   const { admission, execution, reporter } = pipeline;
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
     // One message may be as large as one HTTP request body, no larger (ws closes with 1009).
     maxPayload: pipeline.limits.maxBodyBytes,
-    verifyClient: (_info, accept) =>
-      wsServer.clients.size < sockets.maxSockets ? accept(true) : accept(false, 503, 'Too many connections'),
+    verifyClient: ({ req }, accept) =>
+      !verifyUpgrade(req)
+        ? accept(false, 403, 'Origin not allowed')
+        : wsServer.clients.size < sockets.maxSockets
+          ? accept(true)
+          : accept(false, 503, 'Too many connections'),
   });
   const states = new WeakMap<WebSocket, SocketState>();
   const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
