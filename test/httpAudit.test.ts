@@ -38,7 +38,7 @@ describe('GraphQL over HTTP audit', () => {
       });
     const legacy = await ask('application/json');
     expect(legacy.status).toBe(200);
-    expect((await legacy.json()).errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(((await legacy.json()) as any).errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
     expect((await ask('application/graphql-response+json')).status).toBe(400);
     expect((await ask('application/graphql-response+json, application/json')).status).toBe(400);
   });
