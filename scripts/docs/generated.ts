@@ -3,8 +3,12 @@ import path from 'node:path';
 import prettier from 'prettier';
 import { projectRoot } from '../../src/projectRoot.js';
 import { renderConfiguration } from './configuration.js';
+import { renderErrors } from './errors.js';
 
-const PAGES: { name: string; render: () => string }[] = [{ name: 'configuration.md', render: renderConfiguration }];
+const PAGES: { name: string; render: () => string }[] = [
+  { name: 'configuration.md', render: renderConfiguration },
+  { name: 'errors.md', render: renderErrors },
+];
 
 export async function generatedDocs(): Promise<{ file: string; text: string }[]> {
   return Promise.all(
