@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { CategoryPageDocument } from '../client/generated/graphql.js';
 import { aProduct, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
@@ -161,6 +162,13 @@ describe('HTTP caching', () => {
     const response = await send();
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     expect(response.headers.get('etag')).toBeNull();
+  });
+});
+
+describe('the typed test client', () => {
+  it('sends a codegen document and reads its typed answer', async () => {
+    const response = await server.gql(CategoryPageDocument, { category: 'outdoor', first: 1 }, { authorization: '' });
+    expect(response.data?.products.nodes.map((node) => node.name)).toEqual(['Tent']);
   });
 });
 
