@@ -54,7 +54,10 @@ export interface TestServer {
 }
 
 export interface TestServerOptions extends Partial<
-  Pick<AppOptions, 'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly' | 'cors' | 'cacheMaxAgeSeconds'>
+  Pick<
+    AppOptions,
+    'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly' | 'cors' | 'cacheMaxAgeSeconds'
+  >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
   configureClient?: (client: DynamoDBClient) => void;
