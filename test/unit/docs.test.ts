@@ -23,6 +23,7 @@ const OUTSIDE = [
   ['the design file outside the repository', new RegExp(['DESIGN', 'md'].join('\\.'))],
   ['the product card', new RegExp(['product', 'card'].join(' '), 'i')],
   ['an issue number', new RegExp(['\\bissues?', '#?\\d+\\b'].join(' '), 'i')],
+  ['a merge conflict marker', new RegExp(`^(${['<'.repeat(7), '>'.repeat(7), '> > > > > > >'].join('|')})`, 'm')],
 ] as const;
 
 describe('the repository stands on its own', () => {
