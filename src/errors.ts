@@ -18,6 +18,8 @@ export const ErrorCode = {
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** The field needs a table migration that has not been applied (`npm run migrate`). */
   MIGRATION_PENDING: 'MIGRATION_PENDING',
+  /** The answer would exceed MAX_RESPONSE_BYTES; nothing of it is sent. */
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;

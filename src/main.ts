@@ -88,7 +88,14 @@ async function main(): Promise<void> {
   }
 
   try {
-    db = await openDatabase(config);
+    db = await openDatabase(config, {
+      // A dead DynamoDB Local is started again (data survives on disk); requests meanwhile get
+      // SERVICE_UNAVAILABLE and /readyz answers 503.
+      onLocalEvent: (event) => {
+        if (event.kind === 'restarted') log.warn(event, 'embedded DynamoDB Local restarted');
+        else log.error(event, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
+      },
+    });
     if (db.tableCreated) {
       log.info({ table: config.tableName }, 'created table');
       await baselineNewTable(db.dynamo.doc, config.tableName);
@@ -116,6 +123,9 @@ async function main(): Promise<void> {
       persistedOnly: config.persistedOnly,
       shutdownGraceMs: config.shutdownGraceMs,
       streams: streamsClient && { client: streamsClient, consumerName: config.streamConsumerName },
+      metrics: config.metrics,
+      http: config.http,
+      costDetails: config.costDetails,
     });
     log.info({ url: app.url, database: db.where, table: config.tableName }, `tablegraph ready at ${app.url}`);
     if (devTokens) {

@@ -36,6 +36,7 @@ export function createGraphQLHandler(config: Config): GraphQLLambdaHandler {
     limits: config.limits,
     introspection: config.introspection,
     persistedOnly: config.persistedOnly,
+    costDetails: config.costDetails,
     documents: loadPersistedDocuments(),
   });
   const inner = startServerAndCreateLambdaHandler(

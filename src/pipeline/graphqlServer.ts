@@ -20,6 +20,7 @@ import { createFormatError } from './errorMasking.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import { OrderEvents } from '../graphql/pubsub.js';
 import { queryCostPlugin } from './queryCost.js';
+import { responseSizePlugin } from './responseSize.js';
 import { buildSchema } from './schema.js';
 
 export interface GraphQLServerOptions {
@@ -34,6 +35,8 @@ export interface GraphQLServerOptions {
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
   events?: OrderEvents;
+  /** Who sees capacity units in `extensions.cost` (see costPlugin.ts); default admins only. */
+  costDetails?: 'admin' | 'all';
 }
 
 export function createGraphQLServer({
@@ -46,6 +49,7 @@ export function createGraphQLServer({
   documents,
   plugins = [],
   events = new OrderEvents(),
+  costDetails = 'admin',
 }: GraphQLServerOptions) {
   const verify = createVerifier(auth);
   const armor = new ApolloArmor({
@@ -70,7 +74,9 @@ export function createGraphQLServer({
       // graphql-armor is typed against Apollo's CommonJS declarations; the plugins are the same objects.
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
       queryCostPlugin(limits.maxCost),
-      costPlugin(),
+      costPlugin(costDetails),
+      // Last: it measures the response as sent, cost extension included.
+      responseSizePlugin(limits.maxResponseBytes),
     ],
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: limits.maxTokens },

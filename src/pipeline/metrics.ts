@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GraphQLContext } from '../graphql/context.js';
 import { clientCodeOf } from './errorMasking.js';
+import { operationLabel } from './metricLabels.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -80,14 +81,20 @@ export function instrumentClient(client: DynamoDBClient, metrics: Metrics): void
   );
 }
 
-/** Request durations by operation and errors by code. */
-export function metricsPlugin(metrics: Metrics): ApolloServerPlugin<GraphQLContext> {
+/**
+ * Request durations by operation and errors by code. `knownOperations` are the names that
+ * may become labels (the manifest's, see metricLabels.ts); any other name is `other`.
+ */
+export function metricsPlugin(
+  metrics: Metrics,
+  knownOperations: ReadonlySet<string>,
+): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       const stop = metrics.requestDuration.startTimer();
       return {
         async willSendResponse({ operationName, errors }) {
-          stop({ operation: operationName ?? 'anonymous' });
+          stop({ operation: operationLabel(operationName, knownOperations) });
           for (const error of errors ?? []) metrics.errors.inc({ code: clientCodeOf(error) });
         },
       };

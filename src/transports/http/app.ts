@@ -17,9 +17,12 @@ import type { QueryLimits } from '../../config.js';
 import { currentCost, newRequestCost, runWithCost } from '../../db/capacity.js';
 import type { DataSources } from '../../db/loaders.js';
 import { healthRouter } from './health.js';
+import { manifestOperationNames } from '../../pipeline/metricLabels.js';
 import { createMetrics, instrumentClient, metricsPlugin } from '../../pipeline/metrics.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
+import { metricsRouter, startMetricsServer } from './metricsRoute.js';
+import type { MetricsAccess } from './metricsRoute.js';
 import { persistedOnlyGuard } from './persistedOnlyGuard.js';
 import { createGraphQLServer } from '../../pipeline/graphqlServer.js';
 import { playgroundRouter } from './playground/router.js';
@@ -49,7 +52,32 @@ export interface AppOptions {
    * checkpoints: one name per server instance.
    */
   streams?: { client: DynamoDBStreamsClient; consumerName: string; pollIntervalMs?: number };
+  /** Who may read /metrics, and on which port (default: this server's). */
+  metrics?: MetricsAccess & { port?: number | undefined };
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/costPlugin.ts). */
+  costDetails?: 'admin' | 'all';
+  /** Socket limits (defaults: DEFAULT_HTTP_LIMITS). */
+  http?: Partial<HttpLimits>;
 }
+
+/** Bounds on what one slow or idle client can hold (README "Security"). */
+export interface HttpLimits {
+  /** A request (headers and body) must arrive within this time, else 408 and the socket closes. */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection closes after this time. */
+  keepAliveTimeoutMs: number;
+  /** Open connections (HTTP and WebSocket) at most; further ones are closed at once. */
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
 
 export interface RunningApp {
   /** e.g. http://127.0.0.1:4000/graphql */
@@ -58,6 +86,8 @@ export interface RunningApp {
   /** Stops accepting connections, lets in-flight requests finish, then resolves. */
   stop(): Promise<void>;
   metrics: Metrics;
+  /** The port of the separate /metrics server, when METRICS_PORT asked for one. */
+  metricsPort: number | undefined;
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
   consumer: StreamConsumer | undefined;
@@ -98,10 +128,22 @@ export async function startApp({
   persistedOnly = false,
   shutdownGraceMs = 10_000,
   streams,
+  metrics: metricsAccess = {},
+  http: httpLimits = {},
+  costDetails = 'admin',
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = http.createServer(app);
+  const socketLimits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
+  const httpServer = http.createServer(
+    {
+      requestTimeout: socketLimits.requestTimeoutMs,
+      headersTimeout: socketLimits.headersTimeoutMs,
+      keepAliveTimeout: socketLimits.keepAliveTimeoutMs,
+    },
+    app,
+  );
+  httpServer.maxConnections = socketLimits.maxConnections;
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
@@ -115,9 +157,10 @@ export async function startApp({
     persistedOnly,
     documents,
     events,
+    costDetails,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
-      metricsPlugin(metrics),
+      metricsPlugin(metrics, manifestOperationNames(documents.values())),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
       { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
     ],
@@ -126,9 +169,7 @@ export async function startApp({
   await apollo.start();
 
   app.use(healthRouter(data.dynamo.client, data.tableName));
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (metricsAccess.port === undefined) app.use(metricsRouter(metrics, metricsAccess));
   if (playground) {
     const defaultHeaders = typeof playground === 'object' ? playground.defaultHeaders : {};
     app.use(playgroundRouter({ endpoint: '/graphql', log, defaultHeaders }));
@@ -186,6 +227,14 @@ export async function startApp({
     throw error;
   });
 
+  const metricsServer =
+    metricsAccess.port === undefined
+      ? undefined
+      : await startMetricsServer(metrics, metricsAccess, host, metricsAccess.port).catch(async (error: unknown) => {
+          await apollo.stop();
+          throw error;
+        });
+
   const consumer = streams
     ? new StreamConsumer({
         dynamo: data.dynamo,
@@ -202,6 +251,7 @@ export async function startApp({
     await consumer?.start();
   } catch (error) {
     await apollo.stop();
+    metricsServer?.close();
     throw error;
   }
 
@@ -214,8 +264,13 @@ export async function startApp({
     stop: async () => {
       await apollo.stop();
       await consumer?.stop();
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise((resolve) => metricsServer.close(resolve));
+      }
     },
     metrics,
+    metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
     events,
     consumer,
   };
