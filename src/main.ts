@@ -92,8 +92,9 @@ async function main(): Promise<void> {
       // A dead DynamoDB Local is started again (data survives on disk); requests meanwhile get
       // SERVICE_UNAVAILABLE and /readyz answers 503.
       onLocalEvent: (event) => {
-        if (event.kind === 'restarted') log.warn(event, 'embedded DynamoDB Local restarted');
-        else log.error(event, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
+        const fields = { dynamodbLocal: event };
+        if (event.kind === 'restarted') log.warn(fields, 'embedded DynamoDB Local restarted');
+        else log.error(fields, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
       },
     });
     if (db.tableCreated) {
