@@ -94,7 +94,8 @@ async function main(): Promise<void> {
       onLocalEvent: (event) => {
         const fields = { dynamodbLocal: event };
         if (event.kind === 'restarted') log.warn(fields, 'embedded DynamoDB Local restarted');
-        else log.error(fields, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
+        else
+          log.error(fields, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
       },
     });
     if (db.tableCreated) {

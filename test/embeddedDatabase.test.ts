@@ -118,7 +118,11 @@ describe('the embedded DynamoDB Local', () => {
     expect(isAlive(killed)).toBe(false);
     expect(restarted.pid).not.toBe(killed);
     expect(pidRecord()).toMatchObject({ pid: restarted.pid, port: dynamoPort });
-    expect(server.logs.some((line) => line.msg === 'embedded DynamoDB Local died' && (line.dynamodbLocal as { pid: number }).pid === killed)).toBe(true);
+    expect(
+      server.logs.some(
+        (line) => line.msg === 'embedded DynamoDB Local died' && (line.dynamodbLocal as { pid: number }).pid === killed,
+      ),
+    ).toBe(true);
     // Still loopback only after the restart.
     expect(listeningAddresses(dynamoPort).filter((address) => !isLoopbackAddress(address))).toEqual([]);
 

@@ -79,7 +79,8 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
 export const CLOCK_TOLERANCE_SECONDS = 5;
 
 function describe(error: unknown): string {
-  if (error instanceof errors.JWTExpired && error.claim === 'iat') return 'The token is older than the maximum token age';
+  if (error instanceof errors.JWTExpired && error.claim === 'iat')
+    return 'The token is older than the maximum token age';
   if (error instanceof errors.JWTExpired) return 'The token has expired';
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iat' && error.reason === 'check_failed') {
     return 'The token was issued in the future';

@@ -46,7 +46,10 @@ export const succeeded = <T>(value: T, touched: readonly ItemKey[]): WriteResult
   touched,
 });
 /** A refusal; past MAX_USER_ERRORS reasons, the last one reported counts the rest. */
-export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({ ok: false, userErrors: capped(userErrors) });
+export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({
+  ok: false,
+  userErrors: capped(userErrors),
+});
 
 function capped(errors: UserError[]): UserError[] {
   if (errors.length <= MAX_USER_ERRORS) return errors;

@@ -46,7 +46,7 @@ export interface TestServer {
 }
 
 export interface TestServerOptions extends Partial<
-  Pick<AppOptions, 'limits' | 'introspection' | 'playground' | 'persistedOnly'>
+  Pick<AppOptions, 'limits' | 'introspection' | 'playground' | 'persistedOnly' | 'http' | 'metrics' | 'costDetails'>
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
   configureClient?: (client: DynamoDBClient) => void;

@@ -140,6 +140,9 @@ export async function startApp({
       requestTimeout: socketLimits.requestTimeoutMs,
       headersTimeout: socketLimits.headersTimeoutMs,
       keepAliveTimeout: socketLimits.keepAliveTimeoutMs,
+      // How often Node looks for requests past those timeouts (its default, 30 s, would let a
+      // stalled client hold its socket for up to a minute).
+      connectionsCheckingInterval: Math.min(1000, socketLimits.headersTimeoutMs),
     },
     app,
   );

@@ -28,7 +28,11 @@ export function playgroundRouter(options: PlaygroundPageOptions & { log: Logger 
     if (!wantsHtml(req)) return next();
     // Start bundling now if needed, so the assets are ready when the page asks for them.
     playgroundAssets().catch((error: unknown) => options.log.error({ err: error }, 'playground build failed'));
-    res.set('Content-Security-Policy', PLAYGROUND_CSP).set('Cache-Control', 'no-store').type('html').send(isLoopback(req.socket.remoteAddress) ? page : pageWithoutHeaders);
+    res
+      .set('Content-Security-Policy', PLAYGROUND_CSP)
+      .set('Cache-Control', 'no-store')
+      .type('html')
+      .send(isLoopback(req.socket.remoteAddress) ? page : pageWithoutHeaders);
   });
 
   router.get(`${ASSET_PATH}/:file`, async (req, res) => {
