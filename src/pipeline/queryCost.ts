@@ -4,7 +4,7 @@
  * `edges`/`nodes`, `nodes(ids:)` multiplies by its ids, and an order's `items` by the most lines
  * an order may have (97). Large fields weigh what they can weigh (`description`: up to 2,000
  * characters). So twelve aliased `orders(first: 100) { nodes { items { product { description } } } }`
- * cost about 2.6 million and are refused, where the old count (fields, connections only) said
+ * cost about 2.4 million and are refused, where the old count (fields, connections only) said
  * 4,813. A unit stands for roughly 100 bytes of response at most: the default limit of 20,000
  * keeps a worst-case answer near 2 MB. graphql-armor's own cost limit counts fields without
  * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
