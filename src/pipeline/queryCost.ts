@@ -58,6 +58,9 @@ export function fieldCost(
   args: Record<string, unknown>,
   childComplexity: number,
 ): number {
+  // Introspection reads the schema in memory, not the table; whether it is allowed at all is
+  // the introspection setting's business.
+  if (owner.startsWith('__') || field.name.startsWith('__')) return 0;
   const key = `${owner}.${field.name}`;
   const weight = FIELD_WEIGHTS[key] ?? 1;
   const named = getNamedType(field.type).name;

@@ -64,7 +64,8 @@ export const normalizeCategory = (category: string): string => assertCategory(ca
  * or separator characters, well-formed, bounded length); delivery is not our concern.
  */
 export function normalizeEmail(email: string, argumentName = 'email'): string {
-  const problem = unicodeProblem(email);
+  // Surrounding whitespace (a pasted tab or newline) is trimmed, as before; inside, nothing invisible passes.
+  const problem = unicodeProblem(email.trim());
   if (problem) throw new InvalidKeyError(`${argumentName} ${problem}`, argumentName);
   const normalized = canonicalEmail(email);
   const ok =
