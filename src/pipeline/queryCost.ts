@@ -10,7 +10,15 @@
  * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  parse,
+} from 'graphql';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
@@ -118,18 +126,39 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
           } catch (error) {
             throw costFailure(error, maxCost);
           }
-          if (cost > maxCost) {
-            throw new GraphQLError(
-              `The query's estimated cost ${cost} exceeds the limit of ${maxCost}: ask for smaller pages or fewer nested connections`,
-              {
-                extensions: { code: ErrorCode.QUERY_TOO_COMPLEX, cost, maxCost, http: { status: 400 } },
-              },
-            );
-          }
+          if (cost > maxCost) throw costLimitError(cost, maxCost);
         },
       };
     },
   };
+}
+
+/** The refusal of a document over the limit, the same on every transport. */
+export const costLimitError = (cost: number, maxCost: number): GraphQLError =>
+  new GraphQLError(
+    `The query's estimated cost ${cost} exceeds the limit of ${maxCost}: ask for smaller pages or fewer nested connections`,
+    { extensions: { code: ErrorCode.QUERY_TOO_COMPLEX, cost, maxCost, http: { status: 400 } } },
+  );
+
+/**
+ * Pure: the refusal for `source` over `maxCost`, or undefined when it is within the limit — or
+ * when it does not parse or its variables do not fit (the caller's own parsing and validation
+ * report those, with their usual errors).
+ */
+export function costRefusal(
+  schema: GraphQLSchema,
+  source: string,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
+  maxCost: number,
+): GraphQLError | undefined {
+  let cost: number;
+  try {
+    cost = queryCost(schema, parse(source), variables, operationName);
+  } catch {
+    return undefined;
+  }
+  return cost > maxCost ? costLimitError(cost, maxCost) : undefined;
 }
 
 /**

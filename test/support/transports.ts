@@ -3,6 +3,8 @@
  * through the Lambda handler (built from a Config, on the same table), answered in one shape.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './harness.js';
@@ -41,6 +43,34 @@ const lambdaEvent = (body: unknown, authorization: string | undefined): APIGatew
   isBase64Encoded: false,
 });
 
+/**
+ * One operation over graphql-ws on `url` (queries run there too): its first result, or the
+ * errors the server refused it with. `status` is 0: WebSocket messages have none.
+ */
+export async function sendOverWebSocket(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  authorization = '',
+): Promise<GraphQLResponse<any>> {
+  const client = createClient({
+    url: url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: authorization ? { authorization } : {},
+    retryAttempts: 0,
+  });
+  try {
+    const iterator = client.iterate({ query, variables });
+    const { value } = await iterator.next();
+    await iterator.return?.();
+    return { status: 0, ...(value as object) } as GraphQLResponse<any>;
+  } catch (errors) {
+    return { status: 0, errors: errors as GraphQLResponse['errors'] };
+  } finally {
+    await client.dispose();
+  }
+}
+
 /** HTTP through `server`, and a Lambda handler on the same table with `env` added to its configuration. */
 export function transportsOf(server: TestServer, env: Record<string, string> = {}): Transport[] {
   const handler = createGraphQLHandler(
@@ -56,6 +86,10 @@ export function transportsOf(server: TestServer, env: Record<string, string> = {
     }),
   );
   return [
+    {
+      name: 'WebSocket',
+      send: (query, variables, authorization) => sendOverWebSocket(server.url, query, variables, authorization),
+    },
     {
       name: 'HTTP',
       send: (query, variables, authorization = '') => server.gql(query, variables, { authorization }),

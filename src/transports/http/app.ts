@@ -168,7 +168,15 @@ export async function startApp({
       { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
     ],
   });
-  const subscriptions = serveSubscriptions({ httpServer, schema, validationRules, contextFor, log });
+  const subscriptions = serveSubscriptions({
+    httpServer,
+    schema,
+    validationRules,
+    contextFor,
+    log,
+    maxCost: limits.maxCost,
+    maxResponseBytes: limits.maxResponseBytes,
+  });
   await apollo.start();
 
   app.use(healthRouter(data.dynamo.client, data.tableName));

@@ -2,11 +2,13 @@
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on the same HTTP server and
  * path as queries (/graphql). The bearer token travels in `connectionParams.authorization`:
  * a refused token closes the connection (4403) before any operation runs; operations are
- * validated with the same limits as HTTP requests.
+ * validated with the same limits as HTTP requests, refused over the same cost limit (graphql-ws
+ * runs queries too, not only subscriptions), and every result, query answer or event, is held
+ * to the same response-size ceiling.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { specifiedRules, validate } from 'graphql';
+import { GraphQLError, specifiedRules, validate } from 'graphql';
 import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -14,6 +16,8 @@ import { WebSocketServer } from 'ws';
 import { newRequestCost } from '../../db/capacity.js';
 import type { RequestCost } from '../../db/capacity.js';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { costRefusal } from '../../pipeline/queryCost.js';
+import { withinResponseSize } from '../../pipeline/responseSize.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
@@ -21,6 +25,9 @@ export interface SubscriptionOptions {
   validationRules: readonly ValidationRule[];
   contextFor: (authorization: string | undefined, requestId: string, cost: RequestCost) => Promise<GraphQLContext>;
   log: Logger;
+  /** The cost limit and response-size ceiling of the HTTP server (config limits). */
+  maxCost: number;
+  maxResponseBytes: number;
 }
 
 const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
@@ -28,13 +35,37 @@ const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined):
   return typeof value === 'string' ? value : undefined;
 };
 
-export function serveSubscriptions({ httpServer, schema, validationRules, contextFor, log }: SubscriptionOptions) {
+export function serveSubscriptions({
+  httpServer,
+  schema,
+  validationRules,
+  contextFor,
+  log,
+  maxCost,
+  maxResponseBytes,
+}: SubscriptionOptions) {
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
   const rules = [...specifiedRules, ...validationRules];
   return useServer(
     {
       schema,
       validate: (target, document) => validate(target, document, rules),
+      onSubscribe: (_ctx, _id, payload) => {
+        const refusal = costRefusal(
+          schema,
+          payload.query,
+          payload.variables ?? {},
+          payload.operationName ?? undefined,
+          maxCost,
+        );
+        return refusal ? [refusal] : undefined;
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        const bounded = withinResponseSize(result, maxResponseBytes);
+        if (bounded === result) return undefined;
+        const [error] = bounded.errors ?? [];
+        return { errors: [new GraphQLError(error?.message ?? '', { extensions: error?.extensions })] };
+      },
       onConnect: async (ctx) => {
         try {
           await contextFor(authorizationOf(ctx.connectionParams), randomUUID(), newRequestCost());
