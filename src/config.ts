@@ -81,7 +81,7 @@ export interface QueryLimits {
   maxCost: number;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
-  /** Largest response, in bytes of JSON: a larger answer is replaced by RESPONSE_TOO_LARGE. */
+  /** MAX_RESPONSE_BYTES (4,000,000): largest response, in bytes of JSON; a larger answer is replaced by RESPONSE_TOO_LARGE. */
   maxResponseBytes: number;
 }
 

@@ -10,15 +10,7 @@
  * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import {
-  getNamedType,
-  getNullableType,
-  GraphQLError,
-  isInterfaceType,
-  isListType,
-  isObjectType,
-  parse,
-} from 'graphql';
+import { getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType, parse } from 'graphql';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
