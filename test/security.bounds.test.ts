@@ -143,6 +143,25 @@ describe('metric labels', () => {
   });
 });
 
+describe('/metrics on a port of its own, behind METRICS_TOKEN', () => {
+  let separate: TestServer;
+  beforeAll(async () => {
+    separate = await startTestServer({ tableName: server.tableName, metrics: { token: 'scrape-secret', port: 0 } });
+  });
+  afterAll(() => separate.stop());
+
+  it('serves /metrics on METRICS_PORT only, to loopback or the right token', async () => {
+    const main = new URL(separate.url);
+    expect((await fetch(`${main.origin}/metrics`)).status).toBe(404);
+    const metricsUrl = `http://127.0.0.1:${separate.app.metricsPort}/metrics`;
+    expect((await fetch(metricsUrl)).status).toBe(200);
+    expect((await fetch(metricsUrl, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const scraped = await fetch(metricsUrl, { headers: { authorization: 'Bearer scrape-secret' } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/graphql_request_duration_seconds/);
+  });
+});
+
 describe('existence oracles', () => {
   const missingOrder = 'bounds-missing-order';
   it.each(TRANSPORTS)(
