@@ -123,18 +123,27 @@ describe('userErrors are bounded', () => {
 });
 
 describe('metric labels', () => {
-  it('labels unknown operation names "other", so /metrics stays small after 300 distinct names', async () => {
+  it('labels unknown operation names "other", so /metrics stays small after 100 distinct names', async () => {
     const metrics = async () => (await fetch(server.url.replace('/graphql', '/metrics'))).text();
     const baseline = (await metrics()).length;
-    for (let i = 0; i < 300; i += 1) {
-      const name = `Probe${i}_${'x'.repeat(200)}`;
-      await server.gql(`query ${name} { product(productId: "tent-2p") { name } }`, {}, { authorization: '' });
+    // Ten at a time: each request is cheap, the point is the number of distinct names.
+    for (let batch = 0; batch < 10; batch += 1) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          server.gql(
+            `query Probe${batch * 10 + i}_${'x'.repeat(200)} { product(productId: "tent-2p") { name } }`,
+            {},
+            { authorization: '' },
+          ),
+        ),
+      );
     }
     const text = await metrics();
     expect(text).not.toMatch(/Probe\d+_x/);
     expect(text).toMatch(/graphql_request_duration_seconds_count\{operation="other"\} \d+/);
+    // Each distinct name would have added a histogram of 13 series (about 3 kB with a 200-character label).
     expect(text.length - baseline).toBeLessThan(5000);
-  });
+  }, 60_000);
 
   it('labels a manifest operation by its name', async () => {
     await server.gql('query CategoryPage { products(category: "camping", first: 1) { nodes { name } } }', {});
