@@ -9,12 +9,23 @@ export interface AuthConfig {
   jwksUrl?: string | undefined;
   issuer: string;
   audience: string;
+  /** JWT_MAX_AGE: a token older than this (by its `iat`) is refused, whatever its `exp` (default 24 h). */
+  maxAgeSeconds?: number | undefined;
 }
 
 /** Where the server finds DynamoDB: see the README's configuration table. */
 export type DynamoMode = 'embedded' | 'endpoint' | 'aws';
 
+/**
+ * The whole configuration, from the environment (loadConfig). Variables added for resource
+ * bounds and exposure (each described at its field):
+ * - `MAX_RESPONSE_BYTES` (limits.maxResponseBytes), `MAX_QUERY_COST` (limits.maxCost, now counting every list),
+ * - `JWT_MAX_AGE` (auth.maxAgeSeconds), `METRICS_TOKEN` and `METRICS_PORT` (metrics),
+ * - `HTTP_REQUEST_TIMEOUT_MS`, `HTTP_HEADERS_TIMEOUT_MS`, `HTTP_KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS` (http),
+ * - `COST_DETAILS` (costDetails), and `HOST`'s default of 127.0.0.1 outside production.
+ */
 export interface Config {
+  /** HOST: where the HTTP server listens. Default 127.0.0.1 (this machine only) outside production, 0.0.0.0 in production. */
   host: string;
   port: number;
   dataDir: string;
@@ -51,6 +62,24 @@ export interface Config {
   leaseTtlMs: number;
   /** `npm run consumer`: pause between polls of an idle stream. */
   streamPollMs: number;
+  /**
+   * /metrics access. METRICS_TOKEN: when set, a scraper sending `Authorization: Bearer <token>`
+   * may read /metrics from anywhere (loopback clients always may). METRICS_PORT: serve /metrics
+   * on a port of its own instead of the main one (unset: the main port).
+   */
+  metrics: { token: string | undefined; port: number | undefined };
+  /**
+   * Socket bounds. HTTP_REQUEST_TIMEOUT_MS (30000): a whole request must arrive within it;
+   * HTTP_HEADERS_TIMEOUT_MS (10000): its headers; HTTP_KEEP_ALIVE_TIMEOUT_MS (5000): an idle
+   * keep-alive connection closes; MAX_CONNECTIONS (1000): open sockets, WebSockets included.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  /**
+   * COST_DETAILS: who sees capacity units in `extensions.cost.dynamodb`. `admin` (default):
+   * admins only, others get the request count alone (capacity units would tell another user's
+   * data from missing data); `all`: every caller (benchmarks, local debugging).
+   */
+  costDetails: 'admin' | 'all';
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -63,6 +92,8 @@ export interface QueryLimits {
   maxCost: number;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
+  /** MAX_RESPONSE_BYTES (4,000,000): largest response, in bytes of JSON; a larger answer is replaced by RESPONSE_TOO_LARGE. */
+  maxResponseBytes: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -92,8 +123,9 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxAliases: 15,
   maxDirectives: 10,
   maxTokens: 2000,
-  maxCost: 5000,
+  maxCost: 20_000,
   maxBodyBytes: 100_000,
+  maxResponseBytes: 4_000_000,
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -136,6 +168,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rawMode !== 'embedded' && rawMode !== 'endpoint' && rawMode !== 'aws') {
     throw new ConfigError(`DYNAMODB_MODE must be embedded, endpoint or aws, got "${rawMode}"`);
   }
+  if (rawMode === 'embedded' && nodeEnv === 'production') {
+    // DynamoDB Local has no authentication and no durability guarantees: never a production store.
+    throw new ConfigError(
+      'NODE_ENV=production refuses the embedded DynamoDB Local: set DYNAMODB_MODE=aws, or DYNAMODB_ENDPOINT=http://host:port',
+    );
+  }
   if (rawMode === 'endpoint' && !endpoint) {
     throw new ConfigError('DYNAMODB_MODE=endpoint needs DYNAMODB_ENDPOINT=http://host:port');
   }
@@ -166,8 +204,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
+  const costDetails = env.COST_DETAILS || 'admin';
+  if (costDetails !== 'admin' && costDetails !== 'all') {
+    throw new ConfigError(`COST_DETAILS must be admin or all, got "${costDetails}"`);
+  }
+  const metricsPort = env.METRICS_PORT ? parsePort(env.METRICS_PORT, 0, 'METRICS_PORT') : undefined;
   return {
-    host: env.HOST || '0.0.0.0',
+    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
     port: parsePort(env.PORT, 4000, 'PORT'),
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     tableName,
@@ -182,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl,
       issuer: env.JWT_ISSUER || 'tablegraph-local',
       audience: env.JWT_AUDIENCE || 'tablegraph',
+      maxAgeSeconds: parseDuration(env, 'JWT_MAX_AGE', DEFAULT_JWT_MAX_AGE_SECONDS),
     },
     limits: {
       maxDepth: parseCount(env, 'MAX_QUERY_DEPTH', DEFAULT_LIMITS.maxDepth),
@@ -190,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: parseCount(env, 'MAX_QUERY_TOKENS', DEFAULT_LIMITS.maxTokens),
       maxCost: parseCount(env, 'MAX_QUERY_COST', DEFAULT_LIMITS.maxCost),
       maxBodyBytes: parseCount(env, 'MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
+      maxResponseBytes: parseCount(env, 'MAX_RESPONSE_BYTES', DEFAULT_LIMITS.maxResponseBytes),
     },
     sockets: {
       maxSockets: parseCount(env, 'WS_MAX_SOCKETS', DEFAULT_SOCKET_LIMITS.maxSockets),
@@ -225,5 +270,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .replace(/[^A-Za-z0-9_-]/g, '-')
         .slice(0, 64) ||
       'default',
+    metrics: { token: env.METRICS_TOKEN || undefined, port: metricsPort },
+    http: {
+      requestTimeoutMs: parseCount(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
+      headersTimeoutMs: parseCount(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000),
+      keepAliveTimeoutMs: parseCount(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+      maxConnections: parseCount(env, 'MAX_CONNECTIONS', 1_000),
+    },
+    costDetails,
   };
+}
+
+/** JWT_MAX_AGE's default: a day. */
+export const DEFAULT_JWT_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+const DURATION_UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration in seconds: `3600`, `90s`, `30m`, `24h` or `7d`. */
+function parseDuration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(raw.trim());
+  const seconds = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 1) : NaN;
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${raw}"`);
+  }
+  return seconds;
 }

@@ -13,7 +13,6 @@ import { printSchema } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
-import { costExtension } from './report.js';
 import { currentCost } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
@@ -42,8 +41,16 @@ export function createApollo(pipeline: Pipeline, { transport, persistedOnly, doc
         },
         async willSendResponse({ response, contextValue, operationName }) {
           const cost = currentCost();
-          const body = response.body.kind === 'single' ? response.body.singleResult : undefined;
-          if (body && cost) body.extensions = { ...body.extensions, cost: costExtension(cost) };
+          let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
+          if (response.body.kind === 'single' && body) {
+            // contextValue is incomplete when the context factory itself failed (a refused token).
+            const role = (contextValue as Partial<GraphQLContext> | undefined)?.access?.viewer?.role;
+            const finished = reporter.finalize(body, cost, role);
+            body = finished.result as typeof body;
+            response.body.singleResult = body;
+            // Like the cost refusal: the request asked for more than the server hands out.
+            if (finished.tooLarge) response.http.status = 400;
+          }
           reporter.report({
             transport,
             operationName: operationName ?? null,

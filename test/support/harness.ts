@@ -46,7 +46,10 @@ export interface TestServer {
 }
 
 export interface TestServerOptions extends Partial<
-  Pick<AppOptions, 'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly'>
+  Pick<
+    AppOptions,
+    'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly' | 'http' | 'metrics' | 'costDetails'
+  >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
   configureClient?: (client: DynamoDBClient) => void;

@@ -154,6 +154,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets }: Subscripti
           transport: 'ws',
           operationName: operationNameOf(ctx, id),
           measurement: execution.measurementOf(result),
+          viewerRole: stateOf(ctx)?.viewer?.role,
           log: (args.contextValue as GraphQLContext | undefined)?.log,
         }),
       onError: (ctx, id, _payload, errors) =>
