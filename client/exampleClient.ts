@@ -1,15 +1,16 @@
 /**
  * `npm run example:client`: a typed client that uses only the documents codegen generated
- * from client/operations (see codegen.yml). It walks alice's orders page by page and places
- * an order against a running server (GRAPHQL_URL, default http://localhost:4000/graphql), as
- * alice (TABLEGRAPH_TOKEN: a bearer token).
+ * from client/operations (see codegen.yml). It signs up (createUser: the profile is the
+ * token's subject's, so a token is required; alice's exists in the demo data), walks alice's
+ * orders page by page and places an order against a running server (GRAPHQL_URL, default
+ * http://localhost:4000/graphql), as alice (TABLEGRAPH_TOKEN: a bearer token).
  *
  * Each request first sends only the document's sha256 hash (a persisted document: the server
  * knows every document in client/generated/persisted-documents.json); should the server not
  * know it, the client resends with the full document, as automatic persisted queries do.
  */
 import { randomUUID } from 'node:crypto';
-import { PlaceOrderDocument, UserOrdersPageDocument } from './generated/graphql.js';
+import { CreateUserDocument, PlaceOrderDocument, UserOrdersPageDocument } from './generated/graphql.js';
 import type { TypedDocumentString, UserOrdersPageQuery } from './generated/graphql.js';
 
 const endpoint = process.env.GRAPHQL_URL ?? 'http://localhost:4000/graphql';
@@ -52,6 +53,14 @@ export async function execute<TResult, TVariables>(
 }
 
 async function main(): Promise<void> {
+  if (!token) throw new Error('set TABLEGRAPH_TOKEN to a bearer token (npm run token -- --sub alice)');
+  // No userId in the input: the server takes the token's subject.
+  const signUp = await execute(CreateUserDocument, { input: { email: 'alice@example.com', name: 'Alice Example' } });
+  const signUpCodes = signUp.createUser.userErrors.map((error) => error.code);
+  if (signUp.createUser.user) console.log(`signed up as ${signUp.createUser.user.userId}`);
+  else if (signUpCodes.includes('USER_EXISTS')) console.log('profile exists already (the demo data has alice)');
+  else throw new Error(`createUser failed: ${signUp.createUser.userErrors.map((error) => error.message).join('; ')}`);
+
   let after: string | null = null;
   let page = 0;
   let seen = 0;

@@ -22,8 +22,9 @@ function remember<T extends NodeModel>(loaders: Loaders, result: WriteResult<T>)
 const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);
 
 export const Mutation: MutationResolvers = {
-  createUser: async (_, { input }, { data, loaders }) => {
-    const result = await createUser(data, input);
+  createUser: async (_, { input }, { access, data, loaders }) => {
+    const { userId, verifiedEmail } = access.profileOwner(input.userId);
+    const result = await createUser(data, { ...input, userId }, { verifiedEmail });
     return { user: remember(loaders, result), userErrors: errorsOf(result) };
   },
   updateUser: async (_, { input }, { access, data, loaders }) => {

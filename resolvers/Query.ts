@@ -3,7 +3,7 @@ import { BadUserInputError } from '../src/errors.js';
 import type { QueryResolvers } from '../src/generated/resolvers-types.js';
 import { fromGlobalId } from '../src/graphql/globalId.js';
 import { prefetchUserOrders } from '../src/graphql/lookahead.js';
-import { assertCategory, assertId, normalizeEmail } from '../src/table/keys.js';
+import { assertId, normalizeCategory, normalizeEmail } from '../src/table/keys.js';
 
 /** `nodes(ids:)` reads at most this many ids: one BatchGetItem's worth. */
 export const MAX_NODE_IDS = 100;
@@ -29,7 +29,7 @@ export const Query: QueryResolvers = {
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
   product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),
   products: (_, { category, namePrefix, inStock, ...args }, { loaders }) =>
-    loaders.productsPages.load({ category: assertCategory(category), filter: { namePrefix, inStock }, args }),
+    loaders.productsPages.load({ category: normalizeCategory(category), filter: { namePrefix, inStock }, args }),
   orders: async (_, { status, placedAfter, placedBefore, ...args }, { access, data }) => {
     const window = { placedAfter, placedBefore };
     const page = await access.shopOrders({ status: status ?? null, window, args }, data.schema);

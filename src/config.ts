@@ -52,7 +52,7 @@ export const ENV_SPEC = {
   },
   HOST: {
     type: 'string',
-    default: '0.0.0.0',
+    defaultText: '`127.0.0.1` (this machine only) outside production, `0.0.0.0` in production',
     description: 'interface the HTTP server binds',
     readBy: ['server'],
   },
@@ -177,7 +177,7 @@ export const ENV_SPEC = {
   },
   MAX_QUERY_COST: {
     type: 'integer',
-    default: '5000',
+    default: '20000',
     description: 'largest estimated cost: connection sizes multiply their selections',
     readBy: SERVICE,
   },
@@ -186,6 +186,60 @@ export const ENV_SPEC = {
     default: '100000',
     description: 'largest request body, in bytes (413 above it)',
     readBy: ['server'],
+  },
+  MAX_RESPONSE_BYTES: {
+    type: 'integer',
+    default: '4000000',
+    description: 'largest answer, in bytes; a larger one is refused instead of sent',
+    readBy: SERVICE,
+  },
+  JWT_MAX_AGE: {
+    type: 'string',
+    default: '24h',
+    description: 'a token older than this (by its `iat`) is refused whatever its `exp`: `3600`, `30m`, `24h`, `7d`',
+    readBy: SERVICE,
+  },
+  METRICS_TOKEN: {
+    type: 'secret',
+    description:
+      'a scraper sending `Authorization: Bearer <token>` may read `/metrics` from anywhere (loopback clients always may)',
+    readBy: ['server', 'consumer'],
+  },
+  METRICS_PORT: {
+    type: 'port',
+    description: 'serve `/metrics` on a port of its own (unset: the main port)',
+    readBy: ['server'],
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    type: 'integer',
+    default: '30000',
+    description: 'a whole request must arrive within this',
+    readBy: ['server'],
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'a request’s headers must arrive within this',
+    readBy: ['server'],
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    type: 'integer',
+    default: '5000',
+    description: 'an idle keep-alive connection closes after this',
+    readBy: ['server'],
+  },
+  MAX_CONNECTIONS: {
+    type: 'integer',
+    default: '1000',
+    description: 'open sockets per server, WebSockets included',
+    readBy: ['server'],
+  },
+  COST_DETAILS: {
+    type: ['admin', 'all'],
+    default: 'admin',
+    description:
+      'who sees capacity units in `extensions.cost.dynamodb`: admins only (others get the request count), or every caller',
+    readBy: SERVICE,
   },
   GRAPHQL_INTROSPECTION: {
     type: 'boolean',
@@ -320,12 +374,23 @@ export interface AuthConfig {
   jwksUrl?: string | undefined;
   issuer: string;
   audience: string;
+  /** JWT_MAX_AGE: a token older than this (by its `iat`) is refused, whatever its `exp` (default 24 h). */
+  maxAgeSeconds?: number | undefined;
 }
 
 /** Where the server finds DynamoDB (DYNAMODB_MODE). */
 export type DynamoMode = 'embedded' | 'endpoint' | 'aws';
 
+/**
+ * The whole configuration, from the environment (loadConfig). Variables added for resource
+ * bounds and exposure (each described at its field):
+ * - `MAX_RESPONSE_BYTES` (limits.maxResponseBytes), `MAX_QUERY_COST` (limits.maxCost, now counting every list),
+ * - `JWT_MAX_AGE` (auth.maxAgeSeconds), `METRICS_TOKEN` and `METRICS_PORT` (metrics),
+ * - `HTTP_REQUEST_TIMEOUT_MS`, `HTTP_HEADERS_TIMEOUT_MS`, `HTTP_KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS` (http),
+ * - `COST_DETAILS` (costDetails), and `HOST`'s default of 127.0.0.1 outside production.
+ */
 export interface Config {
+  /** HOST: where the HTTP server listens. Default 127.0.0.1 (this machine only) outside production, 0.0.0.0 in production. */
   host: string;
   port: number;
   dataDir: string;
@@ -372,6 +437,24 @@ export interface Config {
   leaseTtlMs: number;
   /** `npm run consumer`: pause between polls of an idle stream. */
   streamPollMs: number;
+  /**
+   * /metrics access. METRICS_TOKEN: when set, a scraper sending `Authorization: Bearer <token>`
+   * may read /metrics from anywhere (loopback clients always may). METRICS_PORT: serve /metrics
+   * on a port of its own instead of the main one (unset: the main port).
+   */
+  metrics: { token: string | undefined; port: number | undefined };
+  /**
+   * Socket bounds. HTTP_REQUEST_TIMEOUT_MS (30000): a whole request must arrive within it;
+   * HTTP_HEADERS_TIMEOUT_MS (10000): its headers; HTTP_KEEP_ALIVE_TIMEOUT_MS (5000): an idle
+   * keep-alive connection closes; MAX_CONNECTIONS (1000): open sockets, WebSockets included.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  /**
+   * COST_DETAILS: who sees capacity units in `extensions.cost.dynamodb`. `admin` (default):
+   * admins only, others get the request count alone (capacity units would tell another user's
+   * data from missing data); `all`: every caller (benchmarks, local debugging).
+   */
+  costDetails: 'admin' | 'all';
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -384,6 +467,8 @@ export interface QueryLimits {
   maxCost: number;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
+  /** MAX_RESPONSE_BYTES (4,000,000): largest response, in bytes of JSON; a larger answer is replaced by RESPONSE_TOO_LARGE. */
+  maxResponseBytes: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -416,6 +501,7 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxTokens: Number(ENV_SPEC.MAX_QUERY_TOKENS.default),
   maxCost: Number(ENV_SPEC.MAX_QUERY_COST.default),
   maxBodyBytes: Number(ENV_SPEC.MAX_BODY_BYTES.default),
+  maxResponseBytes: Number(ENV_SPEC.MAX_RESPONSE_BYTES.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -533,6 +619,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = nodeEnv === 'production';
   const endpoint = text(env, 'DYNAMODB_ENDPOINT');
   const mode = oneOf(env, 'DYNAMODB_MODE', endpoint ? 'endpoint' : 'embedded') ?? 'embedded';
+  if (mode === 'embedded' && nodeEnv === 'production') {
+    // DynamoDB Local has no authentication and no durability guarantees: never a production store.
+    throw new ConfigError(
+      'NODE_ENV=production refuses the embedded DynamoDB Local: set DYNAMODB_MODE=aws, or DYNAMODB_ENDPOINT=http://host:port',
+    );
+  }
   if (mode === 'endpoint' && !endpoint) {
     throw new ConfigError('DYNAMODB_MODE=endpoint needs DYNAMODB_ENDPOINT=http://host:port');
   }
@@ -562,8 +654,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
+  const costDetails = oneOf(env, 'COST_DETAILS') ?? 'admin';
+  const metricsPort = port(env, 'METRICS_PORT');
   return {
-    host: text(env, 'HOST'),
+    host: text(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
     port: port(env, 'PORT'),
     dataDir: path.resolve(text(env, 'DATA_DIR')),
     localPort: port(env, 'DYNAMODB_LOCAL_PORT'),
@@ -583,6 +677,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl,
       issuer: text(env, 'JWT_ISSUER'),
       audience: text(env, 'JWT_AUDIENCE'),
+      maxAgeSeconds: parseDuration(env, 'JWT_MAX_AGE', DEFAULT_JWT_MAX_AGE_SECONDS),
     },
     limits: {
       maxDepth: integer(env, 'MAX_QUERY_DEPTH'),
@@ -591,6 +686,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: integer(env, 'MAX_QUERY_TOKENS'),
       maxCost: integer(env, 'MAX_QUERY_COST'),
       maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
+      maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES'),
     },
     sockets: {
       maxSockets: integer(env, 'WS_MAX_SOCKETS'),
@@ -618,5 +714,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .replace(/[^A-Za-z0-9_-]/g, '-')
         .slice(0, 64) ||
         'default'),
+    metrics: { token: text(env, 'METRICS_TOKEN'), port: metricsPort },
+    http: {
+      requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS'),
+      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS'),
+      keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+      maxConnections: integer(env, 'MAX_CONNECTIONS'),
+    },
+    costDetails,
   };
+}
+
+/** JWT_MAX_AGE's default: a day. */
+export const DEFAULT_JWT_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+const DURATION_UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration in seconds: `3600`, `90s`, `30m`, `24h` or `7d`. */
+function parseDuration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(raw.trim());
+  const seconds = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 1) : NaN;
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${raw}"`);
+  }
+  return seconds;
 }

@@ -25,6 +25,8 @@ export const ErrorCode = {
   TOO_MANY_OPERATIONS: 'TOO_MANY_OPERATIONS',
   /** The request body (or WebSocket message) exceeds MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** The answer would exceed MAX_RESPONSE_BYTES; nothing of it is sent. */
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;

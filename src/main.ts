@@ -88,7 +88,16 @@ async function main(): Promise<void> {
   }
 
   try {
-    db = await openDatabase(config);
+    db = await openDatabase(config, {
+      // A dead DynamoDB Local is started again (data survives on disk); requests meanwhile get
+      // SERVICE_UNAVAILABLE and /readyz answers 503.
+      onLocalEvent: (event) => {
+        const fields = { dynamodbLocal: event };
+        if (event.kind === 'restarted') log.warn(fields, 'embedded DynamoDB Local restarted');
+        else
+          log.error(fields, event.kind === 'died' ? 'embedded DynamoDB Local died' : 'DynamoDB Local restart failed');
+      },
+    });
     if (db.tableCreated) {
       log.info({ table: config.tableName }, 'created table');
       await baselineNewTable(db.dynamo.doc, config.tableName);
@@ -133,6 +142,9 @@ async function main(): Promise<void> {
         pollIntervalMs: config.streamPollMs,
       },
       bus,
+      metrics: config.metrics,
+      http: config.http,
+      costDetails: config.costDetails,
     });
     log.info(
       { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },

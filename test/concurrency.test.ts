@@ -278,8 +278,10 @@ describe('the same placeOrder sent 5 times at once with one idempotencyKey', () 
   });
 
   // Same instant, same request: the transactions the five requests build are byte-for-byte
-  // equal, ClientRequestToken included, so DynamoDB answers the later ones as successes.
-  const freezeClock = () => vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-07-01T09:30:00.000Z') });
+  // equal, ClientRequestToken included, so DynamoDB answers the later ones as successes. The
+  // instant is just after the real one: the test's token was issued before it (a token issued
+  // in the future is refused).
+  const freezeClock = () => vi.useFakeTimers({ toFake: ['Date'], now: new Date(Date.now() + 60_000) });
 
   it('stores one order and takes the stock once even when all arrive in the same millisecond', async () => {
     freezeClock();

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderIdFor } from '../src/writes/placeOrder.js';
 import { aProduct, aUser, store } from './support/factories.js';
-import { startTestServer } from './support/harness.js';
+import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 
 let server: TestServer;
@@ -54,10 +54,15 @@ describe('createUser', () => {
     expect(byEmail.data?.userByEmail).toEqual({ userId });
   });
 
-  it('generates a userId when none is given', async () => {
-    const response = await server.gql(CREATE_USER, { input: { email: `${unique('gen')}@example.com`, name: 'Gen' } });
+  it("takes the token's subject as the userId when none is given", async () => {
+    const subject = unique('sub');
+    const response = await server.gql(
+      CREATE_USER,
+      { input: { email: `${subject}@example.com`, name: 'Gen' } },
+      { authorization: `Bearer ${await tokenFor(subject)}` },
+    );
     expect(response.data?.createUser.userErrors).toEqual([]);
-    expect(response.data?.createUser.user.userId).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(response.data?.createUser.user.userId).toBe(subject);
   });
 
   it('reports USER_EXISTS and EMAIL_TAKEN together and writes nothing', async () => {

@@ -329,7 +329,13 @@ describe('persisted-only mode', () => {
 
 describe('loadConfig in production', () => {
   const SECRET = 's'.repeat(40);
-  const PRODUCTION = { NODE_ENV: 'production', CURSOR_SECRET: SECRET, JWT_SECRET: SECRET };
+  // Production refuses the embedded DynamoDB Local: these configurations name an endpoint.
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    CURSOR_SECRET: SECRET,
+    JWT_SECRET: SECRET,
+    DYNAMODB_ENDPOINT: 'http://dynamodb.internal:8000',
+  };
   const JWKS = { JWT_JWKS_URL: 'https://id.example.test/.well-known/jwks.json' };
   const without = (env: Record<string, string>, ...names: string[]) =>
     Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
@@ -361,9 +367,25 @@ describe('loadConfig in production', () => {
     ],
     ['with a query limit that is not a positive integer', { ...PRODUCTION, MAX_QUERY_DEPTH: '0' }, /MAX_QUERY_DEPTH/],
     ['with a body limit that is not a number', { ...PRODUCTION, MAX_BODY_BYTES: '1mb' }, /MAX_BODY_BYTES/],
+    [
+      'with the embedded DynamoDB Local',
+      { ...without(PRODUCTION, 'DYNAMODB_ENDPOINT'), DYNAMODB_MODE: 'embedded' },
+      /refuses the embedded DynamoDB Local/,
+    ],
+    ['with the embedded DynamoDB Local by default', without(PRODUCTION, 'DYNAMODB_ENDPOINT'), /DYNAMODB_MODE=aws/],
+    ['with a JWT_MAX_AGE that is not a duration', { ...PRODUCTION, JWT_MAX_AGE: 'forever' }, /JWT_MAX_AGE/],
   ])('refuses to start %s', (_, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads JWT_MAX_AGE as seconds or a duration, listens on every interface, keeps /metrics on the main port', () => {
+    expect(loadConfig({ ...PRODUCTION, JWT_MAX_AGE: '30m' }).auth.maxAgeSeconds).toBe(1800);
+    expect(loadConfig({ ...PRODUCTION, JWT_MAX_AGE: '3600' }).auth.maxAgeSeconds).toBe(3600);
+    const config = loadConfig(PRODUCTION);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.metrics).toEqual({ token: undefined, port: undefined });
+    expect(config.costDetails).toBe('admin');
   });
 
   it('refuses JWT_JWKS_URL without issuer and audience outside production too', () => {
@@ -405,6 +427,7 @@ describe('loadConfig in production', () => {
       jwksUrl: JWKS.JWT_JWKS_URL,
       issuer: 'https://id.example.test/',
       audience: 'tablegraph-api',
+      maxAgeSeconds: 24 * 3600,
     });
   });
 
@@ -417,6 +440,7 @@ describe('loadConfig in production', () => {
       MAX_QUERY_TOKENS: '600',
       MAX_QUERY_COST: '700',
       MAX_BODY_BYTES: '8000',
+      MAX_RESPONSE_BYTES: '90000',
     });
     expect(config.limits).toEqual({
       maxDepth: 3,
@@ -425,6 +449,7 @@ describe('loadConfig in production', () => {
       maxTokens: 600,
       maxCost: 700,
       maxBodyBytes: 8000,
+      maxResponseBytes: 90000,
     });
   });
 });

@@ -16,12 +16,14 @@ import * as types from './graphql.js';
  */
 type Documents = {
     "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}": typeof types.CategoryPageDocument,
+    "mutation CreateUser($input: CreateUserInput!) {\n  createUser(input: $input) {\n    user {\n      userId\n      email\n      name\n    }\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": typeof types.CreateUserDocument,
     "mutation PlaceOrder($input: PlaceOrderInput!) {\n  placeOrder(input: $input) {\n    order {\n      orderId\n      status\n      placedAt\n      total {\n        amount\n        currencyCode\n      }\n      items {\n        productId\n        quantity\n        lineTotal {\n          amount\n        }\n      }\n    }\n    replayed\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": typeof types.PlaceOrderDocument,
     "query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {\n  user(userId: $userId) {\n    userId\n    name\n    orders(first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        cursor\n        node {\n          orderId\n          status\n          placedAt\n          total {\n            amount\n            currencyCode\n          }\n          items {\n            quantity\n            productName\n            unitPrice {\n              amount\n            }\n          }\n        }\n      }\n    }\n  }\n}": typeof types.UserOrdersPageDocument,
     "subscription WatchMyOrders {\n  orderEvents {\n    type\n    previousStatus\n    at\n    order {\n      orderId\n      status\n      total {\n        amount\n      }\n    }\n  }\n}": typeof types.WatchMyOrdersDocument,
 };
 const documents: Documents = {
     "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}": types.CategoryPageDocument,
+    "mutation CreateUser($input: CreateUserInput!) {\n  createUser(input: $input) {\n    user {\n      userId\n      email\n      name\n    }\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": types.CreateUserDocument,
     "mutation PlaceOrder($input: PlaceOrderInput!) {\n  placeOrder(input: $input) {\n    order {\n      orderId\n      status\n      placedAt\n      total {\n        amount\n        currencyCode\n      }\n      items {\n        productId\n        quantity\n        lineTotal {\n          amount\n        }\n      }\n    }\n    replayed\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}": types.PlaceOrderDocument,
     "query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {\n  user(userId: $userId) {\n    userId\n    name\n    orders(first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        cursor\n        node {\n          orderId\n          status\n          placedAt\n          total {\n            amount\n            currencyCode\n          }\n          items {\n            quantity\n            productName\n            unitPrice {\n              amount\n            }\n          }\n        }\n      }\n    }\n  }\n}": types.UserOrdersPageDocument,
     "subscription WatchMyOrders {\n  orderEvents {\n    type\n    previousStatus\n    at\n    order {\n      orderId\n      status\n      total {\n        amount\n      }\n    }\n  }\n}": types.WatchMyOrdersDocument,
@@ -31,6 +33,10 @@ const documents: Documents = {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query CategoryPage($category: String!, $first: Int = 5, $after: String) {\n  products(category: $category, first: $first, after: $after) {\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    nodes {\n      id\n      productId\n      name\n      description\n      price {\n        amount\n        currencyCode\n      }\n      stock\n    }\n  }\n}"): typeof import('./graphql.js').CategoryPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation CreateUser($input: CreateUserInput!) {\n  createUser(input: $input) {\n    user {\n      userId\n      email\n      name\n    }\n    userErrors {\n      code\n      field\n      message\n    }\n  }\n}"): typeof import('./graphql.js').CreateUserDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4,6 +4,22 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Input of createUser. */
+export type CreateUserInput = {
+  /**
+   * Email address; stored in NFKC, lower-cased, and unique across users. When the token carries a
+   * verified `email` claim, it must be that address.
+   */
+  email: string;
+  /** Display name, 1-100 characters. */
+  name: string;
+  /**
+   * The new user's key. Leave it out: the profile's userId is the token's subject (`sub`). Only an
+   * admin may name another userId (1-64 characters of A-Z a-z 0-9 _ -); a customer naming one is FORBIDDEN.
+   */
+  userId?: string | number | null | undefined;
+};
+
 /**
  * Why a mutation changed nothing. Expected business failures come back as `userErrors` in the
  * payload; GraphQL errors are kept for malformed requests and failures of the server.
@@ -77,6 +93,13 @@ export type CategoryPageQueryVariables = Exact<{
 
 export type CategoryPageQuery = { products: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, productId: string, name: string, description: string, stock: number, price: { amount: string, currencyCode: string } }> } };
 
+export type CreateUserMutationVariables = Exact<{
+  input: CreateUserInput;
+}>;
+
+
+export type CreateUserMutation = { createUser: { user: { userId: string, email: string, name: string } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
 export type PlaceOrderMutationVariables = Exact<{
   input: PlaceOrderInput;
 }>;
@@ -138,6 +161,22 @@ export const CategoryPageDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:69ebd33557a9b48a6b8b36232575ce4f60998758848b3135b8c2b3d85ce40c9d"}) as unknown as TypedDocumentString<CategoryPageQuery, CategoryPageQueryVariables>;
+export const CreateUserDocument = new TypedDocumentString(`
+    mutation CreateUser($input: CreateUserInput!) {
+  createUser(input: $input) {
+    user {
+      userId
+      email
+      name
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:3e81adae5b0bd41bcbf72b3e941646c6fe8c562f6f27641f86a69fe8d2f3002b"}) as unknown as TypedDocumentString<CreateUserMutation, CreateUserMutationVariables>;
 export const PlaceOrderDocument = new TypedDocumentString(`
     mutation PlaceOrder($input: PlaceOrderInput!) {
   placeOrder(input: $input) {

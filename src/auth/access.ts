@@ -35,6 +35,19 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
       if (signedIn.role !== 'admin') throw new ForbiddenError(`Only an admin may ${action}`);
       return signedIn;
     },
+    /**
+     * Whose profile createUser makes: the token's subject, always, for a customer (naming
+     * another userId is FORBIDDEN: nobody squats a future user's id); an admin may name any
+     * userId. Anonymous callers are UNAUTHENTICATED.
+     */
+    profileOwner(requested: string | null | undefined): { userId: string; verifiedEmail: string | undefined } {
+      const signedIn = requireViewer();
+      if (requested == null || requested === signedIn.userId) {
+        return { userId: signedIn.userId, verifiedEmail: signedIn.verifiedEmail };
+      }
+      if (signedIn.role !== 'admin') throw new ForbiddenError('Only an admin may create a profile for another userId');
+      return { userId: requested, verifiedEmail: undefined };
+    },
     /** For mutations that name a user: a customer may act only as themselves. */
     requireSelfOrAdmin(userId: string, action: string): Viewer {
       const signedIn = requireViewer();

@@ -4,6 +4,7 @@
  */
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
+import { DEFAULT_JWT_MAX_AGE_SECONDS } from '../config.js';
 import type { AuthConfig } from '../config.js';
 import { ID_PATTERN } from '../table/keys.js';
 
@@ -16,6 +17,8 @@ export interface Viewer {
   role: Role;
   /** The token's `exp` in epoch seconds: a subscription ends there (verified tokens always have one). */
   expiresAt?: number | undefined;
+  /** The token's `email` claim, only when the token also says `email_verified: true`. */
+  verifiedEmail?: string | undefined;
 }
 
 export type { AuthConfig } from '../config.js';
@@ -32,7 +35,9 @@ export type TokenVerifier = (token: string) => Promise<Viewer>;
 /**
  * Builds the verifier for `config`. Only the expected algorithms are accepted (HS256 for a
  * secret, asymmetric ones for a JWKS), so `alg: none` and algorithm-confusion tokens fail;
- * `exp`, `nbf`, `iss` and `aud` are always checked.
+ * `exp`, `nbf`, `iss` and `aud` are always checked, and `iat` is required: a token older than
+ * `maxAgeSeconds` (JWT_MAX_AGE) is refused whatever its `exp` says (`exp` in year 9999 buys
+ * nothing), and so is one issued in the future beyond the clock tolerance.
  */
 export function createVerifier(config: AuthConfig): TokenVerifier {
   let key: Uint8Array | JWTVerifyGetKey;
@@ -53,8 +58,9 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
         algorithms,
         issuer: config.issuer,
         audience: config.audience,
-        clockTolerance: 5,
-        requiredClaims: ['sub', 'exp'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        maxTokenAge: config.maxAgeSeconds ?? DEFAULT_JWT_MAX_AGE_SECONDS,
+        requiredClaims: ['sub', 'exp', 'iat'],
       }));
     } catch (error) {
       throw new InvalidTokenError(describe(error));
@@ -65,12 +71,27 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw new InvalidTokenError('The token has no valid role claim (customer or admin)');
     }
-    return { userId: sub, role: role as Role, expiresAt: typeof exp === 'number' ? exp : undefined };
+    const verifiedEmail =
+      payload.email_verified === true && typeof payload.email === 'string' ? payload.email : undefined;
+    return {
+      userId: sub,
+      role: role as Role,
+      expiresAt: typeof exp === 'number' ? exp : undefined,
+      ...(verifiedEmail ? { verifiedEmail } : {}),
+    };
   };
 }
 
+/** How far the clocks of the token's issuer and this server may disagree. */
+export const CLOCK_TOLERANCE_SECONDS = 5;
+
 function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired && error.claim === 'iat')
+    return 'The token is older than the maximum token age';
   if (error instanceof errors.JWTExpired) return 'The token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iat' && error.reason === 'check_failed') {
+    return 'The token was issued in the future';
+  }
   if (error instanceof errors.JWTClaimValidationFailed) return `The token's ${error.claim} claim is not accepted`;
   if (error instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {

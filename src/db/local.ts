@@ -4,18 +4,25 @@
  * rather than through the package's spawn() to pass -disableTelemetry (these machines have no
  * internet) and to own the process group: the child runs detached, so a Ctrl-C reaches the
  * server first, and the server stops the database only after its last request.
+ *
+ * DynamoDB Local has no authentication and no bind option: java runs our launcher
+ * (java/LoopbackDynamoDBLocal.java), which binds its listener to 127.0.0.1 before it starts,
+ * so other hosts cannot reach it. With `restart`, a java child that dies (kill -9, an OOM
+ * kill) is started again on the same port and files, with backoff; its data is on disk.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
+import { launcherCommand } from './localLauncher.js';
 
 export interface LocalDynamo {
   endpoint: string;
   port: number;
-  pid: number;
+  /** The current java child's pid (a restart changes it). */
+  readonly pid: number;
   /** Stops the child (SIGTERM, then SIGKILL after a grace period) and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -27,7 +34,25 @@ export interface LocalDynamoOptions {
   port?: number | undefined;
   /** How long to wait for the emulator to accept connections. */
   startTimeoutMs?: number;
+  /**
+   * Start java again, on the same port and files, when it dies unexpectedly: after 0.5 s, then
+   * doubling up to 30 s between failed attempts. Off by default (tests kill it on purpose).
+   */
+  restart?: boolean;
+  /** Told about deaths and restarts (the server logs them). */
+  onEvent?: (event: LocalDynamoEvent) => void;
 }
+
+export type LocalDynamoEvent =
+  | { kind: 'died'; pid: number; code: number | null; signal: NodeJS.Signals | null; restartInMs: number }
+  | { kind: 'restarted'; pid: number; attempt: number }
+  | { kind: 'restartFailed'; attempt: number; reason: string; retryInMs: number };
+
+export const RESTART_BACKOFF = { firstMs: 500, maxMs: 30_000 } as const;
+
+/** Pure: the wait before restart attempt `attempt` (1, 2, ...). */
+export const restartDelayMs = (attempt: number): number =>
+  Math.min(RESTART_BACKOFF.firstMs * 2 ** Math.max(attempt - 1, 0), RESTART_BACKOFF.maxMs);
 
 /** A start-up failure whose message is the one line a user sees. */
 export class LocalDynamoError extends Error {
@@ -99,7 +124,7 @@ function reclaimDataDir(dataDir: string): void {
       `Another server (pid ${record.serverPid}) is using the database in ${dataDir}: stop it, or set DATA_DIR to another folder`,
     );
   }
-  if (isAlive(record.pid) && processCommandLine(record.pid).includes('DynamoDBLocal.jar')) {
+  if (isAlive(record.pid) && processCommandLine(record.pid).includes('DynamoDBLocal')) {
     process.kill(record.pid, 'SIGKILL');
   }
   rmSync(file, { force: true });
@@ -138,38 +163,119 @@ export async function startLocalDynamo({
   dataDir,
   port,
   startTimeoutMs = 30_000,
+  restart = false,
+  onEvent,
 }: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   const jarDir = jarDirectory();
   const chosenPort = port ?? (await freePort());
-  const args = [
+  const serverArgs = ['-port', String(chosenPort), '-sharedDb', '-disableTelemetry'];
+  if (dataDir) {
+    // The table's files are nobody else's business: owner-only, even when the folder existed.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+    reclaimDataDir(dataDir);
+    serverArgs.push('-dbPath', dataDir);
+  } else {
+    serverArgs.push('-inMemory');
+  }
+  const javaArgs = [
     `-Djava.library.path=${path.join(jarDir, 'DynamoDBLocal_lib')}`,
     '-Xms64m',
-    '-jar',
-    path.join(jarDir, 'DynamoDBLocal.jar'),
-    '-port',
-    String(chosenPort),
-    '-sharedDb',
-    '-disableTelemetry',
+    ...launcherCommand(jarDir),
+    ...serverArgs,
   ];
-  if (dataDir) {
-    mkdirSync(dataDir, { recursive: true });
-    reclaimDataDir(dataDir);
-    args.push('-dbPath', dataDir);
-  } else {
-    args.push('-inMemory');
-  }
 
-  const child = spawn('java', args, { cwd: jarDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let child = await spawnDynamo(javaArgs, jarDir, chosenPort, startTimeoutMs);
+  const recordPid = () => {
+    if (dataDir) {
+      writeFileSync(
+        path.join(dataDir, PID_FILE),
+        JSON.stringify({ pid: child.pid, port: chosenPort, serverPid: process.pid }),
+      );
+    }
+  };
+  recordPid();
+  // Last line of defence when the server dies of an exception: never leave java running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  let stopping = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let restarting: Promise<void> | undefined;
+  const supervise = (running: ChildProcess) => {
+    running.once('exit', (code, signal) => {
+      if (stopping || !restart) return;
+      let attempt = 1;
+      onEvent?.({ kind: 'died', pid: running.pid as number, code, signal, restartInMs: restartDelayMs(attempt) });
+      const tryAgain = () => {
+        restartTimer = setTimeout(() => {
+          restartTimer = undefined;
+          restarting = spawnDynamo(javaArgs, jarDir, chosenPort, startTimeoutMs).then(
+            (next) => {
+              restarting = undefined;
+              if (stopping) {
+                next.kill('SIGKILL');
+                return;
+              }
+              child = next;
+              recordPid();
+              onEvent?.({ kind: 'restarted', pid: next.pid as number, attempt });
+              supervise(next);
+            },
+            (error: unknown) => {
+              restarting = undefined;
+              if (stopping) return;
+              attempt += 1;
+              const reason = error instanceof Error ? error.message : String(error);
+              onEvent?.({ kind: 'restartFailed', attempt, reason, retryInMs: restartDelayMs(attempt) });
+              tryAgain();
+            },
+          );
+        }, restartDelayMs(attempt));
+        restartTimer.unref();
+      };
+      tryAgain();
+    });
+  };
+  supervise(child);
+
+  return {
+    endpoint: `http://127.0.0.1:${chosenPort}`,
+    port: chosenPort,
+    get pid() {
+      return child.pid as number;
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(restartTimer);
+      await restarting?.catch(() => undefined);
+      process.off('exit', killOnExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (dataDir) rmSync(path.join(dataDir, PID_FILE), { force: true });
+    },
+  };
+}
+
+/** Spawns one java child and resolves once it accepts connections (it is killed if it does not). */
+async function spawnDynamo(
+  javaArgs: string[],
+  jarDir: string,
+  chosenPort: number,
+  startTimeoutMs: number,
+): Promise<ChildProcess> {
+  const child = spawn('java', javaArgs, { cwd: jarDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Last line of defence when the server dies of an exception: never leave java running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
 
   const failed = new Promise<never>((_, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
@@ -200,32 +306,14 @@ export async function startLocalDynamo({
     await Promise.race([failed, waitForPort(chosenPort, Date.now() + startTimeoutMs, child)]);
   } catch (error) {
     child.kill('SIGKILL');
-    process.off('exit', killOnExit);
     throw error;
   }
-  failed.catch(() => undefined); // later exits are handled by stop()
+  failed.catch(() => undefined); // later exits are the supervisor's business
   child.stdout?.removeListener('data', collect);
+  child.stderr?.removeListener('data', collect);
   child.stdout?.resume();
-  const pid = child.pid as number;
-  if (dataDir) {
-    writeFileSync(path.join(dataDir, PID_FILE), JSON.stringify({ pid, port: chosenPort, serverPid: process.pid }));
-  }
-
-  return {
-    endpoint: `http://127.0.0.1:${chosenPort}`,
-    port: chosenPort,
-    pid,
-    async stop() {
-      process.off('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-        await exited;
-        clearTimeout(timer);
-      }
-      if (dataDir) rmSync(path.join(dataDir, PID_FILE), { force: true });
-    },
-  };
+  child.stderr?.resume();
+  return child;
 }
 
 function lastLine(text: string): string {

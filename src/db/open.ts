@@ -7,7 +7,7 @@ import { createDynamo } from './client.js';
 import type { Dynamo } from './client.js';
 import { ensureTable } from './ensureTable.js';
 import { runningLocalDynamo, startLocalDynamo } from './local.js';
-import type { LocalDynamo } from './local.js';
+import type { LocalDynamo, LocalDynamoEvent } from './local.js';
 
 export interface OpenDatabase {
   dynamo: Dynamo;
@@ -24,11 +24,13 @@ export interface OpenDatabase {
 export interface OpenOptions {
   /** In embedded mode, use the DynamoDB Local that a running server started on DATA_DIR (scripts). */
   reuseRunningLocal?: boolean;
+  /** The embedded DynamoDB Local is restarted when it dies (the server); told of each death and restart. */
+  onLocalEvent?: (event: LocalDynamoEvent) => void;
 }
 
 export async function openDatabase(
   config: Config,
-  { reuseRunningLocal = false }: OpenOptions = {},
+  { reuseRunningLocal = false, onLocalEvent }: OpenOptions = {},
 ): Promise<OpenDatabase> {
   let local: LocalDynamo | undefined;
   let endpoint = config.endpoint;
@@ -39,7 +41,12 @@ export async function openDatabase(
       endpoint = `http://127.0.0.1:${running.port}`;
       where = `the running server's DynamoDB Local (${endpoint})`;
     } else {
-      local = await startLocalDynamo({ dataDir: config.dataDir, port: config.localPort });
+      local = await startLocalDynamo({
+        dataDir: config.dataDir,
+        port: config.localPort,
+        restart: onLocalEvent !== undefined,
+        onEvent: onLocalEvent,
+      });
       endpoint = local.endpoint;
       where = `embedded DynamoDB Local (${endpoint}, data in ${config.dataDir})`;
     }

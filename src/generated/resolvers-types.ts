@@ -87,11 +87,17 @@ export type CreateProductPayload = {
 
 /** Input of createUser. */
 export type CreateUserInput = {
-  /** Email address; stored lower-cased and unique across users. */
+  /**
+   * Email address; stored in NFKC, lower-cased, and unique across users. When the token carries a
+   * verified `email` claim, it must be that address.
+   */
   email: Scalars['String']['input'];
   /** Display name, 1-100 characters. */
   name: Scalars['String']['input'];
-  /** The new user's key; generated when absent. 1-64 characters of A-Z a-z 0-9 _ -. */
+  /**
+   * The new user's key. Leave it out: the profile's userId is the token's subject (`sub`). Only an
+   * admin may name another userId (1-64 characters of A-Z a-z 0-9 _ -); a customer naming one is FORBIDDEN.
+   */
   userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -147,7 +153,10 @@ export type Mutation = {
   cancelOrder: CancelOrderPayload;
   /** Adds a product to the catalog. */
   createProduct: CreateProductPayload;
-  /** Signs up a user: the profile and its email guard in one transaction. */
+  /**
+   * Signs up the signed-in user (a token is required): the profile of the token's subject and its
+   * email guard in one transaction.
+   */
   createUser: CreateUserPayload;
   /** Places an order in one transaction: stock taken, order written twice, the user's count raised. */
   placeOrder: PlaceOrderPayload;

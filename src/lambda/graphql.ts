@@ -80,6 +80,7 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
     limits: config.limits,
     introspection: config.introspection,
     persistedOnly: config.persistedOnly,
+    costDetails: config.costDetails,
     documents,
   });
   const apollo = createApollo(pipeline, {

@@ -18,7 +18,6 @@ import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
-import { costExtension } from './report.js';
 import { currentCost } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
@@ -52,8 +51,16 @@ export function createApollo(
         },
         async willSendResponse({ response, contextValue, operationName }) {
           const cost = currentCost();
-          const body = response.body.kind === 'single' ? response.body.singleResult : undefined;
-          if (body && cost) body.extensions = { ...body.extensions, cost: costExtension(cost) };
+          let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
+          if (response.body.kind === 'single' && body) {
+            // contextValue is incomplete when the context factory itself failed (a refused token).
+            const role = (contextValue as Partial<GraphQLContext> | undefined)?.access?.viewer?.role;
+            const finished = reporter.finalize(body, cost, role);
+            body = finished.result as typeof body;
+            response.body.singleResult = body;
+            // Like the cost refusal: the request asked for more than the server hands out.
+            if (finished.tooLarge) response.http.status = 400;
+          }
           reporter.report({
             transport,
             operationName: operationName ?? null,

@@ -21,7 +21,9 @@ import { createAdmission } from './admission.js';
 import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
+import { manifestOperationNames } from './metricLabels.js';
 import { createReporter } from './report.js';
+import type { CostDetails } from './report.js';
 import { buildSchema } from './schema.js';
 
 export interface PipelineOptions {
@@ -37,6 +39,8 @@ export interface PipelineOptions {
   events?: OrderEvents;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
   metrics?: Metrics | undefined;
+  /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
+  costDetails?: CostDetails;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -51,6 +55,7 @@ export function createPipeline({
   documents,
   events = new OrderEvents(),
   metrics,
+  costDetails = 'admin',
 }: PipelineOptions) {
   const schema = buildSchema();
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
@@ -62,6 +67,13 @@ export function createPipeline({
     formatError,
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
     execution: createExecution({ data, log, auth, events }),
-    reporter: createReporter({ log, metrics, formatError }),
+    reporter: createReporter({
+      log,
+      metrics,
+      formatError,
+      costDetails,
+      maxResponseBytes: limits.maxResponseBytes,
+      knownOperations: manifestOperationNames(documents.values()),
+    }),
   };
 }

@@ -1,30 +1,89 @@
 /**
- * A cost limit that knows connections: a connection's selection costs as many times as the
- * page can hold (`first`/`last`, or the default page size), so
- * `orders(first: 100) { ... user { orders(first: 100) { ... } } }` costs about 10,000 and is
- * refused, while the 3-request query of the README costs about 100. graphql-armor's own cost
- * limit counts fields without list sizes, so this one (graphql-query-complexity, run after
- * variables are known) replaces it.
+ * A cost limit that knows every list: a list field's selection costs as many times as the list
+ * can hold. A connection's page (`first`/`last`, or the default page size) multiplies its
+ * `edges`/`nodes`, `nodes(ids:)` multiplies by its ids, and an order's `items` by the most lines
+ * an order may have (97). Large fields weigh what they can weigh (`description`: up to 2,000
+ * characters). So twelve aliased `orders(first: 100) { nodes { items { product { description } } } }`
+ * cost about 2.4 million and are refused, where the old count (fields, connections only) said
+ * 4,813. A unit stands for roughly 100 bytes of response at most: the default limit of 20,000
+ * keeps a worst-case answer near 2 MB. graphql-armor's own cost limit counts fields without
+ * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
  */
-import { getNamedType } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectType } from 'graphql';
+import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { MAX_CATEGORIES } from '../db/loaders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.js';
+import { MAX_ORDER_LINES } from '../writes/placeOrder.js';
+import { MAX_USER_ERRORS } from '../writes/userErrors.js';
 
-const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (getNamedType(field.type).name.endsWith('Connection')) {
-    const size =
-      typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
-    // Sizes over the cap are refused by the connection itself, with a clearer message.
-    return 1 + childComplexity * Math.min(Math.max(size, 1), MAX_PAGE_SIZE);
-  }
-  if (field.name === 'nodes' && Array.isArray(args.ids)) return 1 + childComplexity * Math.max(args.ids.length, 1);
+/** Most elements a list field returns, by `Type.field`; a list named nowhere counts as `UNKNOWN_LIST_LENGTH`. */
+export const LIST_BOUNDS: Readonly<Record<string, number>> = {
+  'Order.items': MAX_ORDER_LINES,
+  // A path inside an input: ["items", "2", "quantity"] at most.
+  'UserError.field': 3,
   // Every category may be listed, and each one's `products` is a Query of its own.
-  if (field.name === 'categories') return 1 + childComplexity * MAX_CATEGORIES;
-  return undefined;
+  'Query.categories': MAX_CATEGORIES,
 };
+
+/** A list with no known bound: counted as a full page rather than once. */
+const UNKNOWN_LIST_LENGTH = MAX_PAGE_SIZE;
+
+/** What one field weighs besides its selection: text fields by their longest value (about 100 characters a unit). */
+export const FIELD_WEIGHTS: Readonly<Record<string, number>> = {
+  'Product.description': 20,
+  'Product.name': 2,
+  'OrderItem.name': 2,
+};
+
+const pageSizeOf = (args: Record<string, unknown>): number => {
+  const size =
+    typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
+  // Sizes over the cap are refused by the connection itself, with a clearer message.
+  return Math.min(Math.max(size, 1), MAX_PAGE_SIZE);
+};
+
+/**
+ * The estimator, pure: what the field `owner.field` costs given its arguments and the cost of
+ * its selection. A connection multiplies its whole selection by the page size (its `edges`
+ * and `nodes` are that page: they do not multiply again), `nodes(ids:)` by its ids, any other
+ * list by its bound.
+ */
+export function fieldCost(
+  owner: string,
+  field: Pick<GraphQLField<unknown, unknown>, 'name' | 'type'>,
+  args: Record<string, unknown>,
+  childComplexity: number,
+): number {
+  // Introspection reads the schema in memory, not the table; whether it is allowed at all is
+  // the introspection setting's business.
+  if (owner.startsWith('__') || field.name.startsWith('__')) return 0;
+  const key = `${owner}.${field.name}`;
+  const weight = FIELD_WEIGHTS[key] ?? 1;
+  const named = getNamedType(field.type).name;
+  if (named.endsWith('Connection')) return weight + childComplexity * pageSizeOf(args);
+  if (!isListType(getNullableType(field.type)) || owner.endsWith('Connection')) return weight + childComplexity;
+  const length =
+    field.name === 'nodes' && Array.isArray(args.ids)
+      ? Math.max(args.ids.length, 1)
+      : named === 'UserError'
+        ? MAX_USER_ERRORS
+        : (LIST_BOUNDS[key] ?? UNKNOWN_LIST_LENGTH);
+  return weight + childComplexity * length;
+}
+
+/** Which type declares each field object (the estimator is handed the field, not its parent). */
+function fieldOwners(schema: GraphQLSchema): Map<unknown, string> {
+  const owners = new Map<unknown, string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) && !isInterfaceType(type)) continue;
+    for (const field of Object.values(type.getFields())) owners.set(field, type.name);
+  }
+  return owners;
+}
+
+const ownersBySchema = new WeakMap<GraphQLSchema, Map<unknown, string>>();
 
 export function queryCost(
   schema: GraphQLSchema,
@@ -32,11 +91,16 @@ export function queryCost(
   variables: Record<string, unknown>,
   operationName?: string,
 ): number {
+  let owners = ownersBySchema.get(schema);
+  if (!owners) ownersBySchema.set(schema, (owners = fieldOwners(schema)));
+  const known = owners;
+  const estimator: ComplexityEstimator = ({ field, args, childComplexity }) =>
+    fieldCost(known.get(field) ?? '', field, args, childComplexity);
   return getComplexity({
     schema,
     query,
     variables,
     operationName,
-    estimators: [connectionEstimator, simpleEstimator({ defaultComplexity: 1 })],
+    estimators: [estimator, simpleEstimator({ defaultComplexity: 1 })],
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The end of every operation, on every transport: errors masked by the one formatter
- * (errorMasking.ts), the DynamoDB cost in `extensions.cost.dynamodb`, one log line
+ * (errorMasking.ts), the DynamoDB cost in `extensions.cost.dynamodb` (capacity units only for
+ * those allowed to see them), the response-size ceiling (responseSize.ts), one log line
  * ("graphql request": transport, operation name, duration, cost, error count) and the metrics
- * (duration by operation, errors by the code the client was told).
+ * (duration by operation label, errors by the code the client was told).
  */
 import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
@@ -11,7 +12,18 @@ import type { RequestCost } from '../db/capacity.js';
 import type { Transport } from './admission.js';
 import type { FormatError } from './errorMasking.js';
 import type { Measurement } from './execution.js';
+import { operationLabel } from './metricLabels.js';
 import type { Metrics } from './metrics.js';
+import { withinResponseSize } from './responseSize.js';
+import type { SizedResult } from './responseSize.js';
+
+/**
+ * COST_DETAILS: who sees capacity units. They depend on the data read, not only on the query
+ * (DynamoDB reports 0 for a missing key and 0.5-1 for another user's item that access control
+ * then hides), so they would tell "not yours" from "missing"; `requests` depends on the query's
+ * shape alone and is shown to everyone.
+ */
+export type CostDetails = 'admin' | 'all';
 
 export interface OperationOutcome {
   transport: Transport;
@@ -36,16 +48,31 @@ export const costExtension = (cost: RequestCost): CostExtension => ({
   },
 });
 
+/** The cost extension as `viewerRole` may see it (the log line always has it in full). */
+export const visibleCost = (
+  cost: RequestCost,
+  costDetails: CostDetails,
+  viewerRole: string | undefined,
+): CostExtension | { dynamodb: { requests: number } } =>
+  costDetails === 'all' || viewerRole === 'admin' ? costExtension(cost) : { dynamodb: { requests: cost.requests } };
+
 export type Reporter = ReturnType<typeof createReporter>;
 
 export function createReporter({
   log,
   metrics,
   formatError,
+  costDetails,
+  maxResponseBytes,
+  knownOperations,
 }: {
   log: Logger;
   metrics?: Metrics | undefined;
   formatError: FormatError;
+  costDetails: CostDetails;
+  maxResponseBytes: number;
+  /** Operation names that may become metric labels (the manifest's); any other is `other`. */
+  knownOperations: ReadonlySet<string>;
 }) {
   function report({
     transport,
@@ -66,7 +93,7 @@ export function createReporter({
       'graphql request',
     );
     if (!metrics) return;
-    metrics.requestDuration.observe({ operation: operationName ?? 'anonymous' }, durationMs / 1000);
+    metrics.requestDuration.observe({ operation: operationLabel(operationName, knownOperations) }, durationMs / 1000);
     for (const error of errors) {
       const code = error.extensions?.code;
       metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
@@ -81,9 +108,26 @@ export function createReporter({
       return formatError({ ...json, extensions }, error);
     });
 
+  /**
+   * The last step before a result leaves: the cost extension the viewer may see, then the
+   * size ceiling. `tooLarge` tells the HTTP transports to answer 400.
+   */
+  const finalize = <T extends SizedResult>(
+    result: T,
+    cost: RequestCost | undefined,
+    viewerRole: string | undefined,
+  ): { result: T | SizedResult; tooLarge: boolean } => {
+    const costed = cost
+      ? { ...result, extensions: { ...result.extensions, cost: visibleCost(cost, costDetails, viewerRole) } }
+      : result;
+    const bounded = withinResponseSize(costed, maxResponseBytes);
+    return { result: bounded, tooLarge: bounded !== costed };
+  };
+
   return {
     report,
     formatErrors,
+    finalize,
     /** A result made outside Apollo (WebSocket): masked, costed, logged and counted. */
     finishResult(
       result: ExecutionResult,
@@ -91,6 +135,7 @@ export function createReporter({
         transport: Transport;
         operationName: string | null;
         measurement: Measurement | undefined;
+        viewerRole: string | undefined;
         log?: Logger;
       },
     ): FormattedExecutionResult {
@@ -110,11 +155,12 @@ export function createReporter({
         errors: formatted ?? [],
         log: context.log,
       });
-      return {
-        ...rest,
-        ...(formatted ? { errors: formatted } : {}),
-        ...(context.measurement ? { extensions: { ...rest.extensions, cost: costExtension(cost) } } : {}),
-      };
+      const { result: finished } = finalize(
+        { ...rest, ...(formatted ? { errors: formatted } : {}) },
+        context.measurement ? cost : undefined,
+        context.viewerRole,
+      );
+      return finished as FormattedExecutionResult;
     },
     /** A refusal or failure without a result (WebSocket `error` message): masked, logged and counted. */
     finishErrors(

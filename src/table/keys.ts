@@ -4,6 +4,7 @@
  * (`alice#ORDER` would forge a key inside alice's partition).
  */
 import type { OrderStatus } from './models.js';
+import { canonicalEmail, unicodeProblem } from './text.js';
 
 /**
  * A value that cannot become part of a key. Thrown before any key exists; the GraphQL layer
@@ -52,12 +53,23 @@ export function assertCategory(category: string): string {
 }
 
 /**
- * Lower-cases and checks an email. Only the shape DynamoDB keys need is enforced here
- * (one `@`, no whitespace or control characters, bounded length); delivery is not our concern.
+ * Brings a category to its stored form (trimmed, lower-case) and checks it: reads and writes
+ * both go through here, so `products(category: "Books")` finds what `createProduct` stored as `books`.
+ */
+export const normalizeCategory = (category: string): string => assertCategory(category.trim().toLowerCase());
+
+/**
+ * Brings an email to its compared form (NFKC, then lower-case: see text.ts) and checks it.
+ * Only the shape DynamoDB keys need is enforced here (one `@`, no whitespace, control, format
+ * or separator characters, well-formed, bounded length); delivery is not our concern.
  */
 export function normalizeEmail(email: string, argumentName = 'email'): string {
-  const normalized = email.trim().toLowerCase();
-  const ok = normalized.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalized);
+  // Surrounding whitespace (a pasted tab or newline) is trimmed, as before; inside, nothing invisible passes.
+  const problem = unicodeProblem(email.trim());
+  if (problem) throw new InvalidKeyError(`${argumentName} ${problem}`, argumentName);
+  const normalized = canonicalEmail(email);
+  const ok =
+    normalized.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalized) && unicodeProblem(normalized) === undefined;
   if (!ok) throw new InvalidKeyError(`${argumentName} must be an email address, got ${describe(email)}`, argumentName);
   return normalized;
 }

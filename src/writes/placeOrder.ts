@@ -62,7 +62,9 @@ function validate(input: PlaceOrderInput): WriteResult<ValidInput> {
   const idempotencyKey = checkId(check, ['idempotencyKey'], input.idempotencyKey);
   if (input.items.length === 0) check.invalid(['items'], 'An order needs at least one line');
   if (input.items.length > MAX_ORDER_LINES) {
+    // The lines are not looked at: checking each of thousands would answer with an error per line.
     check.invalid(['items'], `An order may have at most ${MAX_ORDER_LINES} lines (one DynamoDB transaction)`);
+    return failed(...check.errors);
   }
   const seen = new Map<string, number>();
   input.items.forEach((line, index) => {

@@ -45,21 +45,51 @@ export const succeeded = <T>(value: T, touched: readonly ItemKey[]): WriteResult
   value,
   touched,
 });
-export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({ ok: false, userErrors });
+/** A refusal; past MAX_USER_ERRORS reasons, the last one reported counts the rest. */
+export const failed = <T>(...userErrors: UserError[]): WriteResult<T> => ({
+  ok: false,
+  userErrors: capped(userErrors),
+});
+
+function capped(errors: UserError[]): UserError[] {
+  if (errors.length <= MAX_USER_ERRORS) return errors;
+  return [...errors.slice(0, MAX_USER_ERRORS - 1), moreProblems(errors.length - MAX_USER_ERRORS + 1)];
+}
+
+const moreProblems = (count: number): UserError =>
+  userError(
+    'INVALID_INPUT',
+    null,
+    `${count === 1 ? '1 more problem was' : `${count} more problems were`} found in the input; fix these and retry`,
+  );
 
 /**
- * Collects input problems so that one response reports all of them, not only the first.
- * Each check returns the cleaned value, or undefined after recording an INVALID_INPUT.
+ * Most userErrors one payload carries: a request of many bad lines must not answer with
+ * kilobytes of errors per line it sent. The last slot says how many more were found.
+ */
+export const MAX_USER_ERRORS = 20;
+
+/**
+ * Collects input problems so that one response reports all of them, not only the first, up to
+ * MAX_USER_ERRORS (the last of which then counts the rest). Each check returns the cleaned
+ * value, or undefined after recording an INVALID_INPUT.
  */
 export class InputChecker {
-  readonly errors: UserError[] = [];
+  private readonly reported: UserError[] = [];
+  private dropped = 0;
 
   invalid(field: (string | number)[] | null, message: string): undefined {
-    this.errors.push(userError('INVALID_INPUT', field, message));
+    if (this.reported.length < MAX_USER_ERRORS - 1) this.reported.push(userError('INVALID_INPUT', field, message));
+    else this.dropped += 1;
     return undefined;
   }
 
+  /** The problems found, capped: past the cap, one last error counts those left out. */
+  get errors(): UserError[] {
+    return this.dropped === 0 ? [...this.reported] : [...this.reported, moreProblems(this.dropped)];
+  }
+
   get ok(): boolean {
-    return this.errors.length === 0;
+    return this.reported.length === 0;
   }
 }

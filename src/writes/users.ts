@@ -4,7 +4,6 @@
  * as the profile, conditioned on not existing: of two concurrent sign-ups with one email,
  * exactly one commits.
  */
-import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DataSources } from '../db/loaders.js';
@@ -17,7 +16,8 @@ import type { UserError, WriteResult } from './userErrors.js';
 import { checkEmail, checkId, checkText, LIMITS } from './validate.js';
 
 export interface CreateUserInput {
-  userId?: string | null | undefined;
+  /** Decided by the caller's authorization (the token's subject, or an admin's choice). */
+  userId: string;
   email: string;
   name: string;
 }
@@ -35,15 +35,25 @@ const guardItem = (email: string, userId: string) => ({
   userId,
 });
 
-/** One transaction: the profile (must not exist) and the email guard (must not exist). */
+/**
+ * One transaction: the profile (must not exist) and the email guard (must not exist). With a
+ * `verifiedEmail` (the token's verified `email` claim) the profile gets that address, and an
+ * input email that is another address is INVALID_INPUT.
+ */
 export async function createUser(
   { dynamo, tableName }: DataSources,
   input: CreateUserInput,
-  now = new Date(),
+  { verifiedEmail, now = new Date() }: { verifiedEmail?: string | undefined; now?: Date } = {},
 ): Promise<WriteResult<UserModel>> {
   const check = new InputChecker();
-  const userId = input.userId == null ? randomUUID() : checkId(check, 'userId', input.userId);
-  const email = checkEmail(check, input.email);
+  const userId = checkId(check, 'userId', input.userId);
+  let email = checkEmail(check, input.email);
+  if (verifiedEmail !== undefined && email !== undefined) {
+    const verified = checkEmail(check, verifiedEmail);
+    if (verified !== undefined && verified !== email) {
+      email = check.invalid(['email'], 'email must be the verified email address of your token');
+    }
+  }
   const name = checkText(check, 'name', input.name, LIMITS.nameLength);
   if (!check.ok || userId === undefined || email === undefined || name === undefined) return failed(...check.errors);
 

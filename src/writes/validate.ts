@@ -4,7 +4,8 @@
  */
 import { BadUserInputError } from '../errors.js';
 import { parseMoney } from '../money.js';
-import { assertCategory, assertId, InvalidKeyError, normalizeEmail } from '../table/keys.js';
+import { assertId, InvalidKeyError, normalizeCategory, normalizeEmail } from '../table/keys.js';
+import { unicodeProblem } from '../table/text.js';
 import type { InputChecker } from './userErrors.js';
 
 export const LIMITS = {
@@ -14,9 +15,6 @@ export const LIMITS = {
   maxStock: 1_000_000,
   maxQuantity: 1000,
 } as const;
-
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 /** Runs a check that throws (a key or money refusal) and turns it into a recorded INVALID_INPUT. */
 function viaKeyCheck<T>(check: InputChecker, field: (string | number)[], fn: () => T): T | undefined {
@@ -40,12 +38,15 @@ export const checkEmail = (check: InputChecker, value: string) =>
   viaKeyCheck(check, ['email'], () => normalizeEmail(value));
 
 export const checkCategory = (check: InputChecker, value: string) =>
-  viaKeyCheck(check, ['category'], () => assertCategory(value.trim().toLowerCase()));
+  viaKeyCheck(check, ['category'], () => normalizeCategory(value));
 
 export const checkMoney = (check: InputChecker, field: string, value: string) =>
   viaKeyCheck(check, [field], () => parseMoney(value, field));
 
-/** A trimmed, non-empty single-line (or multi-line when `multiline`) text of at most `max` characters. */
+/**
+ * A trimmed, non-empty single-line (or multi-line when `multiline`) text of at most `max`
+ * characters, in NFC, with no invisible or text-moving characters (see table/text.ts).
+ */
 export function checkText(
   check: InputChecker,
   field: string,
@@ -53,11 +54,11 @@ export function checkText(
   max: number,
   { multiline = false, allowEmpty = false } = {},
 ): string | undefined {
-  const text = value.trim();
+  const problem = unicodeProblem(value, { multiline });
+  if (problem) return check.invalid([field], `${field} ${problem}`);
+  const text = value.normalize('NFC').trim();
   if (!allowEmpty && text.length === 0) return check.invalid([field], `${field} must not be empty`);
   if (text.length > max) return check.invalid([field], `${field} must be at most ${max} characters`);
-  const forbidden = multiline ? /[\u0000-\u0008\u000b-\u001f\u007f]/ : CONTROL_CHARACTERS; // eslint-disable-line no-control-regex
-  if (forbidden.test(text)) return check.invalid([field], `${field} must not contain control characters`);
   return text;
 }
 

@@ -56,7 +56,16 @@ export interface TestServer {
 export interface TestServerOptions extends Partial<
   Pick<
     AppOptions,
-    'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly' | 'cors' | 'cacheMaxAgeSeconds'
+    | 'limits'
+    | 'sockets'
+    | 'introspection'
+    | 'playground'
+    | 'persistedOnly'
+    | 'http'
+    | 'metrics'
+    | 'costDetails'
+    | 'cors'
+    | 'cacheMaxAgeSeconds'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

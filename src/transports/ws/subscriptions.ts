@@ -176,6 +176,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
           transport: 'ws',
           operationName: operationNameOf(ctx, id),
           measurement: execution.measurementOf(result),
+          viewerRole: stateOf(ctx)?.viewer?.role,
           log: (args.contextValue as GraphQLContext | undefined)?.log,
         }),
       onError: (ctx, id, _payload, errors) =>

@@ -33,6 +33,8 @@ const EXAMPLES: ExampleTab[] = [
   { file: 'UserOrdersPage.graphql', variables: { userId: 'alice', first: 5 } },
   { file: 'CategoryPage.graphql', variables: { category: 'electronics', first: 5 } },
   { file: 'WatchMyOrders.graphql', variables: {} },
+  // Needs the Authorization header: the profile created is the token's subject's.
+  { file: 'CreateUser.graphql', variables: { input: { email: 'new-user@example.com', name: 'New User' } } },
   {
     file: 'PlaceOrder.graphql',
     variables: {

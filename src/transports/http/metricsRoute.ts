@@ -1,0 +1,77 @@
+/**
+ * GET /metrics, for Prometheus. The series say what the server is doing (operation names,
+ * error counts, DynamoDB traffic), so only loopback clients may read them, or a scraper that
+ * sends `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set. Anyone else gets 403
+ * (401 for a wrong token), and nothing is rendered for them.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import express from 'express';
+import type { Router } from 'express';
+import type { Metrics } from '../../pipeline/metrics.js';
+import { isLoopback } from './loopback.js';
+
+export interface MetricsAccess {
+  /** When set, a request carrying this bearer token may scrape from anywhere. */
+  token?: string | undefined;
+}
+
+const sameSecret = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/** Pure: may this request read the metrics? */
+export function metricsAllowed(
+  remoteAddress: string | undefined,
+  authorization: string | undefined,
+  { token }: MetricsAccess,
+): 'ok' | 'forbidden' | 'unauthorized' {
+  if (authorization !== undefined && token) {
+    const given = /^Bearer (.+)$/.exec(authorization)?.[1] ?? '';
+    return sameSecret(given, token) ? 'ok' : 'unauthorized';
+  }
+  return isLoopback(remoteAddress) ? 'ok' : 'forbidden';
+}
+
+export function metricsRouter(metrics: Metrics, access: MetricsAccess): Router {
+  const router = express.Router();
+  router.get('/metrics', async (req, res) => {
+    const verdict = metricsAllowed(req.socket.remoteAddress, req.headers.authorization, access);
+    if (verdict !== 'ok') {
+      res
+        .status(verdict === 'unauthorized' ? 401 : 403)
+        .type('text')
+        .send(
+          access.token
+            ? 'metrics need Authorization: Bearer <METRICS_TOKEN>\n'
+            : 'metrics are served to loopback clients only (set METRICS_TOKEN to scrape from elsewhere)\n',
+        );
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  return router;
+}
+
+/** METRICS_PORT: /metrics alone on a port of its own (same access rules). Resolves once it listens. */
+export async function startMetricsServer(
+  metrics: Metrics,
+  access: MetricsAccess,
+  host: string,
+  port: number,
+): Promise<http.Server> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(metricsRouter(metrics, access));
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}

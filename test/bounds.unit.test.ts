@@ -1,0 +1,87 @@
+/** The pure cores of the bounds: cost per field, metric labels, /metrics access, restart backoff, Unicode rules. */
+import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { restartDelayMs } from '../src/db/local.js';
+import { OTHER_OPERATION, operationLabel } from '../src/pipeline/metricLabels.js';
+import { fieldCost } from '../src/pipeline/queryCost.js';
+import { withinResponseSize } from '../src/pipeline/responseSize.js';
+import { unicodeProblem } from '../src/table/text.js';
+import { metricsAllowed } from '../src/transports/http/metricsRoute.js';
+
+const Item = new GraphQLObjectType({ name: 'OrderItem', fields: { name: { type: GraphQLString } } });
+const list = new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Item)));
+const connection = new GraphQLObjectType({ name: 'OrderConnection', fields: { x: { type: GraphQLString } } });
+
+describe('fieldCost', () => {
+  it.each<[string, string, Parameters<typeof fieldCost>[1], Record<string, unknown>, number, number]>([
+    ["an order's lines, by 97", 'Order', { name: 'items', type: list }, {}, 3, 1 + 3 * 97],
+    ['a connection, by its first', 'User', { name: 'orders', type: connection }, { first: 30 }, 2, 1 + 2 * 30],
+    ['a connection, by the default page', 'User', { name: 'orders', type: connection }, {}, 2, 1 + 2 * 20],
+    ['a connection over the cap, by the cap', 'User', { name: 'orders', type: connection }, { last: 500 }, 1, 101],
+    ["a connection's nodes, once", 'OrderConnection', { name: 'nodes', type: list }, {}, 5, 6],
+    ['nodes(ids:), by its ids', 'Query', { name: 'nodes', type: list }, { ids: ['a', 'b', 'c'] }, 4, 13],
+    ['a description, by its weight', 'Product', { name: 'description', type: GraphQLString }, {}, 0, 20],
+    ['an introspection field, at nothing', '__Type', { name: 'fields', type: list }, {}, 50, 0],
+  ])('counts %s', (_, owner, field, args, child, expected) => {
+    expect(fieldCost(owner, field, args, child)).toBe(expected);
+  });
+});
+
+describe('operationLabel', () => {
+  const known = new Set(['UserOrdersPage', 'X'.repeat(100)]);
+  it.each([
+    ['UserOrdersPage', 'UserOrdersPage'],
+    ['Probe1', OTHER_OPERATION],
+    [undefined, OTHER_OPERATION],
+    ['X'.repeat(100), 'X'.repeat(64)],
+  ])('labels %s as %s', (name, label) => {
+    expect(operationLabel(name, known)).toBe(label);
+  });
+});
+
+describe('metricsAllowed', () => {
+  it.each<[string | undefined, string | undefined, string | undefined, string]>([
+    ['127.0.0.1', undefined, undefined, 'ok'],
+    ['::ffff:127.0.0.1', undefined, undefined, 'ok'],
+    ['::1', undefined, undefined, 'ok'],
+    ['10.0.0.8', undefined, undefined, 'forbidden'],
+    ['10.0.0.8', 'Bearer s3cret', 's3cret', 'ok'],
+    ['10.0.0.8', 'Bearer wrong', 's3cret', 'unauthorized'],
+    ['127.0.0.1', 'Bearer wrong', 's3cret', 'unauthorized'],
+    ['10.0.0.8', 'Bearer s3cret', undefined, 'forbidden'],
+  ])('from %s with %s (token %s): %s', (address, authorization, token, verdict) => {
+    expect(metricsAllowed(address, authorization, { token })).toBe(verdict);
+  });
+});
+
+it('backs off restarts from 0.5 s, doubling, to at most 30 s', () => {
+  expect([1, 2, 3, 4, 7, 8, 20].map(restartDelayMs)).toEqual([500, 1000, 2000, 4000, 30_000, 30_000, 30_000]);
+});
+
+it('keeps a result within the ceiling and replaces one past it', () => {
+  const result = { data: { name: 'x'.repeat(100) }, extensions: { cost: 1 } };
+  expect(withinResponseSize(result, 1000)).toBe(result);
+  expect(withinResponseSize(result, 50)).toEqual({
+    errors: [expect.objectContaining({ extensions: { code: 'RESPONSE_TOO_LARGE', maxBytes: 50 } })],
+    extensions: { cost: 1 },
+  });
+});
+
+describe('unicodeProblem', () => {
+  it.each([
+    ['Ann', false, undefined],
+    ['Zoë Ångström 山田', false, undefined],
+    ['two\nlines\tand a tab', true, undefined],
+    ['two\nlines', false, /U\+000A/],
+    ['C1 \u0085', true, /U\+0085/],
+    ['bidi \u202E', false, /U\+202E/],
+    ['zero width \u200B', false, /U\+200B/],
+    ['soft hyphen \u00AD', false, /U\+00AD/],
+    ['separator \u2029', true, /U\+2029/],
+    ['lone \uDC00', false, /well-formed/],
+  ])('%j (multi-line %s)', (text, multiline, problem) => {
+    const found = unicodeProblem(text, { multiline });
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatch(problem);
+  });
+});
