@@ -1,8 +1,17 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+/** Starts one DynamoDB Local for a project's run; every test file gets its own table in it. */
+const DYNAMODB_LOCAL = ['test/support/globalSetup.ts'];
+
+/**
+ * Three projects, run one after the other by `npm test`:
+ * - unit (test/unit/): pure functions and generated-file drift, no Java, no browser, no network;
+ * - e2e (test/e2e/): whole processes: start-up, faults, the browser, client tooling, deployment;
+ * - int: every other test file, each against DynamoDB Local through a real server.
+ */
 export default defineConfig({
   resolve: {
     // One graphql for everything: Vite would pick graphql's index.mjs for our code while
@@ -11,13 +20,23 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // One DynamoDB Local for the whole run; every test file gets its own table in it.
-    globalSetup: ['test/support/globalSetup.ts'],
     env: { NODE_ENV: 'test', LOG_LEVEL: 'silent' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'int',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/e2e/**'],
+          globalSetup: DYNAMODB_LOCAL,
+        },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL } },
+    ],
   },
 });

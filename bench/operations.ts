@@ -19,7 +19,7 @@ export interface Operation {
    * (system, phase) and keeps the idempotency keys of a mutation unique across runs.
    */
   variables(seed: number, tag: string): () => Record<string, unknown>;
-  /** Requests one per batched level of the query (DESIGN.md's rule), and why. */
+  /** Requests one per batched level of the query (docs/design.md's rule), and why. */
   levels: { requests: number; why: string };
   mutation: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * The targets of issue 7, evaluated on a run's results. Reported, never asserted: timings on a
+ * The performance targets, evaluated on a run's results. Reported, never asserted: timings on a
  * shared 2-core machine are evidence, not a test.
  */
 import type { BenchResults, RunRow } from './run.js';

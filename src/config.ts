@@ -1,6 +1,371 @@
 import os from 'node:os';
 import path from 'node:path';
 
+/**
+ * Every environment variable tablegraph reads, in one typed spec: docs/configuration.md is
+ * generated from it (`npm run docs`; `npm run docs -- --check` and a unit test catch drift), and
+ * the unit test fails for a variable the code reads without an entry here. To add a variable:
+ * add one entry to ENV_SPEC, read it in loadConfig with the reader of its type, `npm run docs`.
+ */
+
+/** The processes that read a variable. */
+export type Reader =
+  /** `npm start` / `npm run start:prod`: the HTTP and WebSocket server */
+  | 'server'
+  /** the GraphQL Lambda function (src/lambda/graphql.ts) */
+  | 'graphql-lambda'
+  /** the stream Lambda function (src/lambda/streams.ts) */
+  | 'stream-lambda'
+  /** the command-line scripts (`npm run seed`, `token`, ...) */
+  | 'scripts'
+  /** the test suite */
+  | 'tests'
+  /** the example client (`npm run example:client`) */
+  | 'client'
+  /** `npm run consumer`: standalone stream consumers */
+  | 'consumer';
+
+export interface VarSpec {
+  /**
+   * `integer` is a positive integer, `seconds` a whole number of seconds (0 allowed), `list`
+   * comma-separated; an array lists the allowed values.
+   */
+  type: 'string' | 'integer' | 'seconds' | 'boolean' | 'port' | 'url' | 'list' | 'secret' | readonly string[];
+  /** The value when the variable is unset or empty, as written in the environment. */
+  default?: string;
+  /** Says the default when it is not one fixed value (it depends on NODE_ENV, say). */
+  defaultText?: string;
+  description: string;
+  readBy: readonly Reader[];
+}
+
+const SERVICE: readonly Reader[] = ['server', 'graphql-lambda'];
+const ALL_SERVICES: readonly Reader[] = ['server', 'graphql-lambda', 'stream-lambda'];
+
+export const ENV_SPEC = {
+  NODE_ENV: {
+    type: ['development', 'production', 'test'],
+    default: 'development',
+    description:
+      '`production` refuses development secrets and turns introspection and the playground off; `test` silences the logs',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  HOST: {
+    type: 'string',
+    defaultText: '`127.0.0.1` (this machine only) outside production, `0.0.0.0` in production',
+    description: 'interface the HTTP server binds',
+    readBy: ['server'],
+  },
+  PORT: {
+    type: 'port',
+    default: '4000',
+    description: 'HTTP port (`/graphql`, `/healthz`, `/readyz`, `/metrics`); `0` picks a free one',
+    readBy: ['server'],
+  },
+  DATA_DIR: {
+    type: 'string',
+    default: '.data',
+    description: 'where the embedded DynamoDB Local keeps its data (relative to the working directory)',
+    readBy: ['server', 'scripts'],
+  },
+  TABLE_NAME: {
+    type: 'string',
+    default: 'MainTable',
+    description: 'the table (3-255 characters of `A-Z a-z 0-9 _ . -`)',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  DYNAMODB_MODE: {
+    type: ['embedded', 'endpoint', 'aws'],
+    defaultText: '`embedded`, or `endpoint` when `DYNAMODB_ENDPOINT` is set',
+    description:
+      '`embedded`: start DynamoDB Local; `endpoint`: use `DYNAMODB_ENDPOINT`; `aws`: Amazon DynamoDB with the standard credential chain. AWS variables alone never switch to `aws`',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  DYNAMODB_ENDPOINT: {
+    type: 'url',
+    description: 'a DynamoDB-compatible endpoint, e.g. `http://localhost:8000`',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  DYNAMODB_LOCAL_PORT: {
+    type: 'port',
+    defaultText: 'a free port',
+    description: 'port of the embedded DynamoDB Local',
+    readBy: ['server', 'scripts'],
+  },
+  AWS_REGION: {
+    type: 'string',
+    defaultText: '`AWS_DEFAULT_REGION`, else `us-east-1`',
+    description: 'region of the DynamoDB client (any value works with DynamoDB Local)',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  AWS_DEFAULT_REGION: {
+    type: 'string',
+    description: 'read when `AWS_REGION` is unset',
+    readBy: [...ALL_SERVICES, 'scripts'],
+  },
+  CURSOR_SECRET: {
+    type: 'secret',
+    defaultText: 'a fixed development value; **required** in production',
+    description: 'signs page cursors (a long random string)',
+    readBy: SERVICE,
+  },
+  JWT_SECRET: {
+    type: 'secret',
+    defaultText: 'a fixed development value outside production',
+    description:
+      'HS256 secret that verifies bearer tokens (and signs `npm run token`); at least 32 characters in production',
+    readBy: [...SERVICE, 'scripts'],
+  },
+  JWT_JWKS_URL: {
+    type: 'url',
+    description: 'a JWKS URL: verify tokens with the issuer’s public keys instead of `JWT_SECRET`',
+    readBy: SERVICE,
+  },
+  JWT_ISSUER: {
+    type: 'string',
+    default: 'tablegraph-local',
+    description: 'the `iss` every token must carry (required with `JWT_JWKS_URL`)',
+    readBy: [...SERVICE, 'scripts'],
+  },
+  JWT_AUDIENCE: {
+    type: 'string',
+    default: 'tablegraph',
+    description: 'the `aud` every token must carry (required with `JWT_JWKS_URL`)',
+    readBy: [...SERVICE, 'scripts'],
+  },
+  LOG_FORMAT: {
+    type: ['json', 'pretty'],
+    defaultText: '`pretty` when stdout is a terminal outside production, else `json`',
+    description: 'one JSON object per line (for log collectors), or coloured lines for a person (pino-pretty)',
+    readBy: ['server'],
+  },
+  LOG_LEVEL: {
+    type: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    defaultText: '`info` (`silent` when `NODE_ENV=test`)',
+    description: 'pino log level',
+    readBy: ALL_SERVICES,
+  },
+  SEED_DEMO_DATA: {
+    type: 'boolean',
+    default: 'true',
+    description: '`false` skips the demo data on first start (never seeded in `aws` mode)',
+    readBy: ['server'],
+  },
+  MAX_QUERY_DEPTH: {
+    type: 'integer',
+    default: '12',
+    description: 'deepest selection a document may have',
+    readBy: SERVICE,
+  },
+  MAX_QUERY_ALIASES: {
+    type: 'integer',
+    default: '15',
+    description: 'most aliases in one document',
+    readBy: SERVICE,
+  },
+  MAX_QUERY_DIRECTIVES: {
+    type: 'integer',
+    default: '10',
+    description: 'most directives in one document',
+    readBy: SERVICE,
+  },
+  MAX_QUERY_TOKENS: {
+    type: 'integer',
+    default: '2000',
+    description: 'most lexical tokens in one document (checked before parsing completes)',
+    readBy: SERVICE,
+  },
+  MAX_QUERY_COST: {
+    type: 'integer',
+    default: '20000',
+    description: 'largest estimated cost: connection sizes multiply their selections',
+    readBy: SERVICE,
+  },
+  MAX_BODY_BYTES: {
+    type: 'integer',
+    default: '100000',
+    description: 'largest request body, in bytes (413 above it)',
+    readBy: ['server'],
+  },
+  MAX_RESPONSE_BYTES: {
+    type: 'integer',
+    default: '4000000',
+    description: 'largest answer, in bytes; a larger one is refused instead of sent',
+    readBy: SERVICE,
+  },
+  JWT_MAX_AGE: {
+    type: 'string',
+    default: '24h',
+    description: 'a token older than this (by its `iat`) is refused whatever its `exp`: `3600`, `30m`, `24h`, `7d`',
+    readBy: SERVICE,
+  },
+  METRICS_TOKEN: {
+    type: 'secret',
+    description:
+      'a scraper sending `Authorization: Bearer <token>` may read `/metrics` from anywhere (loopback clients always may)',
+    readBy: ['server', 'consumer'],
+  },
+  METRICS_PORT: {
+    type: 'port',
+    description: 'serve `/metrics` on a port of its own (unset: the main port)',
+    readBy: ['server'],
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    type: 'integer',
+    default: '30000',
+    description: 'a whole request must arrive within this',
+    readBy: ['server'],
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'a request’s headers must arrive within this',
+    readBy: ['server'],
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    type: 'integer',
+    default: '5000',
+    description: 'an idle keep-alive connection closes after this',
+    readBy: ['server'],
+  },
+  MAX_CONNECTIONS: {
+    type: 'integer',
+    default: '1000',
+    description: 'open sockets per server, WebSockets included',
+    readBy: ['server'],
+  },
+  COST_DETAILS: {
+    type: ['admin', 'all'],
+    default: 'admin',
+    description:
+      'who sees capacity units in `extensions.cost.dynamodb`: admins only (others get the request count), or every caller',
+    readBy: SERVICE,
+  },
+  GRAPHQL_INTROSPECTION: {
+    type: 'boolean',
+    defaultText: '`true` outside production',
+    description: 'schema introspection (and schema suggestions in validation errors)',
+    readBy: SERVICE,
+  },
+  PLAYGROUND: {
+    type: 'boolean',
+    defaultText: '`true` outside production',
+    description: 'serve the GraphiQL playground to browsers at `GET /graphql`',
+    readBy: ['server'],
+  },
+  PERSISTED_ONLY: {
+    type: 'boolean',
+    default: 'false',
+    description: 'run only the documents of the persisted-documents manifest',
+    readBy: SERVICE,
+  },
+  CORS_ORIGINS: {
+    type: 'list',
+    description:
+      'browser origins allowed to call `/graphql` (CORS) and open its WebSocket, e.g. `https://shop.example.com,https://admin.example.com`; none when unset. Development also allows `http://localhost:<any port>`',
+    readBy: ['server'],
+  },
+  CACHE_MAX_AGE: {
+    type: 'seconds',
+    default: '60',
+    description:
+      'seconds browsers and CDNs may reuse an anonymous persisted GET that reads only public data (`Cache-Control: public`); `0`: every answer is `private, no-store`',
+    readBy: SERVICE,
+  },
+  SHUTDOWN_GRACE_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'on SIGTERM, how long in-flight requests may take before their connections are closed',
+    readBy: ['server'],
+  },
+  STREAM_CONSUMER: {
+    type: 'boolean',
+    defaultText: '`true`, `false` in `aws` mode (use the stream Lambda there)',
+    description: 'run the in-process stream consumer (soldCount, subscriptions fed by every write)',
+    readBy: ['server'],
+  },
+  STREAM_CONSUMER_NAME: {
+    type: 'string',
+    defaultText: 'the host name (server); `processor` (`npm run consumer`)',
+    description:
+      'names the stream consumer’s checkpoints: one name per server instance; the consumers of `npm run consumer` that share a name share the work through shard leases',
+    readBy: ['server', 'consumer'],
+  },
+  REDIS_URL: {
+    type: 'url',
+    description:
+      '`redis://` or `rediss://`: order events travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda)',
+    readBy: ['server', 'consumer', 'stream-lambda'],
+  },
+  CONSUMER_PORT: {
+    type: 'port',
+    default: '9464',
+    description: 'port of `npm run consumer`’s `/healthz` and `/metrics` (`0` picks a free one)',
+    readBy: ['consumer'],
+  },
+  LEASE_TTL_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'how long a consumer’s shard lease lasts without a heartbeat',
+    readBy: ['consumer'],
+  },
+  STREAM_POLL_MS: {
+    type: 'integer',
+    default: '200',
+    description: 'pause between polls of an idle stream shard',
+    readBy: ['consumer'],
+  },
+  WS_MAX_SOCKETS: {
+    type: 'integer',
+    default: '10000',
+    description: 'open WebSockets per server; more are refused with 503 at the upgrade',
+    readBy: ['server'],
+  },
+  WS_MAX_OPERATIONS_PER_SOCKET: {
+    type: 'integer',
+    default: '25',
+    description: 'operations (mostly subscriptions) one socket may run at once',
+    readBy: ['server'],
+  },
+  WS_IDLE_TIMEOUT_MS: {
+    type: 'integer',
+    default: '60000',
+    description: 'a socket with no operation for this long after `connection_init` is closed',
+    readBy: ['server'],
+  },
+  WS_KEEPALIVE_MS: {
+    type: 'integer',
+    default: '30000',
+    description: 'ping interval; a socket that did not answer the previous ping is dropped',
+    readBy: ['server'],
+  },
+  WS_CONNECTION_INIT_TIMEOUT_MS: {
+    type: 'integer',
+    default: '3000',
+    description: 'time a client has to send `connection_init` after opening the socket',
+    readBy: ['server'],
+  },
+  GRAPHQL_URL: {
+    type: 'url',
+    default: 'http://localhost:4000/graphql',
+    description: 'the API the example client calls',
+    readBy: ['client'],
+  },
+  TABLEGRAPH_TOKEN: {
+    type: 'secret',
+    description: 'the bearer token of the example client (`npm run example:client` makes one)',
+    readBy: ['client'],
+  },
+  CHROMIUM_PATH: {
+    type: 'string',
+    default: '/usr/bin/chromium',
+    description: 'the headless browser of the browser tests',
+    readBy: ['tests'],
+  },
+} as const satisfies Record<string, VarSpec>;
+
+export type EnvName = keyof typeof ENV_SPEC;
+
 /** How tokens are verified (src/auth/tokens.ts). */
 export interface AuthConfig {
   /** HS256 shared secret (local use). */
@@ -13,7 +378,7 @@ export interface AuthConfig {
   maxAgeSeconds?: number | undefined;
 }
 
-/** Where the server finds DynamoDB: see the README's configuration table. */
+/** Where the server finds DynamoDB (DYNAMODB_MODE). */
 export type DynamoMode = 'embedded' | 'endpoint' | 'aws';
 
 /**
@@ -29,6 +394,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** Port of the embedded DynamoDB Local (undefined: a free one). */
+  localPort: number | undefined;
   tableName: string;
   mode: DynamoMode;
   /** Set in `endpoint` mode; the embedded mode fills it in once DynamoDB Local listens. */
@@ -37,6 +404,14 @@ export interface Config {
   cursorSecret: string;
   nodeEnv: string;
   logLevel: string;
+  /** JSON lines or pino-pretty; undefined: pretty on a terminal outside production (logger.ts). */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** Browser origins allowed by CORS and WebSocket upgrades (CORS_ORIGINS). */
+  corsOrigins: string[];
+  /** Cache-Control max-age of public answers; 0 never marks an answer public. */
+  cacheMaxAgeSeconds: number;
+  /** Write the demo data on the first start (never in aws mode). */
+  seedDemoData: boolean;
   auth: AuthConfig;
   limits: QueryLimits;
   sockets: SocketLimits;
@@ -82,7 +457,7 @@ export interface Config {
   costDetails: 'admin' | 'all';
 }
 
-/** Query limits (README "Security"); each has an environment variable. */
+/** Query limits (docs/security.md); each has an environment variable. */
 export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
@@ -111,21 +486,22 @@ export interface SocketLimits {
 }
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
-  maxSockets: 10_000,
-  maxOperationsPerSocket: 25,
-  idleTimeoutMs: 60_000,
-  keepAliveMs: 30_000,
-  connectionInitTimeoutMs: 3_000,
+  maxSockets: Number(ENV_SPEC.WS_MAX_SOCKETS.default),
+  maxOperationsPerSocket: Number(ENV_SPEC.WS_MAX_OPERATIONS_PER_SOCKET.default),
+  idleTimeoutMs: Number(ENV_SPEC.WS_IDLE_TIMEOUT_MS.default),
+  keepAliveMs: Number(ENV_SPEC.WS_KEEPALIVE_MS.default),
+  connectionInitTimeoutMs: Number(ENV_SPEC.WS_CONNECTION_INIT_TIMEOUT_MS.default),
 };
 
+/** The limits of an empty environment (ENV_SPEC's defaults). */
 export const DEFAULT_LIMITS: QueryLimits = {
-  maxDepth: 12,
-  maxAliases: 15,
-  maxDirectives: 10,
-  maxTokens: 2000,
-  maxCost: 20_000,
-  maxBodyBytes: 100_000,
-  maxResponseBytes: 4_000_000,
+  maxDepth: Number(ENV_SPEC.MAX_QUERY_DEPTH.default),
+  maxAliases: Number(ENV_SPEC.MAX_QUERY_ALIASES.default),
+  maxDirectives: Number(ENV_SPEC.MAX_QUERY_DIRECTIVES.default),
+  maxTokens: Number(ENV_SPEC.MAX_QUERY_TOKENS.default),
+  maxCost: Number(ENV_SPEC.MAX_QUERY_COST.default),
+  maxBodyBytes: Number(ENV_SPEC.MAX_BODY_BYTES.default),
+  maxResponseBytes: Number(ENV_SPEC.MAX_RESPONSE_BYTES.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -137,53 +513,127 @@ const DEV_CURSOR_SECRET = 'tablegraph-development-cursor-secret';
 /** Signs local tokens outside production; printed nowhere, and refused by production mode. */
 export const DEV_JWT_SECRET = 'tablegraph-development-jwt-secret';
 
-function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
-  return value;
+type SpecOf<N extends EnvName> = (typeof ENV_SPEC)[N];
+/** The variables of one type: a reader accepts only the names its type fits. */
+type NamesOfType<T> = { [N in EnvName]: SpecOf<N>['type'] extends T ? N : never }[EnvName];
+
+/** The value of `name`, or its spec's default; undefined when neither is set. */
+function raw(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
+  const value = env[name];
+  if (value !== undefined && value !== '') return value;
+  const spec: VarSpec = ENV_SPEC[name];
+  return spec.default;
 }
 
-const flag = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean =>
-  env[name] === undefined || env[name] === '' ? fallback : env[name] === 'true' || env[name] === '1';
-
-function parsePort(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined || raw === '') return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`${name} must be an integer between 0 and 65535, got "${raw}"`);
+function integer(env: NodeJS.ProcessEnv, name: NamesOfType<'integer'>, fallback?: number): number {
+  const value = raw(env, name);
+  if (value === undefined) {
+    if (fallback === undefined) throw new ConfigError(`${name} is required`);
+    return fallback;
   }
-  return port;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  }
+  return number;
 }
+
+function seconds(env: NodeJS.ProcessEnv, name: NamesOfType<'seconds'>): number {
+  const value = raw(env, name) ?? '0';
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) {
+    throw new ConfigError(`${name} must be a whole number of seconds, got "${value}"`);
+  }
+  return number;
+}
+
+/** A comma-separated list; blanks around items are dropped. */
+const list = (env: NodeJS.ProcessEnv, name: NamesOfType<'list'>): string[] =>
+  (raw(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** Exact origins: `https://host[:port]`, nothing after it. */
+function origins(env: NodeJS.ProcessEnv, name: NamesOfType<'list'>): string[] {
+  return list(env, name).map((origin) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol)) {
+      throw new ConfigError(
+        `${name} lists origins like https://shop.example.com (no path or trailing /), got "${origin}"`,
+      );
+    }
+    return origin;
+  });
+}
+
+function flag(env: NodeJS.ProcessEnv, name: NamesOfType<'boolean'>, fallback = false): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+}
+
+function port<N extends NamesOfType<'port'>>(env: NodeJS.ProcessEnv, name: N): Value<N, number> {
+  const value = raw(env, name);
+  if (value === undefined) return undefined as Value<N, number>;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) {
+    throw new ConfigError(`${name} must be an integer between 0 and 65535, got "${value}"`);
+  }
+  return number;
+}
+
+function oneOf<N extends NamesOfType<readonly string[]>>(
+  env: NodeJS.ProcessEnv,
+  name: N,
+  fallback?: SpecOf<N>['type'][number],
+): SpecOf<N>['type'][number] | undefined {
+  const value = raw(env, name) ?? fallback;
+  const allowed: readonly string[] = ENV_SPEC[name].type;
+  if (value !== undefined && !allowed.includes(value)) {
+    throw new ConfigError(`${name} must be ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as SpecOf<N>['type'][number] | undefined;
+}
+
+/** Defined when the spec names a default. */
+type Value<N extends EnvName, T> = SpecOf<N> extends { default: string } ? T : T | undefined;
+
+/** A string, URL or secret variable: its value or its spec's default. */
+const text = <N extends NamesOfType<'string' | 'url' | 'secret'>>(env: NodeJS.ProcessEnv, name: N) =>
+  raw(env, name) as Value<N, string>;
 
 /**
- * Reads the configuration from the environment. Throws ConfigError for a value it cannot
- * use (a bad port, an unknown DYNAMODB_MODE, production without CURSOR_SECRET).
+ * Reads the configuration from the environment, through ENV_SPEC. Throws ConfigError for a
+ * value it cannot use (a bad port, an unknown DYNAMODB_MODE, production without CURSOR_SECRET).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const nodeEnv = env.NODE_ENV ?? 'development';
-  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  const rawMode = env.DYNAMODB_MODE || (endpoint ? 'endpoint' : 'embedded');
-  if (rawMode !== 'embedded' && rawMode !== 'endpoint' && rawMode !== 'aws') {
-    throw new ConfigError(`DYNAMODB_MODE must be embedded, endpoint or aws, got "${rawMode}"`);
-  }
-  if (rawMode === 'embedded' && nodeEnv === 'production') {
+  const nodeEnv = oneOf(env, 'NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+  const endpoint = text(env, 'DYNAMODB_ENDPOINT');
+  const mode = oneOf(env, 'DYNAMODB_MODE', endpoint ? 'endpoint' : 'embedded') ?? 'embedded';
+  if (mode === 'embedded' && nodeEnv === 'production') {
     // DynamoDB Local has no authentication and no durability guarantees: never a production store.
     throw new ConfigError(
       'NODE_ENV=production refuses the embedded DynamoDB Local: set DYNAMODB_MODE=aws, or DYNAMODB_ENDPOINT=http://host:port',
     );
   }
-  if (rawMode === 'endpoint' && !endpoint) {
+  if (mode === 'endpoint' && !endpoint) {
     throw new ConfigError('DYNAMODB_MODE=endpoint needs DYNAMODB_ENDPOINT=http://host:port');
   }
-  const cursorSecret = env.CURSOR_SECRET || (nodeEnv === 'production' ? '' : DEV_CURSOR_SECRET);
+  const cursorSecret = text(env, 'CURSOR_SECRET') ?? (production ? undefined : DEV_CURSOR_SECRET);
   if (!cursorSecret) {
     throw new ConfigError('NODE_ENV=production needs CURSOR_SECRET (a long random string that signs page cursors)');
   }
-  const production = nodeEnv === 'production';
-  const jwksUrl = env.JWT_JWKS_URL || undefined;
-  const jwtSecret = env.JWT_SECRET || (production || jwksUrl ? undefined : DEV_JWT_SECRET);
+  const jwksUrl = text(env, 'JWT_JWKS_URL');
+  const jwtSecret = text(env, 'JWT_SECRET') ?? (production || jwksUrl ? undefined : DEV_JWT_SECRET);
   if (production && !jwtSecret && !jwksUrl) {
     throw new ConfigError('NODE_ENV=production needs JWT_SECRET or JWT_JWKS_URL (with JWT_ISSUER and JWT_AUDIENCE)');
   }
@@ -193,89 +643,83 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && jwtSecret && (jwtSecret.length < 32 || jwtSecret === DEV_JWT_SECRET)) {
     throw new ConfigError('JWT_SECRET must be at least 32 characters in production, and not the development secret');
   }
-  if (production && env.CURSOR_SECRET === DEV_CURSOR_SECRET) {
+  if (production && cursorSecret === DEV_CURSOR_SECRET) {
     throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
   }
-  const tableName = env.TABLE_NAME || 'MainTable';
-  const redisUrl = env.REDIS_URL || undefined;
+  const tableName = text(env, 'TABLE_NAME');
+  const redisUrl = text(env, 'REDIS_URL');
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
     throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
   }
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
-  const costDetails = env.COST_DETAILS || 'admin';
-  if (costDetails !== 'admin' && costDetails !== 'all') {
-    throw new ConfigError(`COST_DETAILS must be admin or all, got "${costDetails}"`);
-  }
-  const metricsPort = env.METRICS_PORT ? parsePort(env.METRICS_PORT, 0, 'METRICS_PORT') : undefined;
+  const costDetails = oneOf(env, 'COST_DETAILS') ?? 'admin';
+  const metricsPort = port(env, 'METRICS_PORT');
   return {
-    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
-    port: parsePort(env.PORT, 4000, 'PORT'),
-    dataDir: path.resolve(env.DATA_DIR || '.data'),
+    host: text(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    port: port(env, 'PORT'),
+    dataDir: path.resolve(text(env, 'DATA_DIR')),
+    localPort: port(env, 'DYNAMODB_LOCAL_PORT'),
     tableName,
-    mode: rawMode,
-    endpoint: rawMode === 'aws' ? undefined : endpoint,
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    mode,
+    endpoint: mode === 'aws' ? undefined : endpoint,
+    region: text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     cursorSecret,
     nodeEnv,
-    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    logLevel: oneOf(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
+    cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
+    seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {
       secret: jwksUrl ? undefined : jwtSecret,
       jwksUrl,
-      issuer: env.JWT_ISSUER || 'tablegraph-local',
-      audience: env.JWT_AUDIENCE || 'tablegraph',
+      issuer: text(env, 'JWT_ISSUER'),
+      audience: text(env, 'JWT_AUDIENCE'),
       maxAgeSeconds: parseDuration(env, 'JWT_MAX_AGE', DEFAULT_JWT_MAX_AGE_SECONDS),
     },
     limits: {
-      maxDepth: parseCount(env, 'MAX_QUERY_DEPTH', DEFAULT_LIMITS.maxDepth),
-      maxAliases: parseCount(env, 'MAX_QUERY_ALIASES', DEFAULT_LIMITS.maxAliases),
-      maxDirectives: parseCount(env, 'MAX_QUERY_DIRECTIVES', DEFAULT_LIMITS.maxDirectives),
-      maxTokens: parseCount(env, 'MAX_QUERY_TOKENS', DEFAULT_LIMITS.maxTokens),
-      maxCost: parseCount(env, 'MAX_QUERY_COST', DEFAULT_LIMITS.maxCost),
-      maxBodyBytes: parseCount(env, 'MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
-      maxResponseBytes: parseCount(env, 'MAX_RESPONSE_BYTES', DEFAULT_LIMITS.maxResponseBytes),
+      maxDepth: integer(env, 'MAX_QUERY_DEPTH'),
+      maxAliases: integer(env, 'MAX_QUERY_ALIASES'),
+      maxDirectives: integer(env, 'MAX_QUERY_DIRECTIVES'),
+      maxTokens: integer(env, 'MAX_QUERY_TOKENS'),
+      maxCost: integer(env, 'MAX_QUERY_COST'),
+      maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
+      maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES'),
     },
     sockets: {
-      maxSockets: parseCount(env, 'WS_MAX_SOCKETS', DEFAULT_SOCKET_LIMITS.maxSockets),
-      maxOperationsPerSocket: parseCount(
-        env,
-        'WS_MAX_OPERATIONS_PER_SOCKET',
-        DEFAULT_SOCKET_LIMITS.maxOperationsPerSocket,
-      ),
-      idleTimeoutMs: parseCount(env, 'WS_IDLE_TIMEOUT_MS', DEFAULT_SOCKET_LIMITS.idleTimeoutMs),
-      keepAliveMs: parseCount(env, 'WS_KEEPALIVE_MS', DEFAULT_SOCKET_LIMITS.keepAliveMs),
-      connectionInitTimeoutMs: parseCount(
-        env,
-        'WS_CONNECTION_INIT_TIMEOUT_MS',
-        DEFAULT_SOCKET_LIMITS.connectionInitTimeoutMs,
-      ),
+      maxSockets: integer(env, 'WS_MAX_SOCKETS'),
+      maxOperationsPerSocket: integer(env, 'WS_MAX_OPERATIONS_PER_SOCKET'),
+      idleTimeoutMs: integer(env, 'WS_IDLE_TIMEOUT_MS'),
+      keepAliveMs: integer(env, 'WS_KEEPALIVE_MS'),
+      connectionInitTimeoutMs: integer(env, 'WS_CONNECTION_INIT_TIMEOUT_MS'),
     },
     introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
     playground: flag(env, 'PLAYGROUND', !production),
-    persistedOnly: flag(env, 'PERSISTED_ONLY', false),
-    shutdownGraceMs: parseCount(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    persistedOnly: flag(env, 'PERSISTED_ONLY'),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS'),
     // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
     // in every instance would publish each event once per instance.
-    streamConsumer: flag(env, 'STREAM_CONSUMER', rawMode !== 'aws' && !redisUrl),
+    streamConsumer: flag(env, 'STREAM_CONSUMER', mode !== 'aws' && !redisUrl),
     redisUrl,
-    consumerGroup: env.STREAM_CONSUMER_NAME || 'processor',
-    consumerPort: parsePort(env.CONSUMER_PORT, 9464, 'CONSUMER_PORT'),
-    leaseTtlMs: parseCount(env, 'LEASE_TTL_MS', 10_000),
-    streamPollMs: parseCount(env, 'STREAM_POLL_MS', 200),
+    consumerGroup: text(env, 'STREAM_CONSUMER_NAME') ?? 'processor',
+    consumerPort: port(env, 'CONSUMER_PORT'),
+    leaseTtlMs: integer(env, 'LEASE_TTL_MS'),
+    streamPollMs: integer(env, 'STREAM_POLL_MS'),
     streamConsumerName:
-      env.STREAM_CONSUMER_NAME ||
-      os
+      text(env, 'STREAM_CONSUMER_NAME') ??
+      (os
         .hostname()
         .replace(/[^A-Za-z0-9_-]/g, '-')
         .slice(0, 64) ||
-      'default',
-    metrics: { token: env.METRICS_TOKEN || undefined, port: metricsPort },
+        'default'),
+    metrics: { token: text(env, 'METRICS_TOKEN'), port: metricsPort },
     http: {
-      requestTimeoutMs: parseCount(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000),
-      headersTimeoutMs: parseCount(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000),
-      keepAliveTimeoutMs: parseCount(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
-      maxConnections: parseCount(env, 'MAX_CONNECTIONS', 1_000),
+      requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS'),
+      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS'),
+      keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+      maxConnections: integer(env, 'MAX_CONNECTIONS'),
     },
     costDetails,
   };

@@ -5,8 +5,11 @@ import { GraphQLError } from 'graphql';
  * GraphQLError with one of these codes is masked as INTERNAL_SERVER_ERROR and logged.
  */
 export const ErrorCode = {
+  /** An argument or variable was refused: a malformed id, a forged cursor, a page size over 100 (`extensions.argumentName` names it). */
   BAD_USER_INPUT: 'BAD_USER_INPUT',
+  /** Anything unexpected; the message is always `Internal server error`, the details are only logged. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** DynamoDB is unreachable or throttling, or left keys unprocessed after every retry; retry later. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   /** A write kept conflicting with concurrent writes; nothing changed, retrying is safe. */
   CONFLICT: 'CONFLICT',

@@ -4,7 +4,6 @@
  * first (in-flight requests finish), then the database child.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { signToken } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -12,6 +11,7 @@ import type { Config } from './config.js';
 import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
+import { createLogger } from './logger.js';
 import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
@@ -55,10 +55,7 @@ async function main(): Promise<void> {
   await assertPortFree(config.host, config.port);
   // Tokens never reach the logs through a header; the development tokens line is the one
   // deliberate exception (embedded development mode only).
-  const log = pino({
-    level: config.logLevel,
-    redact: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'],
-  });
+  const log = createLogger(config);
   let db: OpenDatabase | undefined;
   let app: RunningApp | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
@@ -106,7 +103,7 @@ async function main(): Promise<void> {
       await baselineNewTable(db.dynamo.doc, config.tableName);
     }
     const schema = await prepareSchema(db, config, log);
-    if (config.mode !== 'aws' && process.env.SEED_DEMO_DATA !== 'false') {
+    if (config.mode !== 'aws' && config.seedDemoData) {
       const written = await seedDemoIfNeeded(db.dynamo.doc, config.tableName);
       if (written > 0) log.info({ items: written }, 'seeded demo data');
     }
@@ -136,6 +133,8 @@ async function main(): Promise<void> {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },
       persistedOnly: config.persistedOnly,
+      cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
+      cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
       shutdownGraceMs: config.shutdownGraceMs,
       streams: streamsClient && {
         client: streamsClient,

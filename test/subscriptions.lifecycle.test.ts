@@ -138,7 +138,7 @@ describe('a subscription is released at once', () => {
 });
 
 describe("the token's exp", () => {
-  it('ends the subscription: the socket closes with 4403 and no later event arrives', async () => {
+  it('ends the subscription: the socket closes with 4401 and no later event arrives', async () => {
     const expiresAt = Math.floor(Date.now() / 1000) + 2;
     const token = await signToken({ userId: alice.userId, role: 'customer' }, TEST_AUTH, expiresAt);
     await server.app.consumer?.waitUntilCaughtUp(10_000);
@@ -150,7 +150,7 @@ describe("the token's exp", () => {
     await placeOrder('before-exp');
     expect(await socket.next()).toMatchObject({ id: 'watch', type: 'next', payload: { data: { orderEvents: {} } } });
     // The next thing the client hears is the close, at exp: no event of a later order.
-    expect(await socket.next()).toEqual({ closed: 4403 });
+    expect(await socket.next()).toEqual({ closed: 4401 });
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
     await expect.poll(() => server.app.events.subscriberCount, { timeout: 2000 }).toBe(before);
   });

@@ -4,7 +4,7 @@
  * retries running out leaves the table exactly as it was.
  *
  * DynamoDB Local runs transactions one at a time and never reports TransactionConflict, so a
- * middleware on the server's client injects it (DESIGN.md, "Pitfalls").
+ * middleware on the server's client injects it (docs/design.md, "Pitfalls").
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

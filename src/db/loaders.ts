@@ -1,5 +1,5 @@
 /**
- * Per-request loaders, one per access pattern (DESIGN.md). The `items` loader serves every
+ * Per-request loaders, one per access pattern (docs/design.md). The `items` loader serves every
  * point read ("item by key") whatever the entity type, so one level of a query costs one
  * BatchGetItem: an order's user and its products travel together, and so do the nodes of
  * `nodes(ids:)`. Queries have loaders of their own, which collapse identical reads (the same

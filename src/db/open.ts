@@ -41,10 +41,9 @@ export async function openDatabase(
       endpoint = `http://127.0.0.1:${running.port}`;
       where = `the running server's DynamoDB Local (${endpoint})`;
     } else {
-      const port = process.env.DYNAMODB_LOCAL_PORT ? Number(process.env.DYNAMODB_LOCAL_PORT) : undefined;
       local = await startLocalDynamo({
         dataDir: config.dataDir,
-        port,
+        port: config.localPort,
         restart: onLocalEvent !== undefined,
         onEvent: onLocalEvent,
       });

@@ -83,7 +83,12 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
     costDetails: config.costDetails,
     documents,
   });
-  const apollo = createApollo(pipeline, { transport: 'lambda', persistedOnly: config.persistedOnly, documents });
+  const apollo = createApollo(pipeline, {
+    transport: 'lambda',
+    persistedOnly: config.persistedOnly,
+    documents,
+    cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
+  });
   const inner = startServerAndCreateLambdaHandler(
     // The integration is typed against Apollo's CommonJS declarations; it is the same server.
     apollo as unknown as Parameters<typeof startServerAndCreateLambdaHandler>[0],

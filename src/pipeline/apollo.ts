@@ -10,9 +10,14 @@
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerOptionsWithGateway, ApolloServerPlugin } from '@apollo/server';
 import { printSchema } from 'graphql';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
+import { httpCachingPlugin } from './httpCaching.js';
+import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
 import { currentCost } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
@@ -22,9 +27,14 @@ export interface ApolloOptions {
   persistedOnly: boolean;
   documents: ReadonlyMap<string, string>;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
+  /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
+  cacheMaxAgeSeconds?: number;
 }
 
-export function createApollo(pipeline: Pipeline, { transport, persistedOnly, documents, plugins = [] }: ApolloOptions) {
+export function createApollo(
+  pipeline: Pipeline,
+  { transport, persistedOnly, documents, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
+) {
   const { admission, reporter } = pipeline;
   const admissionPlugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart() {
@@ -87,7 +97,15 @@ export function createApollo(pipeline: Pipeline, { transport, persistedOnly, doc
     // The admission's rules decide (NoIntrospection where introspection is
     // off); Apollo's own switch would add a second, differently worded rule.
     introspection: true,
-    plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), admissionPlugin],
+    plugins: [
+      ...plugins,
+      ApolloServerPluginLandingPageDisabled(),
+      admissionPlugin,
+      // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
+      ApolloServerPluginCacheControlDisabled(),
+      httpCachingPlugin({ schema: pipeline.schema, documents, maxAgeSeconds: cacheMaxAgeSeconds }),
+      jsonErrorStatusPlugin(),
+    ],
     documentStore: admission.documentStore,
     validationRules: admission.validationRules,
     parseOptions: admission.parseOptions,

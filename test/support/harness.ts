@@ -1,6 +1,7 @@
 /**
  * The connected-test harness: a fresh table in the run's DynamoDB Local, the real HTTP server
- * on a free port in front of it, and a tiny GraphQL client over fetch.
+ * on a free port in front of it, and the one GraphQL client of the tests: `gql()` over fetch,
+ * typed when given a codegen document (client/generated).
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -17,6 +18,7 @@ import type { AuthConfig, Role } from '../../src/auth/tokens.js';
 import { startApp } from '../../src/transports/http/app.js';
 import type { AppOptions, RunningApp } from '../../src/transports/http/app.js';
 import { createStreamsClient } from '../../src/streams/streamsClient.js';
+import type { TypedDocumentString } from '../../client/generated/graphql.js';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret';
 export const TEST_AUTH: AuthConfig = { secret: 'test-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
@@ -37,6 +39,12 @@ export interface TestServer {
   /** A client of the test table without the server's middleware, for arranging and inspecting data. */
   dynamo: Dynamo;
   app: RunningApp;
+  /** A typed document of client/generated: the variables and the answer's data are typed by codegen. */
+  gql<TResult, TVariables>(
+    document: TypedDocumentString<TResult, TVariables>,
+    variables: TVariables,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<TResult>>;
   gql<T = Record<string, any>>(
     query: string,
     variables?: Record<string, unknown>,
@@ -48,7 +56,16 @@ export interface TestServer {
 export interface TestServerOptions extends Partial<
   Pick<
     AppOptions,
-    'limits' | 'sockets' | 'introspection' | 'playground' | 'persistedOnly' | 'http' | 'metrics' | 'costDetails'
+    | 'limits'
+    | 'sockets'
+    | 'introspection'
+    | 'playground'
+    | 'persistedOnly'
+    | 'http'
+    | 'metrics'
+    | 'costDetails'
+    | 'cors'
+    | 'cacheMaxAgeSeconds'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
@@ -91,14 +108,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: app.url,
     tableName,
     dynamo,
-    async gql(query, variables, headers = {}) {
+    async gql(
+      query: string | TypedDocumentString<unknown, unknown>,
+      variables?: unknown,
+      headers: Record<string, string> = {},
+    ) {
       // An admin by default (sees and may do everything); pass `authorization` to act as someone
       // else, or `authorization: ''` to send no token at all.
       const { authorization = `Bearer ${adminToken}`, ...rest } = headers;
       const response = await fetch(app.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...rest, ...(authorization ? { authorization } : {}) },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query: query.toString(), variables }),
       });
       const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;
       return { status: response.status, ...body } as GraphQLResponse<any>;

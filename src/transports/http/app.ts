@@ -8,6 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
+import compression from 'compression';
 import express from 'express';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
@@ -23,6 +24,10 @@ import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
+import { NO_STORE } from '../../pipeline/httpCaching.js';
+import { corsMiddleware, upgradeAllowed } from './cors.js';
+import type { CorsOptions } from './cors.js';
+import { etagForPublicAnswers } from './etag.js';
 import { metricsRouter, startMetricsServer } from './metricsRoute.js';
 import type { MetricsAccess } from './metricsRoute.js';
 import { StreamConsumer } from '../../streams/consumer.js';
@@ -60,6 +65,10 @@ export interface AppOptions {
    * the events that any consumer, Lambda or instance publishes. The caller closes it.
    */
   bus?: EventBus;
+  /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
+  cors?: CorsOptions;
+  /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
+  cacheMaxAgeSeconds?: number;
   /** Who may read /metrics, and on which port (default: this server's). */
   metrics?: MetricsAccess & { port?: number | undefined };
   /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
@@ -138,12 +147,16 @@ export async function startApp({
   shutdownGraceMs = 10_000,
   streams,
   bus,
+  cors = { origins: [], allowLocalhost: false },
+  cacheMaxAgeSeconds = 0,
   metrics: metricsAccess = {},
   http: httpLimits = {},
   costDetails = 'admin',
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
+  // ETags only on public answers (etag.ts), not Express's on every response.
+  app.disable('etag');
   const socketLimits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
   const httpServer = http.createServer(
     {
@@ -178,14 +191,25 @@ export async function startApp({
     transport: 'http',
     persistedOnly,
     documents,
+    cacheMaxAgeSeconds,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
       { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
     ],
   });
-  const subscriptions = serveSubscriptions({ httpServer, pipeline, sockets });
+  const subscriptions = serveSubscriptions({
+    httpServer,
+    pipeline,
+    sockets,
+    verifyUpgrade: (req) => upgradeAllowed(req, cors),
+  });
   await apollo.start();
+
+  // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
+  // travels as 8 kB.
+  app.use(compression({ threshold: 1024 }));
+  app.use('/graphql', corsMiddleware(cors));
 
   app.use(healthRouter(data.dynamo.client, data.tableName, () => events.bus.health()));
   if (metricsAccess.port === undefined) app.use(metricsRouter(metrics, metricsAccess));
@@ -195,6 +219,13 @@ export async function startApp({
   }
   app.use(
     '/graphql',
+    (_req, res, next) => {
+      // Refusals before Apollo (body parser, persisted-only guard, CSRF prevention) are not
+      // stored either; Apollo's answers carry the pipeline's Cache-Control (httpCaching.ts).
+      res.setHeader('cache-control', NO_STORE);
+      next();
+    },
+    etagForPublicAnswers(),
     express.json({ limit: limits.maxBodyBytes }),
     ...(persistedOnly ? [persistedOnlyGuard(pipeline)] : []),
     (req, res, next) => {

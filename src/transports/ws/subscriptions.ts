@@ -3,7 +3,9 @@
  * queries (/graphql): a thin adapter over the pipeline, like HTTP and Lambda.
  *
  * - The bearer token travels in `connectionParams.authorization`; a refused token closes the
- *   socket with 4403 before any operation runs, and so does the token's `exp` later on.
+ *   socket with 4401 and the reason ("Unauthorized: The token has expired") before any
+ *   operation runs, and so does the token's `exp` later on. graphql-ws clients treat 4401 as
+ *   final (they retry graphql-ws's default 4403 five times).
  * - Every operation goes through the admission (the same limits, rules and codes as HTTP); a
  *   message larger than MAX_BODY_BYTES closes the socket (1009) before it is even parsed.
  * - Each operation, and each event of a subscription, executes with a fresh context (execution.ts);
@@ -31,6 +33,8 @@ export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
   sockets: SocketLimits;
+  /** Refuses an upgrade (403) before the handshake, e.g. from a browser origin not allowed. */
+  verifyUpgrade?: (req: http.IncomingMessage) => boolean;
 }
 
 /** Close codes a client may see besides graphql-ws's own. */
@@ -49,6 +53,13 @@ interface SocketState {
 
 type SocketContext = Context<Record<string, unknown> | undefined, Extra>;
 
+/** A WebSocket close reason is at most 123 bytes. */
+export const closeReason = (prefix: string, message: string): string =>
+  Buffer.from(`${prefix}: ${message}`)
+    .subarray(0, 123)
+    .toString()
+    .replace(/\uFFFD$/, '');
+
 const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
   const value = params?.authorization ?? params?.Authorization;
   return typeof value === 'string' ? value : undefined;
@@ -59,15 +70,19 @@ const persistedHashOf = (extensions: Record<string, unknown> | null | undefined)
   return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 };
 
-export function serveSubscriptions({ httpServer, pipeline, sockets }: SubscriptionOptions) {
+export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
   const { admission, execution, reporter } = pipeline;
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
     // One message may be as large as one HTTP request body, no larger (ws closes with 1009).
     maxPayload: pipeline.limits.maxBodyBytes,
-    verifyClient: (_info, accept) =>
-      wsServer.clients.size < sockets.maxSockets ? accept(true) : accept(false, 503, 'Too many connections'),
+    verifyClient: ({ req }, accept) =>
+      !verifyUpgrade(req)
+        ? accept(false, 403, 'Origin not allowed')
+        : wsServer.clients.size < sockets.maxSockets
+          ? accept(true)
+          : accept(false, 503, 'Too many connections'),
   });
   const states = new WeakMap<WebSocket, SocketState>();
   const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
@@ -81,13 +96,14 @@ export function serveSubscriptions({ httpServer, pipeline, sockets }: Subscripti
     state.idle.unref();
   };
 
-  /** At the token's `exp` the socket closes (4403): no event reaches an expired viewer. */
+  /** At the token's `exp` the socket closes (4401): no event reaches an expired viewer. */
   const armExpiry = (ctx: SocketContext, state: SocketState) => {
     const expiresAt = state.viewer?.expiresAt;
     if (expiresAt === undefined) return;
     const wait = Math.min(Math.max(expiresAt * 1000 - Date.now(), 0), MAX_TIMER_MS);
     state.expiry = setTimeout(() => {
-      if (hasExpired(state.viewer)) ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired');
+      if (hasExpired(state.viewer))
+        ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
       else armExpiry(ctx, state);
     }, wait);
     state.expiry.unref();
@@ -104,10 +120,16 @@ export function serveSubscriptions({ httpServer, pipeline, sockets }: Subscripti
         let viewer: Viewer | null;
         try {
           viewer = await execution.viewer(authorizationOf(ctx.connectionParams));
-        } catch {
-          return false; // graphql-ws closes with 4403 Forbidden
+        } catch (error) {
+          if (!(error instanceof GraphQLError) || error.extensions.code !== ErrorCode.UNAUTHENTICATED) throw error;
+          // 4401 (not graphql-ws's default 4403, which clients retry): the token will not get better.
+          ctx.extra.socket.close(CloseCode.Unauthorized, closeReason('Unauthorized', error.message));
+          return false;
         }
-        if (hasExpired(viewer)) return false;
+        if (hasExpired(viewer)) {
+          ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
+          return false;
+        }
         const state: SocketState = { viewer, connectionId: randomUUID(), operationNames: new Map() };
         states.set(ctx.extra.socket, state);
         armExpiry(ctx, state);

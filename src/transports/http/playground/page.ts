@@ -20,6 +20,9 @@ export const PLAYGROUND_CSP = [
   "form-action 'none'",
 ].join('; ');
 
+/** A variable value the page replaces with a fresh random UUID on every run (browser/app.tsx). */
+export const FRESH_UUID = '<fresh-uuid>';
+
 interface ExampleTab {
   file: string;
   variables: Record<string, unknown>;
@@ -35,7 +38,7 @@ const EXAMPLES: ExampleTab[] = [
   {
     file: 'PlaceOrder.graphql',
     variables: {
-      input: { userId: 'alice', idempotencyKey: 'playground-order-1', items: [{ productId: 'mouse-m3', quantity: 1 }] },
+      input: { userId: 'alice', idempotencyKey: FRESH_UUID, items: [{ productId: 'mouse-m3', quantity: 1 }] },
     },
   },
 ];
@@ -54,6 +57,7 @@ export function playgroundPage({ endpoint, defaultHeaders = {} }: PlaygroundPage
   const headers = JSON.stringify(defaultHeaders, null, 2);
   const config = {
     endpoint,
+    freshUuid: FRESH_UUID,
     defaultHeaders: headers,
     tabs: EXAMPLES.map(({ file, variables }) => ({
       query: readFileSync(path.join(operations, file), 'utf8'),

@@ -5,7 +5,7 @@
  */
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import type { Fetcher, FetcherParams } from '@graphiql/toolkit';
-import { getOperationAST, Kind, OperationTypeNode, parse } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { GraphiQL } from 'graphiql';
@@ -16,6 +16,8 @@ interface PlaygroundConfig {
   endpoint: string;
   tabs: { query: string; variables?: string; headers?: string }[];
   defaultHeaders: string;
+  /** Variable values equal to this become a fresh UUID on each run (PlaceOrder's idempotencyKey). */
+  freshUuid: string;
 }
 
 // Monaco runs its language services in web workers; esbuild emits them beside this bundle.
@@ -51,25 +53,72 @@ function withValidOperationName(params: FetcherParams): FetcherParams {
   return names.length === 1 && !names.includes(params.operationName) ? { ...params, operationName: null } : params;
 }
 
+/** Replaces every variable value equal to config.freshUuid with a new random UUID. */
+function withFreshUuids(value: unknown): unknown {
+  if (value === config.freshUuid) return crypto.randomUUID();
+  if (Array.isArray(value)) return value.map(withFreshUuids);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withFreshUuids(item)]));
+  }
+  return value;
+}
+
+/**
+ * The operation type of the document being sent, read from its text: GraphiQL's parsed
+ * document (opts.documentAST) can still be the previous tab's right after a tab switch.
+ */
+function operationTypeOf(params: FetcherParams): OperationTypeNode | undefined {
+  try {
+    return getOperationAST(parse(params.query), params.operationName)?.operation;
+  } catch {
+    return undefined; // the server reports the syntax error
+  }
+}
+
+/** A readable result for a WebSocket that failed or was closed on us (a CloseEvent, an Event, an Error). */
+function connectionFailure(error: unknown): ExecutionResult {
+  const { code, reason } = (error ?? {}) as { code?: unknown; reason?: unknown };
+  const message =
+    typeof code === 'number'
+      ? `The server closed the subscription's WebSocket (${code}${typeof reason === 'string' && reason ? `: ${reason}` : ''})`
+      : error instanceof Error
+        ? error.message
+        : `The subscription's WebSocket to ${wsUrl} could not be opened`;
+  return { errors: [new GraphQLError(message)] };
+}
+
 const fetcher: Fetcher = (rawParams, opts) => {
-  const params = withValidOperationName(rawParams);
-  const operation = opts?.documentAST ? getOperationAST(opts.documentAST, params.operationName)?.operation : undefined;
-  if (operation !== OperationTypeNode.SUBSCRIPTION) return httpFetcher(params, opts);
+  const named = withValidOperationName(rawParams);
+  const params: FetcherParams = { ...named, variables: withFreshUuids(named.variables) as Record<string, unknown> };
+  if (operationTypeOf(params) !== OperationTypeNode.SUBSCRIPTION) return httpFetcher(params, opts);
   const headers = (opts?.headers ?? {}) as Record<string, unknown>;
   const client = createClient({
     url: wsUrl,
     lazy: true,
     connectionParams: { authorization: headers.Authorization ?? headers.authorization },
+    // A refusal shows at once: no retries behind a spinner.
+    retryAttempts: 0,
+    shouldRetry: () => false,
   });
   const iterator = client.iterate({
     query: params.query,
     variables: (params.variables as Record<string, unknown> | null | undefined) ?? undefined,
     operationName: params.operationName ?? undefined,
   });
+  let failed = false;
   return {
     [Symbol.asyncIterator]: () => ({
       // graphql-ws yields formatted results (plain JSON), which is what GraphiQL displays.
-      next: () => iterator.next() as Promise<IteratorResult<ExecutionResult>>,
+      next: async (): Promise<IteratorResult<ExecutionResult>> => {
+        if (failed) return { done: true, value: undefined };
+        try {
+          return (await iterator.next()) as IteratorResult<ExecutionResult>;
+        } catch (error) {
+          failed = true;
+          void client.dispose();
+          return { done: false, value: connectionFailure(error) };
+        }
+      },
       return: async () => {
         await iterator.return?.();
         await client.dispose();

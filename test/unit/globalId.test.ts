@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fromGlobalId, globalIdOf, toGlobalId } from '../src/graphql/globalId.js';
-import type { NodeType } from '../src/graphql/globalId.js';
-import { aProduct, aUser, anOrder } from './support/factories.js';
-import { expectBadUserInput } from './support/refusal.js';
+import { fromGlobalId, globalIdOf, toGlobalId } from '../../src/graphql/globalId.js';
+import type { NodeType } from '../../src/graphql/globalId.js';
+import { aProduct, aUser, anOrder } from '../support/factories.js';
+import { expectBadUserInput } from '../support/refusal.js';
 
 const encode = (text: string) => Buffer.from(text).toString('base64url');
 

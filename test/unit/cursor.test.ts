@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CursorCodec } from '../src/db/cursor.js';
-import type { CursorKey } from '../src/db/cursor.js';
-import { expectBadUserInput } from './support/refusal.js';
+import { CursorCodec } from '../../src/db/cursor.js';
+import type { CursorKey } from '../../src/db/cursor.js';
+import { expectBadUserInput } from '../support/refusal.js';
 
 const codec = new CursorCodec('secret-a');
 const CONNECTION = 'User.orders:alice';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CURRENCY_CODE, formatCents, MAX_CENTS, parseMoney, toMoney } from '../src/money.js';
-import { expectBadUserInput } from './support/refusal.js';
+import { CURRENCY_CODE, formatCents, MAX_CENTS, parseMoney, toMoney } from '../../src/money.js';
+import { expectBadUserInput } from '../support/refusal.js';
 
 describe('formatCents', () => {
   it.each([

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signToken } from '../src/auth/tokens.js';
-import { loadConfig } from '../src/config.js';
-import { putItems } from '../src/db/batchWrite.js';
-import { createGraphQLHandler } from '../src/lambda/graphql.js';
-import { migrate } from '../src/migrations/runner.js';
-import { demoItems } from '../src/seed/seed.js';
-import { endpoint, startTestServer, TEST_AUTH } from './support/harness.js';
-import type { TestServer } from './support/harness.js';
-import { PROJECT_ROOT } from './support/serverProcess.js';
+import { signToken } from '../../src/auth/tokens.js';
+import { loadConfig } from '../../src/config.js';
+import { putItems } from '../../src/db/batchWrite.js';
+import { createGraphQLHandler } from '../../src/lambda/graphql.js';
+import { migrate } from '../../src/migrations/runner.js';
+import { demoItems } from '../../src/seed/seed.js';
+import { endpoint, startTestServer, TEST_AUTH } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
+import { PROJECT_ROOT } from '../support/serverProcess.js';
 
 const LAMBDA_JWT_SECRET = 'a-production-grade-secret-of-40-characters';
 

@@ -16,8 +16,8 @@ import {
   userOrderLSI1SK,
   userOrderSK,
   userPK,
-} from '../src/table/keys.js';
-import { expectInvalidKey } from './support/refusal.js';
+} from '../../src/table/keys.js';
+import { expectInvalidKey } from '../support/refusal.js';
 
 const PLACED_AT = '2026-06-01T12:00:00.000Z';
 

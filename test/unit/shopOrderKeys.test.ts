@@ -3,11 +3,11 @@
  * requests the connections build, the filtered pages' Limit, and the migrations' pacing.
  */
 import { describe, expect, it } from 'vitest';
-import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from '../src/db/pageQueries.js';
-import { nextLimit } from '../src/db/pagination.js';
-import { CapacityLimiter } from '../src/migrations/capacityLimiter.js';
-import { ORDER_SHARDS, orderShard, placedWindow, shopOrderGSI2SK, shopOrdersGSI2PK } from '../src/table/keys.js';
-import { expectBadUserInput } from './support/refusal.js';
+import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from '../../src/db/pageQueries.js';
+import { nextLimit } from '../../src/db/pagination.js';
+import { CapacityLimiter } from '../../src/migrations/capacityLimiter.js';
+import { ORDER_SHARDS, orderShard, placedWindow, shopOrderGSI2SK, shopOrdersGSI2PK } from '../../src/table/keys.js';
+import { expectBadUserInput } from '../support/refusal.js';
 
 describe('GSI2 keys', () => {
   it('puts an order in a stable shard, and spreads many orders over every shard evenly', () => {

@@ -7,19 +7,24 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putItems } from '../src/db/batchWrite.js';
-import { demoItems } from '../src/seed/seed.js';
-import { PLAYGROUND_CSP } from '../src/transports/http/playground/page.js';
-import { startTestServer, tokenFor } from './support/harness.js';
-import type { TestServer } from './support/harness.js';
+import { putItems } from '../../src/db/batchWrite.js';
+import { demoItems } from '../../src/seed/seed.js';
+import { PLAYGROUND_CSP } from '../../src/transports/http/playground/page.js';
+import { startTestServer, tokenFor } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
 
-const ARTIFACTS = path.join(import.meta.dirname, 'artifacts');
+const ARTIFACTS = path.join(import.meta.dirname, '..', 'artifacts');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let server: TestServer;
 let browser: Browser;
 let page: Page;
 const foreignRequests: string[] = [];
+/** Bodies of the HTTP requests to /graphql, and the WebSockets the page opened. */
+const graphqlPosts: string[] = [];
+/** placeOrder answers the page received. */
+const placedOrders: { orderId: string; replayed: boolean }[] = [];
+const sockets: string[] = [];
 const failedResponses: string[] = [];
 
 beforeAll(async () => {
@@ -42,7 +47,19 @@ beforeAll(async () => {
     }
     return route.continue();
   });
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url() === server.url) graphqlPosts.push(request.postData() ?? '');
+  });
+  page.on('websocket', (socket) => sockets.push(socket.url()));
   page.on('response', (response) => {
+    if (response.request().postData()?.includes('mutation PlaceOrder')) {
+      void response.json().then((body: any) =>
+        placedOrders.push({
+          orderId: body.data?.placeOrder?.order?.orderId,
+          replayed: body.data?.placeOrder?.replayed,
+        }),
+      );
+    }
     if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`);
   });
 }, 180_000);
@@ -91,6 +108,48 @@ describe('the playground', () => {
   it('offers a headers editor', async () => {
     await page.getByText('Headers', { exact: true }).click();
     await expect.poll(async () => page.locator('.graphiql-editor-tool').textContent()).toContain('{');
+  });
+
+  const switchTo = async (tab: string, documentStart: string) => {
+    await page.locator('.graphiql-tab', { hasText: tab }).click();
+    await page.locator('.graphiql-tab-active', { hasText: tab }).waitFor();
+    await expect
+      .poll(async () => ((await page.locator('.graphiql-editor').first().textContent()) ?? '').replace(/\s+/g, ' '))
+      .toContain(documentStart);
+  };
+
+  it('places a new order on every run of the PlaceOrder tab (a fresh idempotency key each time)', async () => {
+    await switchTo('PlaceOrder', 'mutation PlaceOrder');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => placedOrders.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(resultText, { timeout: 20_000 }).toContain('"orderId"');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => placedOrders.length, { timeout: 20_000 }).toBe(2);
+    expect(placedOrders.map((order) => order.replayed)).toEqual([false, false]);
+    expect(placedOrders[0]?.orderId).toMatch(/./);
+    expect(placedOrders[1]?.orderId).not.toBe(placedOrders[0]?.orderId);
+  });
+
+  it('sends a subscription over WebSocket even when Run follows the tab switch at once', async () => {
+    const before = sockets.length;
+    await page.locator('.graphiql-tab', { hasText: 'WatchMyOrders' }).click();
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => sockets.length, { timeout: 20_000 }).toBeGreaterThan(before);
+    const queries = graphqlPosts.map((body) => String((JSON.parse(body) as { query?: unknown }).query));
+    expect(queries.filter((query) => query.includes('subscription WatchMyOrders'))).toEqual([]);
+    await page.locator('.graphiql-execute-button').click(); // stop
+  });
+
+  it('shows a refused token at once, with the reason', async () => {
+    await switchTo('WatchMyOrders', 'subscription WatchMyOrders');
+    await page.getByText('Headers', { exact: true }).click();
+    const headersEditor = page.locator('.graphiql-editor-tool .monaco-editor').last();
+    await headersEditor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('{ "Authorization": "Bearer not.a.token" }');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(resultText, { timeout: 5_000 }).toContain('4401: Unauthorized: The token is not a valid JWT');
   });
 
   it('made no request to any other host and loaded every asset', () => {

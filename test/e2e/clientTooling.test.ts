@@ -4,11 +4,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putItems } from '../src/db/batchWrite.js';
-import { demoItems } from '../src/seed/seed.js';
-import { startTestServer, tokenFor } from './support/harness.js';
-import type { TestServer } from './support/harness.js';
-import { PROJECT_ROOT, runNode } from './support/serverProcess.js';
+import { putItems } from '../../src/db/batchWrite.js';
+import { demoItems } from '../../src/seed/seed.js';
+import { startTestServer, tokenFor } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
+import { PROJECT_ROOT, runNode } from '../support/serverProcess.js';
 
 describe('the typed example client', () => {
   let server: TestServer;

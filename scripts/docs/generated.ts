@@ -1,0 +1,21 @@
+/** The generated pages of docs/, formatted as prettier would (so `npm run lint` agrees with them). */
+import path from 'node:path';
+import prettier from 'prettier';
+import { projectRoot } from '../../src/projectRoot.js';
+import { renderConfiguration } from './configuration.js';
+import { renderErrors } from './errors.js';
+
+const PAGES: { name: string; render: () => string }[] = [
+  { name: 'configuration.md', render: renderConfiguration },
+  { name: 'errors.md', render: renderErrors },
+];
+
+export async function generatedDocs(): Promise<{ file: string; text: string }[]> {
+  return Promise.all(
+    PAGES.map(async ({ name, render }) => {
+      const file = path.join(projectRoot(), 'docs', name);
+      const options = (await prettier.resolveConfig(file)) ?? {};
+      return { file, text: await prettier.format(render(), { ...options, filepath: file }) };
+    }),
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * Which browser origins may call the API: CORS for HTTP (the `cors` package) and the same
+ * allow-list for WebSocket upgrades. Off by default: no origin but the server's own is allowed
+ * until CORS_ORIGINS names some; development also allows http://localhost:<any port>.
+ */
+import type http from 'node:http';
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+
+export interface CorsOptions {
+  /** Exact origins, e.g. `https://shop.example.com` (scheme, host and port; no path). */
+  origins: readonly string[];
+  /** Also allow http://localhost:<port> and http://127.0.0.1:<port> (development). */
+  allowLocalhost: boolean;
+}
+
+/** The request headers a browser may send to /graphql. */
+export const CORS_REQUEST_HEADERS = [
+  'content-type',
+  'authorization',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+] as const;
+
+const LOCALHOST = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+export function originAllowed(origin: string, { origins, allowLocalhost }: CorsOptions): boolean {
+  return origins.includes(origin) || (allowLocalhost && LOCALHOST.test(origin));
+}
+
+/** The CORS middleware of /graphql: answers preflights, and adds the headers to allowed origins' requests. */
+export function corsMiddleware(options: CorsOptions): RequestHandler {
+  return cors({
+    origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(origin, options)),
+    methods: ['GET', 'POST'],
+    allowedHeaders: [...CORS_REQUEST_HEADERS],
+    exposedHeaders: ['x-request-id'],
+    // Tokens travel in the Authorization header, never in cookies.
+    credentials: false,
+    maxAge: 600,
+  });
+}
+
+/**
+ * Whether a WebSocket upgrade may proceed: requests without an Origin (not from a browser)
+ * and same-origin ones always may; a browser page elsewhere only when CORS would allow it.
+ * Checked only when CORS_ORIGINS is set, as cross-origin WebSockets were always accepted.
+ */
+export function upgradeAllowed(req: http.IncomingMessage, options: CorsOptions): boolean {
+  const origin = req.headers.origin;
+  if (options.origins.length === 0 || origin === undefined) return true;
+  try {
+    if (new URL(origin).host === req.headers.host) return true;
+  } catch {
+    return false;
+  }
+  return originAllowed(origin, options);
+}

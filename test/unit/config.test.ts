@@ -1,0 +1,118 @@
+/**
+ * The configuration spec is the one list of environment variables: every variable the code
+ * reads has an entry, every entry is read, docs/configuration.md is what the spec renders, and
+ * a value the server cannot use stops it with a message naming the variable.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_LIMITS, ENV_SPEC, loadConfig } from '../../src/config.js';
+import { projectRoot } from '../../src/projectRoot.js';
+import { generatedDocs } from '../../scripts/docs/generated.js';
+
+/** Set by the platform or for a child process, not settings of ours. */
+const PLATFORM = new Set(['PATH', 'HOME', 'CI', 'NODE_NO_WARNINGS', 'NODE_OPTIONS']);
+const isPlatform = (name: string) => PLATFORM.has(name) || /^(AWS_LAMBDA_|VITEST|npm_)/.test(name);
+
+/** bench/ has its own BENCH_* settings (docs/configuration.md says so). */
+const SCANNED = ['src', 'scripts', 'resolvers', 'client', 'test', 'infra'];
+
+function sourceFiles(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name === 'generated' ? [] : sourceFiles(full);
+    return /\.(ts|tsx|js|mjs)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+const ROOT = projectRoot();
+const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
+const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
+/** The names config.ts hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
+const READER_CALL =
+  /\b(?:raw|integer|seconds|flag|port|oneOf|text|list|origins|parseDuration)\(env, '([A-Z][A-Z0-9_]*)'/g;
+
+function readsIn(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  const names = [...source.matchAll(READ)].map((match) => match[1] ?? match[2]);
+  return names.filter((name): name is string => name !== undefined && !isPlatform(name));
+}
+
+describe('configuration spec', () => {
+  it('has an entry for every variable the code reads', () => {
+    const missing = files.flatMap((file) =>
+      readsIn(file)
+        .filter((name) => !(name in ENV_SPEC))
+        .map((name) => `${path.relative(ROOT, file)} reads ${name}`),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(missing).toEqual([]);
+  });
+
+  it('has no entry that nothing reads', () => {
+    const config = readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
+    const read = new Set([
+      ...files.flatMap(readsIn),
+      ...[...config.matchAll(READER_CALL)].map((match) => match[1] as string),
+    ]);
+    expect(Object.keys(ENV_SPEC).filter((name) => !read.has(name))).toEqual([]);
+  });
+
+  it('renders docs/configuration.md (npm run docs writes it)', async () => {
+    for (const { file, text } of await generatedDocs()) {
+      expect(readFileSync(file, 'utf8'), `${path.relative(ROOT, file)} is stale: npm run docs`).toBe(text);
+    }
+  });
+
+  it('reads the documented defaults from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: Number(ENV_SPEC.PORT.default),
+      tableName: ENV_SPEC.TABLE_NAME.default,
+      mode: 'embedded',
+      nodeEnv: 'development',
+      logLevel: 'info',
+      seedDemoData: true,
+      introspection: true,
+      playground: true,
+      persistedOnly: false,
+      limits: DEFAULT_LIMITS,
+    });
+    expect(config.limits.maxDepth).toBe(12);
+    expect(config.cacheMaxAgeSeconds).toBe(60);
+    expect(config.corsOrigins).toEqual([]);
+  });
+
+  it('reads a list of origins', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: ' https://shop.example.com, http://localhost:5173 ,',
+      CACHE_MAX_AGE: '0',
+    });
+    expect(config.corsOrigins).toEqual(['https://shop.example.com', 'http://localhost:5173']);
+    expect(config.cacheMaxAgeSeconds).toBe(0);
+  });
+
+  it.each([
+    [{ PORT: '70000' }, /PORT must be an integer between 0 and 65535/],
+    [{ PLAYGROUND: 'maybe' }, /PLAYGROUND must be true or false, got "maybe"/],
+    [{ MAX_QUERY_COST: '-1' }, /MAX_QUERY_COST must be a positive integer/],
+    [{ DYNAMODB_MODE: 'cloud' }, /DYNAMODB_MODE must be embedded, endpoint, aws, got "cloud"/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be fatal, error/],
+    [{ NODE_ENV: 'staging' }, /NODE_ENV must be development, production, test/],
+    [{ DYNAMODB_LOCAL_PORT: 'x' }, /DYNAMODB_LOCAL_PORT must be an integer/],
+    [{ CACHE_MAX_AGE: '1.5' }, /CACHE_MAX_AGE must be a whole number of seconds/],
+    [{ CORS_ORIGINS: 'https://shop.example.com/' }, /CORS_ORIGINS lists origins like/],
+    [{ CORS_ORIGINS: 'shop.example.com' }, /CORS_ORIGINS lists origins like/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
