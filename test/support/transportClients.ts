@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './harness.js';
 import type { GraphQLResponse, TestServer } from './harness.js';
+import { apiGatewayEvent } from './transports.js';
 
 export type Send = (
   query: string,
@@ -21,27 +22,9 @@ export interface Transport {
   send: Send;
 }
 
-const lambdaEvent = (body: unknown, authorization: string | undefined): APIGatewayProxyEventV2 => ({
-  version: '2.0',
-  routeKey: 'POST /graphql',
-  rawPath: '/graphql',
-  rawQueryString: '',
-  headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
-  requestContext: {
-    accountId: '123456789012',
-    apiId: 'api',
-    domainName: 'example.execute-api.us-east-1.amazonaws.com',
-    domainPrefix: 'example',
-    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
-    requestId: 'lambda-request',
-    routeKey: 'POST /graphql',
-    stage: '$default',
-    time: '02/Dec/2026:12:00:00 +0000',
-    timeEpoch: 1796212800000,
-  },
-  body: JSON.stringify(body),
-  isBase64Encoded: false,
-});
+// A client of another host: loopback-only rules must not apply to it.
+const lambdaEvent = (body: unknown, authorization: string | undefined): APIGatewayProxyEventV2 =>
+  apiGatewayEvent(JSON.stringify(body), authorization ? { authorization } : {}, 'lambda-request', '203.0.113.9');
 
 /**
  * One operation over graphql-ws on `url` (queries run there too): its first result, or the

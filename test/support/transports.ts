@@ -132,6 +132,7 @@ export const apiGatewayEvent = (
   body: string,
   headers: Record<string, string> = {},
   requestId = 'lambda-request',
+  sourceIp = '127.0.0.1',
 ): APIGatewayProxyEventV2 => ({
   version: '2.0',
   routeKey: 'POST /graphql',
@@ -143,7 +144,7 @@ export const apiGatewayEvent = (
     apiId: 'api',
     domainName: 'example.execute-api.us-east-1.amazonaws.com',
     domainPrefix: 'example',
-    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp, userAgent: 'test' },
     requestId,
     routeKey: 'POST /graphql',
     stage: '$default',
