@@ -80,6 +80,11 @@ export interface Config {
    * data from missing data); `all`: every caller (benchmarks, local debugging).
    */
   costDetails: 'admin' | 'all';
+  /**
+   * Read a user with the first page of their orders in one Query (ITEM_COLLECTION_READS,
+   * default true; docs/performance.md). Off only to measure what it saves.
+   */
+  itemCollections: boolean;
 }
 
 /** Query limits (README "Security"); each has an environment variable. */
@@ -263,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consumerPort: parsePort(env.CONSUMER_PORT, 9464, 'CONSUMER_PORT'),
     leaseTtlMs: parseCount(env, 'LEASE_TTL_MS', 10_000),
     streamPollMs: parseCount(env, 'STREAM_POLL_MS', 200),
+    itemCollections: flag(env, 'ITEM_COLLECTION_READS', true),
     streamConsumerName:
       env.STREAM_CONSUMER_NAME ||
       os
