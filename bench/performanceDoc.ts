@@ -3,6 +3,9 @@
  * latest benchmark run, rendered from bench/results/latest.json (never copied by hand).
  * bench/writePerformanceDoc.ts writes it; test/performanceDoc.test.ts fails on drift.
  */
+import path from 'node:path';
+import { format, resolveConfig } from 'prettier';
+import { projectRoot } from '../src/projectRoot.js';
 import { renderRatioTable } from './ratios.js';
 import type { BenchResults } from './run.js';
 
@@ -50,4 +53,14 @@ export function replaceGenerated(doc: string, generated: string): string {
     throw new Error(`${PERFORMANCE_DOC} must hold the lines ${GENERATED_START} and ${GENERATED_END}`);
   }
   return `${doc.slice(0, start + GENERATED_START.length)}\n\n${generated}\n\n${doc.slice(end)}`;
+}
+
+/**
+ * The page as it must be on disk: `doc` with the generated part replaced, formatted by prettier
+ * (as `npm run lint` checks it), so the generator and the lint agree on every byte.
+ */
+export async function performanceDoc(doc: string, results: BenchResults): Promise<string> {
+  const file = path.join(projectRoot(), PERFORMANCE_DOC);
+  const options = (await resolveConfig(file)) ?? {};
+  return format(replaceGenerated(doc, renderPerformanceTables(results)), { ...options, filepath: file });
 }

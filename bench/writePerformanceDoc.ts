@@ -5,14 +5,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PERFORMANCE_DOC, replaceGenerated, renderPerformanceTables } from './performanceDoc.js';
+import { PERFORMANCE_DOC, performanceDoc } from './performanceDoc.js';
 import type { BenchResults } from './run.js';
 import { projectRoot } from '../src/projectRoot.js';
 
 const results = JSON.parse(readFileSync(path.join(projectRoot(), 'bench/results/latest.json'), 'utf8')) as BenchResults;
 const docPath = path.join(projectRoot(), PERFORMANCE_DOC);
 const current = readFileSync(docPath, 'utf8');
-const wanted = replaceGenerated(current, renderPerformanceTables(results));
+const wanted = await performanceDoc(current, results);
 if (process.argv.includes('--check')) {
   if (wanted !== current) {
     console.error(`${PERFORMANCE_DOC} is out of date with bench/results/latest.json: run npm run docs:performance`);
