@@ -62,10 +62,17 @@ afterAll(async () => {
   await fused.stop();
 });
 
-const ORDERS = `query Orders($userId: ID!, $first: Int, $after: String, $last: Int, $status: OrderStatus) {
+const ORDERS = `query Orders(
+  $userId: ID!
+  $first: Int
+  $after: String
+  $last: Int
+  $status: OrderStatus
+  $placedAfter: DateTime
+) {
   user(userId: $userId) {
     userId name
-    orders(first: $first, after: $after, last: $last, status: $status) {
+    orders(first: $first, after: $after, last: $last, status: $status, placedAfter: $placedAfter) {
       totalCount
       edges { cursor node { orderId placedAt status items { product { name } } } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -126,6 +133,7 @@ describe('a user with the first page of their orders', () => {
   it.each([
     ['a status filter', { first: 5, status: 'PLACED' }],
     ['last', { last: 5 }],
+    ['a placedAt window', { first: 5, placedAfter: '2000-01-01T00:00:00.000Z' }],
   ])('with %s reads the user and the page side by side', async (_case, args) => {
     const { operations, requests } = await both(ORDERS, { userId: buyer.userId, ...args });
     // The user's BatchGetItem beside the page's Query, then the products' BatchGetItem.
