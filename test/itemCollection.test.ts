@@ -162,6 +162,16 @@ describe('a user with the first page of their orders', () => {
     expect(requests).toBe(0);
   });
 
+  it('counts a prefetched page that is still in flight when its user turns out missing', async () => {
+    // The user's BatchGetItem answers null first; the response waits for the page's Query.
+    const query = '{ user(userId: "nobody-at-all") { orders(last: 2) { nodes { orderId } } } }';
+    for (let i = 0; i < 5; i++) {
+      const { data, requests } = await both(query, {});
+      expect(data.user).toBeNull();
+      expect(requests).toBe(2);
+    }
+  });
+
   it('falls back to the ordinary page when the range holds an item that is not an order', async () => {
     const stranger = aUser();
     await store(fused.dynamo.doc, fused.tableName, { users: [stranger], orders: ordersOf(stranger, [product], 3) });

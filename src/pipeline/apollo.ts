@@ -13,7 +13,7 @@ import { printSchema } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
-import { currentCost } from '../db/capacity.js';
+import { currentCost, settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
 
@@ -41,6 +41,8 @@ export function createApollo(pipeline: Pipeline, { transport, persistedOnly, doc
         },
         async willSendResponse({ response, contextValue, operationName }) {
           const cost = currentCost();
+          // A prefetched page can outlive the field that wanted it: the cost waits for it.
+          if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
             // contextValue is incomplete when the context factory itself failed (a refused token).
