@@ -71,9 +71,9 @@ describe('the verified-token cache', () => {
   it('checks real tokens: a changed signature is refused even after the original was cached', async () => {
     const verify = createVerifier(AUTH);
     const token = await signToken({ userId: 'alice', role: 'admin' }, AUTH);
-    expect(await verify(token)).toEqual({ userId: 'alice', role: 'admin' });
+    expect(await verify(token)).toEqual({ userId: 'alice', role: 'admin', expiresAt: expect.any(Number) });
     const forged = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
     await expect(verify(forged)).rejects.toThrow(InvalidTokenError);
-    expect(await verify(token)).toEqual({ userId: 'alice', role: 'admin' });
+    expect(await verify(token)).toEqual({ userId: 'alice', role: 'admin', expiresAt: expect.any(Number) });
   });
 });
