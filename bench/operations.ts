@@ -87,7 +87,10 @@ export function operations(data: Dataset, runId: string): Operation[] {
       operationName: 'UserOrders',
       query: USER_ORDERS_QUERY,
       mutation: false,
-      levels: { requests: 3, why: 'user, its orders page, the orders’ products' },
+      levels: {
+        requests: 2,
+        why: 'the user with its orders page (one Query of its item collection), the orders’ products',
+      },
       variables: (seed) => {
         const random = stream(seed);
         return () => ({ userId: pick(random, data.users).userId, after: null });

@@ -1,5 +1,6 @@
 /** Renders a run's results as the markdown written to bench/results/latest.md and stdout. */
 import { BUSY_CORES as BUSY } from './load.js';
+import { renderRatioTable } from './ratios.js';
 import type { BenchResults } from './run.js';
 
 const n = (value: number | undefined, digits = 1): string =>
@@ -56,6 +57,16 @@ export function renderMarkdown(results: BenchResults): string {
     ),
     '',
   );
+
+  if (results.runs.some((run) => run.variant === 'raw')) {
+    out.push('## Against the raw chain', '');
+    out.push(
+      'Each tablegraph variant (the server, and the server with one lever off) divided by the raw chain in the same cell of this run: p50 and p99 latency, CPU per request of the system’s process, and DynamoDB requests per operation.',
+      '',
+      renderRatioTable(results),
+      '',
+    );
+  }
 
   if (results.runs.length > 0 || results.costs.length > 0) {
     out.push('## Results', '');

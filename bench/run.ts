@@ -37,7 +37,7 @@ import { evaluateTargets } from './targets.js';
 import type { TargetRow } from './targets.js';
 import { runScale } from './scale.js';
 import type { ScaleResult } from './scale.js';
-import { JWT_SECRET, startSystem, SYSTEMS, VARIANTS } from './systems.js';
+import { isTablegraphVariant, JWT_SECRET, startSystem, SYSTEMS, VARIANTS } from './systems.js';
 import type { SystemId, Variant } from './systems.js';
 
 export interface RunRow extends LoadResult {
@@ -63,7 +63,8 @@ export interface BenchResults {
     seeding: SeedReport;
   };
   operations: { id: string; title: string; levels: { requests: number; why: string } }[];
-  variants: { key: string; label: string }[];
+  /** `tablegraph`: served by tablegraph (the server or the server with a lever off). */
+  variants: { key: string; label: string; tablegraph?: boolean }[];
   costs: CostRow[];
   runs: RunRow[];
   scale: ScaleResult | undefined;
@@ -150,8 +151,10 @@ async function main(): Promise<void> {
   const unknownOp = config.ops.find((id) => !allOps.some((op) => op.id === id));
   if (unknownOp) throw new Error(`unknown operation ${unknownOp}: one of ${allOps.map((op) => op.id).join(', ')}`);
   const ops = config.scaleOnly ? [] : allOps.filter((op) => config.ops.length === 0 || config.ops.includes(op.id));
+  const chosen = (id: SystemId) =>
+    config.systems.includes(id) || (SYSTEMS[id].tablegraph === true && config.systems.includes('server'));
   const systemIds = (Object.keys(SYSTEMS) as SystemId[]).filter((id) =>
-    config.scaleOnly ? id === 'server' : config.systems.length === 0 || config.systems.includes(id),
+    config.scaleOnly ? id === 'server' : config.systems.length === 0 || chosen(id),
   );
   const variants = VARIANTS.filter((variant) => systemIds.includes(variant.system));
   const applies = (variant: Variant, op: Operation) => !variant.ops || variant.ops.includes(op.id);
@@ -366,10 +369,14 @@ async function main(): Promise<void> {
       seeding,
     },
     operations: ops.map((op) => ({ id: op.id, title: op.title, levels: op.levels })),
-    variants: [...VARIANTS, { key: 'raw-projected', label: 'raw chain, projected' }].map(({ key, label }) => ({
-      key,
-      label,
-    })),
+    variants: [
+      ...VARIANTS.map((variant) => ({
+        key: variant.key,
+        label: variant.label,
+        ...(isTablegraphVariant(variant) ? { tablegraph: true } : {}),
+      })),
+      { key: 'raw-projected', label: 'raw chain, projected' },
+    ],
     costs,
     runs,
     scale,

@@ -7,17 +7,36 @@ import { freePort } from '../src/db/local.js';
 import { startChild } from './procs.js';
 import type { Child } from './procs.js';
 
-export type SystemId = 'server' | 'raw' | 'naive';
+export type SystemId = 'server' | 'serverNoFusion' | 'raw' | 'naive';
 
 export interface SystemSpec {
   id: SystemId;
   label: string;
   entry: string;
   readyMessage: string;
+  /** A tablegraph process (the server's environment applies; runs with `--systems=server`). */
+  tablegraph?: boolean;
+  /** Environment on top of the system's own: how a lever is switched off. */
+  env?: Record<string, string>;
 }
 
 export const SYSTEMS: Record<SystemId, SystemSpec> = {
-  server: { id: 'server', label: 'tablegraph', entry: 'src/main.ts', readyMessage: 'tablegraph ready at' },
+  server: {
+    id: 'server',
+    label: 'tablegraph',
+    entry: 'src/main.ts',
+    readyMessage: 'tablegraph ready at',
+    tablegraph: true,
+  },
+  // A lever off, measured interleaved with the server: what the lever is worth.
+  serverNoFusion: {
+    id: 'serverNoFusion',
+    label: 'tablegraph, item-collection fusion off',
+    entry: 'src/main.ts',
+    readyMessage: 'tablegraph ready at',
+    tablegraph: true,
+    env: { ITEM_COLLECTION_READS: 'false' },
+  },
   raw: { id: 'raw', label: 'raw chain (limit)', entry: 'bench/rawChain.ts', readyMessage: 'raw chain ready at' },
   naive: { id: 'naive', label: 'naive peer', entry: 'bench/naivePeer.ts', readyMessage: 'naive peer ready at' },
 };
@@ -43,8 +62,18 @@ export const VARIANTS: Variant[] = [
     query: '?plan=levels',
     ops: ['userOrders'],
   },
+  {
+    key: 'server-nofusion',
+    label: 'tablegraph, item-collection fusion off',
+    system: 'serverNoFusion',
+    query: '',
+    ops: ['userOrders'],
+  },
   { key: 'naive', label: 'naive peer', system: 'naive', query: '' },
 ];
+
+/** The variants served by tablegraph itself (compared with the raw chain in the ratio table). */
+export const isTablegraphVariant = (variant: Variant): boolean => SYSTEMS[variant.system].tablegraph === true;
 
 export const JWT_SECRET = 'bench-secret';
 
@@ -63,7 +92,7 @@ export async function startSystem(
   const env: Record<string, string> = {
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: tableName,
-    ...(spec.id === 'server'
+    ...(spec.tablegraph
       ? {
           SEED_DEMO_DATA: 'false',
           LOG_LEVEL: 'warn',
@@ -74,6 +103,7 @@ export async function startSystem(
           STREAM_CONSUMER: 'false',
         }
       : {}),
+    ...spec.env,
     ...extraEnv,
   };
   return startChild({

@@ -1,7 +1,8 @@
 /**
- * The performance targets, evaluated on a run's results. Reported, never asserted: timings on a
+ * The benchmark's targets, evaluated on a run's results. Reported, never asserted: timings on a
  * shared 2-core machine are evidence, not a test.
  */
+import { CPU_GOAL, P50_GOAL, ratioRows } from './ratios.js';
 import type { BenchResults, RunRow } from './run.js';
 
 export interface TargetRow {
@@ -54,10 +55,20 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
           (samePlan
             ? `; ${fmt(server.latencyMs.p50 / samePlan.latencyMs.p50)}x of the raw chain with the server's plan (${fmt(samePlan.latencyMs.p50, 1)} ms)`
             : ''),
-        goal: '<= 1.20x',
-        pass: ratio <= 1.2,
+        goal: `<= ${P50_GOAL.toFixed(2)}x`,
+        pass: ratio <= P50_GOAL,
       });
     }
+  }
+
+  for (const row of ratioRows(results).filter((r) => r.variant === 'server')) {
+    rows.push({
+      target: 'server CPU per request within 1.5x of the raw chain',
+      op: `${row.op} c=${row.connections}`,
+      measured: `${fmt(row.cpuRatio)}x (${fmt(row.cpuMsPerRequest)} vs ${fmt(row.rawCpuMsPerRequest)} ms)`,
+      goal: `<= ${CPU_GOAL.toFixed(2)}x`,
+      pass: row.cpuRatio <= CPU_GOAL,
+    });
   }
 
   const list = 'userOrders';
@@ -74,19 +85,6 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
     });
   }
 
-  for (const op of results.operations) {
-    const single = runsOf(op.id, 'server').find((r) => r.connections === 1);
-    if (!single) continue;
-    const raw = runsOf(op.id, 'raw').find((r) => r.connections === 1);
-    rows.push({
-      target: 'server CPU per request < 1 ms (c=1)',
-      op: op.id,
-      measured: `${fmt(single.cpuMsPerRequest)} ms${raw ? ` (raw chain: ${fmt(raw.cpuMsPerRequest)} ms)` : ''}`,
-      goal: '< 1 ms',
-      pass: single.cpuMsPerRequest < 1,
-    });
-  }
-
   const scale = results.scale;
   if (scale) {
     for (const connections of [...new Set(scale.runs.map((r) => r.connections))]) {
@@ -94,11 +92,14 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
       const deep = scale.runs.find((r) => r.page === 'deep' && r.connections === connections);
       if (!first || !deep) continue;
       rows.push({
-        target: `scale: deep page (after ${scale.depth} of ${scale.orders}) costs the same requests`,
+        // Page 1 may come with the user in one Query (its item collection); a page after a
+        // cursor reads the user beside it: one request more, whatever the depth.
+        target: `scale: deep page (after ${scale.depth} of ${scale.orders}) costs what any page after a cursor costs`,
         op: `c=${connections}`,
-        measured: `${fmt(deep.dynamodb.requests, 1)} vs ${fmt(first.dynamodb.requests, 1)}`,
-        goal: 'equal',
-        pass: deep.dynamodb.requests === first.dynamodb.requests,
+        measured: `${fmt(deep.dynamodb.requests, 1)} vs ${fmt(first.dynamodb.requests, 1)} for page 1`,
+        goal: 'page 1, or page 1 + 1 where page 1 is fused with the user',
+        pass:
+          deep.dynamodb.requests === first.dynamodb.requests || deep.dynamodb.requests === first.dynamodb.requests + 1,
       });
       const ratio = deep.latencyMs.p50 / first.latencyMs.p50;
       rows.push({

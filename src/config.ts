@@ -259,6 +259,13 @@ export const ENV_SPEC = {
     description: 'run only the documents of the persisted-documents manifest',
     readBy: SERVICE,
   },
+  ITEM_COLLECTION_READS: {
+    type: 'boolean',
+    default: 'true',
+    description:
+      'read a user with the first page of their orders in one Query (their item collection); `false` only to measure what it saves',
+    readBy: SERVICE,
+  },
   CORS_ORIGINS: {
     type: 'list',
     description:
@@ -455,6 +462,11 @@ export interface Config {
    * data from missing data); `all`: every caller (benchmarks, local debugging).
    */
   costDetails: 'admin' | 'all';
+  /**
+   * Read a user with the first page of their orders in one Query (ITEM_COLLECTION_READS,
+   * default true; docs/performance.md). Off only to measure what it saves.
+   */
+  itemCollections: boolean;
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -707,6 +719,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consumerPort: port(env, 'CONSUMER_PORT'),
     leaseTtlMs: integer(env, 'LEASE_TTL_MS'),
     streamPollMs: integer(env, 'STREAM_POLL_MS'),
+    itemCollections: flag(env, 'ITEM_COLLECTION_READS', true),
     streamConsumerName:
       text(env, 'STREAM_CONSUMER_NAME') ??
       (os

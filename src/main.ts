@@ -123,7 +123,13 @@ async function main(): Promise<void> {
     app = await startApp({
       host: config.host,
       port: config.port,
-      data: { dynamo: db.dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret), schema },
+      data: {
+        dynamo: db.dynamo,
+        tableName: config.tableName,
+        cursors: new CursorCodec(config.cursorSecret),
+        schema,
+        itemCollections: config.itemCollections,
+      },
       log,
       auth: config.auth,
       limits: config.limits,

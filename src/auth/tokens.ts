@@ -3,6 +3,7 @@
  * development tokens (HS256 with JWT_SECRET) for `npm run token`, the start-up log and tests.
  */
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { JWTVerifyGetKey } from 'jose';
 import { DEFAULT_JWT_MAX_AGE_SECONDS } from '../config.js';
 import type { AuthConfig } from '../config.js';
@@ -33,13 +34,63 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES3
 export type TokenVerifier = (token: string) => Promise<Viewer>;
 
 /**
+ * Bounds of the verified-token cache: the characters of the tokens it holds (a token is at most
+ * 8 KB, see context.ts, so at least 512 tokens; about 2,000 of a typical 1 KB) and how long an
+ * entry may live at most, whatever its `exp`.
+ */
+export const TOKEN_CACHE_CHARS = 4_000_000;
+export const TOKEN_CACHE_MAX_MS = 15 * 60_000;
+
+export interface VerifierOptions {
+  /** Remember verified tokens (default true): a repeat costs a map look-up, not a signature check. */
+  cache?: boolean;
+  /** The clock, in ms (tests move it). */
+  now?: () => number;
+}
+
+/**
  * Builds the verifier for `config`. Only the expected algorithms are accepted (HS256 for a
  * secret, asymmetric ones for a JWKS), so `alg: none` and algorithm-confusion tokens fail;
  * `exp`, `nbf`, `iss` and `aud` are always checked, and `iat` is required: a token older than
  * `maxAgeSeconds` (JWT_MAX_AGE) is refused whatever its `exp` says (`exp` in year 9999 buys
  * nothing), and so is one issued in the future beyond the clock tolerance.
+ *
+ * A token that verified is remembered, by its exact text, until its `exp` or the end of its
+ * maximum age, whichever comes first (and at most TOKEN_CACHE_MAX_MS), in an LRU bounded by
+ * TOKEN_CACHE_CHARS: the same bearer token on every request of a session is checked once.
+ * Refused tokens are never remembered, and a remembered one is refused from then on, as a
+ * fresh verification would (a little earlier: the clock tolerance applies only to fresh
+ * verifications).
  */
-export function createVerifier(config: AuthConfig): TokenVerifier {
+export function createVerifier(config: AuthConfig, options: VerifierOptions = {}): TokenVerifier {
+  const verify = verifierFor(config);
+  return options.cache === false ? async (token) => (await verify(token)).viewer : rememberVerified(verify, options);
+}
+
+/** Verifies a token and says until when (seconds since the epoch: `exp`, or earlier the end of its maximum age) it is valid. */
+export type ExpiringVerifier = (token: string) => Promise<{ viewer: Viewer; exp: number }>;
+
+/** The cache of createVerifier around any `verify`; exported for its tests. */
+export function rememberVerified(verify: ExpiringVerifier, options: Pick<VerifierOptions, 'now'> = {}): TokenVerifier {
+  const now = options.now ?? Date.now;
+  const verified = new LRUCache<string, { viewer: Viewer; expiresAt: number }>({
+    maxSize: TOKEN_CACHE_CHARS,
+    sizeCalculation: (_value, token) => token.length,
+  });
+  return async (token) => {
+    const hit = verified.get(token);
+    if (hit) {
+      if (now() < hit.expiresAt) return hit.viewer;
+      verified.delete(token);
+    }
+    const { viewer, exp } = await verify(token);
+    const expiresAt = Math.min(exp * 1000, now() + TOKEN_CACHE_MAX_MS);
+    if (now() < expiresAt && token.length <= TOKEN_CACHE_CHARS) verified.set(token, { viewer, expiresAt });
+    return viewer;
+  };
+}
+
+function verifierFor(config: AuthConfig): ExpiringVerifier {
   let key: Uint8Array | JWTVerifyGetKey;
   let algorithms: string[];
   if (config.jwksUrl) {
@@ -51,6 +102,7 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
   } else {
     throw new Error('createVerifier needs JWT_SECRET or JWT_JWKS_URL');
   }
+  const maxAge = config.maxAgeSeconds ?? DEFAULT_JWT_MAX_AGE_SECONDS;
   return async (token) => {
     let payload: Record<string, unknown>;
     try {
@@ -59,13 +111,13 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
         issuer: config.issuer,
         audience: config.audience,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        maxTokenAge: config.maxAgeSeconds ?? DEFAULT_JWT_MAX_AGE_SECONDS,
+        maxTokenAge: maxAge,
         requiredClaims: ['sub', 'exp', 'iat'],
       }));
     } catch (error) {
       throw new InvalidTokenError(describe(error));
     }
-    const { sub, role, exp } = payload;
+    const { sub, role } = payload;
     if (typeof sub !== 'string' || !ID_PATTERN.test(sub))
       throw new InvalidTokenError('The token has no valid sub claim');
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
@@ -73,12 +125,16 @@ export function createVerifier(config: AuthConfig): TokenVerifier {
     }
     const verifiedEmail =
       payload.email_verified === true && typeof payload.email === 'string' ? payload.email : undefined;
-    return {
+    // requiredClaims made jose check that exp and iat are numbers and the token is valid now.
+    const exp = payload.exp as number;
+    const iat = payload.iat as number;
+    const viewer: Viewer = {
       userId: sub,
       role: role as Role,
-      expiresAt: typeof exp === 'number' ? exp : undefined,
+      expiresAt: exp,
       ...(verifiedEmail ? { verifiedEmail } : {}),
     };
+    return { viewer, exp: Math.min(exp, iat + maxAge) };
   };
 }
 

@@ -12,6 +12,11 @@ export interface RequestCost {
   writeCapacityUnits: number;
   /** Calls per DynamoDB operation, e.g. { BatchGetItem: 1, Query: 1 }. */
   byOperation: Record<string, number>;
+  /**
+   * Calls still in flight. A prefetched page may outlive the field that wanted it (its user
+   * resolved null first): the response waits for them (settled()) so that its cost is complete.
+   */
+  pending?: Set<Promise<unknown>>;
 }
 
 export const newRequestCost = (): RequestCost => ({
@@ -33,6 +38,22 @@ interface ConsumedCapacityLike {
   CapacityUnits?: number | undefined;
   ReadCapacityUnits?: number | undefined;
   WriteCapacityUnits?: number | undefined;
+}
+
+/** Runs `call` as one of `cost`'s calls in flight until it settles. */
+export async function inFlight<T>(cost: RequestCost, call: Promise<T>): Promise<T> {
+  const pending = (cost.pending ??= new Set());
+  pending.add(call);
+  try {
+    return await call;
+  } finally {
+    pending.delete(call);
+  }
+}
+
+/** Resolves once every call of `cost` has settled: its figures are then final. */
+export async function settled(cost: RequestCost): Promise<void> {
+  while (cost.pending && cost.pending.size > 0) await Promise.allSettled([...cost.pending]);
 }
 
 /** Adds one call and the capacity it consumed (one entry, or one per table/index) to `cost`. */

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { addCall, currentCost } from './capacity.js';
+import { addCall, currentCost, inFlight } from './capacity.js';
 
 /** Operations that accept ReturnConsumedCapacity, and whether they read or write. */
 const CAPACITY_OPERATIONS: Record<string, 'read' | 'write'> = {
@@ -67,14 +67,18 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
       input.ReturnConsumedCapacity ??= 'TOTAL';
       const cost = currentCost();
       const operation = (context.commandName ?? '').replace(/Command$/, '');
-      try {
-        const result = await next(args);
-        if (cost) addCall(cost, operation, (result.output as { ConsumedCapacity?: never }).ConsumedCapacity, kind);
-        return result;
-      } catch (error) {
-        if (cost) addCall(cost, operation, undefined, kind);
-        throw error;
-      }
+      const call = (async () => {
+        try {
+          const result = await next(args);
+          if (cost) addCall(cost, operation, (result.output as { ConsumedCapacity?: never }).ConsumedCapacity, kind);
+          return result;
+        } catch (error) {
+          if (cost) addCall(cost, operation, undefined, kind);
+          throw error;
+        }
+      })();
+      // Counted in flight, with its accounting: the response waits for it (capacity.ts settled()).
+      return cost ? inFlight(cost, call) : call;
     },
     { step: 'initialize', name: 'tablegraphConsumedCapacity', priority: 'high' },
   );

@@ -30,6 +30,7 @@ import { readPage } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 import type { SchemaGate } from './schemaGate.js';
 import { readShardedPage } from './shardedPages.js';
+import { fusablePage, readUserWithOrders } from './userCollection.js';
 
 export { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
 
@@ -40,6 +41,11 @@ export interface DataSources {
   cursors: CursorCodec;
   /** What the table can serve yet; open (everything) when absent. */
   schema?: SchemaGate | undefined;
+  /**
+   * Read a user and the first page of their orders in one Query where a request asks for both
+   * (userCollection.ts). On unless false: the benchmark turns it off to measure it.
+   */
+  itemCollections?: boolean | undefined;
 }
 
 export interface OrdersPageKey {
@@ -72,7 +78,7 @@ export type Loaders = ReturnType<typeof createLoaders>;
 const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after, args.last, args.before]);
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
 
-export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
+export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
   const items = new DataLoader<ItemKey, NodeModel | null, string>(
     async (keys) => {
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
@@ -185,6 +191,34 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     },
   );
 
+  /** Users whose profile and first orders page this request already reads in one Query. */
+  const fusedUsers = new Set<string>();
+  /**
+   * Starts the fused read of user `userId` and the orders page `args` (no status, no window)
+   * and primes the `items` and `ordersPages` loaders with its two halves, so that the user's
+   * look-up and User.orders find them instead of sending a BatchGetItem and a Query. Must run
+   * before the user is loaded (a load already queued goes to BatchGetItem). Returns false,
+   * reading nothing, where the page does not qualify or the lever is off.
+   */
+  const userWithFirstOrders = (userId: string, args: ConnectionArgs): boolean => {
+    if (!itemCollections) return false;
+    const ordersQuery = userOrdersQuery(tableName, userId, null);
+    const size = fusablePage(null, args, ordersQuery, cursors);
+    if (size === null || fusedUsers.has(userId)) return false;
+    fusedUsers.add(userId);
+    const read = readUserWithOrders(dynamo.doc, tableName, userId, size, ordersQuery, cursors);
+    const user = read.then(({ user }) => user);
+    const page = read.then(({ page }) => {
+      primeOrders(page.edges.map((edge) => edge.node));
+      return page;
+    });
+    // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
+    for (const promise of [user, page]) promise.catch(() => undefined);
+    items.prime(userKey(userId), user);
+    ordersPages.prime({ userId, status: null, window: {}, args }, page);
+    return true;
+  };
+
   const ofKind =
     <K extends NodeModel['kind']>(kind: K) =>
     (node: NodeModel | null) =>
@@ -195,6 +229,7 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
     userByEmail,
     ordersPages,
     shopOrdersPages,
+    userWithFirstOrders,
     productsPages,
     categories,
     user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
@@ -206,6 +241,7 @@ export function createLoaders({ dynamo, tableName, cursors }: DataSources) {
      */
     forgetTouched: (keys: readonly ItemKey[]) => {
       for (const key of keys) items.clear(key);
+      fusedUsers.clear();
       if (keys.some(isUserOrderKey)) ordersPages.clearAll();
       if (keys.some(isProductKey)) productsPages.clearAll();
     },

@@ -74,7 +74,7 @@ export interface PageQuery<T> {
   decode: (item: Item) => T;
 }
 
-interface PagePlan {
+export interface PagePlan {
   size: number;
   backward: boolean;
   cursor: CursorKey | undefined;
@@ -154,9 +154,26 @@ export async function readPage<T>(
   // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
   const cutShort = items.length < wanted && startKey !== undefined;
   const hasMore = items.length > plan.size || cutShort;
+  return buildPage(items, plan, hasMore, query, codec, cutShort ? startKey : undefined);
+}
+
+/**
+ * The page of `plan` from `items` as read (in read order, possibly one more than the page):
+ * edges with their cursors, and pageInfo. `hasMore` says whether items lie beyond the page in
+ * the read direction; `resumeKey` is where a read cut short stopped (the page's end cursor then).
+ * Shared by readPage and the fused user + orders read (userCollection.ts), so both build the
+ * same page from the same items.
+ */
+export function buildPage<T>(
+  items: readonly Item[],
+  plan: PagePlan,
+  hasMore: boolean,
+  query: PageQuery<T>,
+  codec: CursorCodec,
+  resumeKey?: Record<string, unknown>,
+): { page: Page<T>; items: Item[] } {
   const pageItems = items.slice(0, plan.size);
-  const resumeCursor =
-    cutShort && startKey ? codec.encode(query.connection, pickKey(startKey, query.keyAttributes)) : null;
+  const resumeCursor = resumeKey ? codec.encode(query.connection, pickKey(resumeKey, query.keyAttributes)) : null;
   if (plan.backward) pageItems.reverse();
   const edges = pageItems.map((item) => ({
     cursor: codec.encode(query.connection, pickKey(item, query.keyAttributes)),

@@ -4,6 +4,10 @@
  * instead of after it, turns two sequential DynamoDB round trips into one level of latency
  * (same number of requests). The page goes into the request's ordersPages loader, where
  * User.orders finds it.
+ *
+ * Better still, the first page newest first without a status filter or a window comes with the
+ * user's profile in one Query (the user's item collection, src/db/userCollection.ts): the first
+ * such `orders` field is fused with the user's read, any other goes beside it.
  */
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { getNamedType, isObjectType, Kind } from 'graphql';
@@ -27,14 +31,16 @@ function ordersFields(
 }
 
 /**
- * Starts every `orders` page selected under the current field for `userId`. Failures are left
- * to the User.orders resolver, which reads the same loader entry and reports them there.
+ * Starts every `orders` page selected under the current field for `userId`. Call it before
+ * the user is loaded: the fused read stands in for that load. Failures are left to the
+ * User.orders resolver, which reads the same loader entry and reports them there.
  */
 export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, userId: string): void {
   const userType = getNamedType(info.returnType);
   if (!isObjectType(userType)) return;
   const ordersField = userType.getFields().orders;
   if (!ordersField) return;
+  let fused = false;
   for (const fieldNode of info.fieldNodes) {
     for (const node of ordersFields(fieldNode.selectionSet, info)) {
       let args: Record<string, unknown>;
@@ -49,7 +55,12 @@ export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, u
         placedBefore?: string | null;
       } & Record<string, number | string | null>;
       const window = { placedAfter, placedBefore };
-      loaders.ordersPages.load({ userId, status: status ?? null, window, args: page }).catch(() => undefined);
+      const plain = status == null && placedAfter == null && placedBefore == null;
+      const fusedHere: boolean = !fused && plain && loaders.userWithFirstOrders(userId, page);
+      fused ||= fusedHere;
+      if (!fusedHere) {
+        loaders.ordersPages.load({ userId, status: status ?? null, window, args: page }).catch(() => undefined);
+      }
     }
   }
 }

@@ -74,7 +74,13 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
   const checkSchema = schemaChecker(schema, dynamo.doc, config.tableName, log);
   const documents = loadPersistedDocuments();
   const pipeline = createPipeline({
-    data: { dynamo, tableName: config.tableName, cursors: new CursorCodec(config.cursorSecret), schema },
+    data: {
+      dynamo,
+      tableName: config.tableName,
+      cursors: new CursorCodec(config.cursorSecret),
+      schema,
+      itemCollections: config.itemCollections,
+    },
     log,
     auth: config.auth,
     limits: config.limits,

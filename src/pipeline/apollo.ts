@@ -18,7 +18,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
-import { currentCost } from '../db/capacity.js';
+import { currentCost, settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
 
@@ -51,6 +51,8 @@ export function createApollo(
         },
         async willSendResponse({ response, contextValue, operationName }) {
           const cost = currentCost();
+          // A prefetched page can outlive the field that wanted it: the cost waits for it.
+          if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
             // contextValue is incomplete when the context factory itself failed (a refused token).

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
 import type { AuthConfig } from '../config.js';
-import { newRequestCost, runWithCost } from '../db/capacity.js';
+import { newRequestCost, runWithCost, settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
@@ -62,6 +62,7 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
     const cost = newRequestCost();
     const started = performance.now();
     const result = await runWithCost(cost, fn);
+    await settled(cost); // calls still in flight (a prefetched page) belong to this result's cost
     measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
     return result;
   }

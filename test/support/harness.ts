@@ -76,6 +76,8 @@ export interface TestServerOptions extends Partial<
   streams?: boolean;
   /** What the table can serve (a server in front of a table with migrations pending). */
   schema?: SchemaGate;
+  /** Read a user with their first orders page in one Query (default true, as the server). */
+  itemCollections?: boolean;
 }
 
 export const endpoint = (): string => inject('dynamoEndpoint');
@@ -91,11 +93,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     : undefined;
   const serverDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(serverDynamo.client);
-  const { configureClient: _configure, tableName: _table, streams: _streams, schema, ...appOptions } = options;
+  const {
+    configureClient: _configure,
+    tableName: _table,
+    streams: _streams,
+    schema,
+    itemCollections = true,
+    ...appOptions
+  } = options;
   const app = await startApp({
     host: '127.0.0.1',
     port: 0,
-    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET), schema },
+    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET), schema, itemCollections },
     log: pino({ level: 'silent' }),
     auth: TEST_AUTH,
     ...appOptions,

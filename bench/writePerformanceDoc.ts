@@ -1,0 +1,24 @@
+/**
+ * `npm run docs:performance` writes the generated part of docs/performance.md (between the
+ * markers) from bench/results/latest.json; `-- --check` fails when the page is out of date
+ * (CI runs the check through test/performanceDoc.test.ts).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PERFORMANCE_DOC, performanceDoc } from './performanceDoc.js';
+import type { BenchResults } from './run.js';
+import { projectRoot } from '../src/projectRoot.js';
+
+const results = JSON.parse(readFileSync(path.join(projectRoot(), 'bench/results/latest.json'), 'utf8')) as BenchResults;
+const docPath = path.join(projectRoot(), PERFORMANCE_DOC);
+const current = readFileSync(docPath, 'utf8');
+const wanted = await performanceDoc(current, results);
+if (process.argv.includes('--check')) {
+  if (wanted !== current) {
+    console.error(`${PERFORMANCE_DOC} is out of date with bench/results/latest.json: run npm run docs:performance`);
+    process.exit(1);
+  }
+} else if (wanted !== current) {
+  writeFileSync(docPath, wanted);
+  console.log(`wrote ${PERFORMANCE_DOC}`);
+}
