@@ -5,8 +5,10 @@
  * an order may have (97). Large fields weigh what they can weigh (`description`: up to 2,000
  * characters). So twelve aliased `orders(first: 100) { nodes { items { product { description } } } }`
  * cost about 2.4 million and are refused, where the old count (fields, connections only) said
- * 4,813. A unit stands for roughly 100 bytes of response at most: the default limit of 20,000
- * keeps a worst-case answer near 2 MB. graphql-armor's own cost limit counts fields without
+ * 4,813. A unit stands for roughly 100 bytes of response at most. The default limit of 50,000
+ * admits a page of 30 orders with every possible line's product (about 38,000: the estimate
+ * assumes 97 lines an order) and refuses 40 or more; the response ceiling (MAX_RESPONSE_BYTES)
+ * bounds what the data turns out to hold. graphql-armor's own cost limit counts fields without
  * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
  */
 import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectType } from 'graphql';
