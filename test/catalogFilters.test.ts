@@ -162,7 +162,7 @@ describe('categories', () => {
   });
 
   it('counts a selection under categories once per possible category in the cost limit', async () => {
-    const response = await server.gql('{ categories { products(first: 100) { nodes { name } } } }');
+    const response = await server.gql('{ categories { products(first: 100) { nodes { name description } } } }');
     expect(errorCodes(response)).toEqual(['QUERY_TOO_COMPLEX']);
   });
 

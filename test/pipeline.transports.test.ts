@@ -46,7 +46,7 @@ afterAll(async () => {
 
 /** About 100 x 100 order reads: refused by the cost limit (5000) before anything runs. */
 const COST_BOMB = `{ user(userId: "alice") { orders(first: 100) { nodes { orderId user {
-  orders(first: 100) { nodes { orderId total { amount } } } } } } } }`;
+  orders(first: 100) { nodes { orderId total { amount } items { productId } } } } } } } }`;
 const TOKEN_BOMB = `{ ${'__typename '.repeat(DEFAULT_LIMITS.maxTokens + 500)} }`;
 const OVERSIZED = { query: '{ __typename }', variables: { padding: 'x'.repeat(DEFAULT_LIMITS.maxBodyBytes + 1) } };
 
