@@ -1,22 +1,24 @@
 /**
  * What the two comparison servers (rawChain.ts, naivePeer.ts) share: their environment, a
  * DynamoDB client configured like the real server's (keep-alive, 64 sockets), and per-request
- * metering of DynamoDB calls through AsyncLocalStorage, the same mechanism the real server uses,
- * so that all three pay the same bookkeeping.
+ * metering of DynamoDB calls. The raw chain meters the way the real server does (a document
+ * client bound to the request's record, `meteredDoc`), so both pay the same bookkeeping; the
+ * naive peer, whose resolvers reach one shared client, finds its record through
+ * AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { newRequestCost } from '../src/db/capacity.js';
+import type { RequestCost } from '../src/db/capacity.js';
+import { costed } from '../src/db/client.js';
 
-export interface Meter {
-  requests: number;
-  readCapacityUnits: number;
-  writeCapacityUnits: number;
-}
+/** The server's own cost record. */
+export type Meter = RequestCost;
 
-export const newMeter = (): Meter => ({ requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 });
+export const newMeter = newRequestCost;
 
 const storage = new AsyncLocalStorage<Meter>();
 export const runMetered = <T>(meter: Meter, fn: () => T): T => storage.run(meter, fn);
@@ -100,6 +102,9 @@ export function createMeteredDoc({ endpoint, keepAlive }: ChildEnv): {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return { client, doc };
 }
+
+/** The raw chain's per-request client: the real server's own (src/db/client.ts `costed`). */
+export const meteredDoc = (doc: DynamoDBDocumentClient, meter: Meter): DynamoDBDocumentClient => costed(doc, meter);
 
 /** Prints the line the benchmark waits for. */
 export function announceReady(server: http.Server, name: string): void {

@@ -18,7 +18,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { placeOrderTransaction } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
@@ -31,8 +31,8 @@ import {
   childEnv,
   costExtension,
   createMeteredDoc,
+  meteredDoc,
   newMeter,
-  runMetered,
   stopOnSignals,
 } from './childSupport.js';
 
@@ -57,7 +57,11 @@ const ORDER_PROJECTION = {
 };
 
 /** One BatchGetItem per 100 keys (in parallel), UnprocessedKeys retried; items by key id. */
-async function batchGet(keys: ItemKey[], projection?: { expression: string; names: Record<string, string> }) {
+async function batchGet(
+  doc: DynamoDBDocumentClient,
+  keys: ItemKey[],
+  projection?: { expression: string; names: Record<string, string> },
+) {
   const unique = [...new Map(keys.map((key) => [itemKeyId(key), key])).values()];
   const found = new Map<string, Item>();
   const chunks: ItemKey[][] = [];
@@ -134,7 +138,7 @@ const productFrom = (found: Map<string, Item>, productId: string, projected = fa
   };
 };
 
-async function userOrders(variables: Json, plan: Plan): Promise<Json> {
+async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: Plan): Promise<Json> {
   const userId = String(variables.userId);
   const after = typeof variables.after === 'string' ? variables.after : undefined;
   let profile: Item | undefined;
@@ -150,7 +154,7 @@ async function userOrders(variables: Json, plan: Plan): Promise<Json> {
       ExclusiveStartKey: startKey,
     });
   if (plan === 'levels') {
-    profile = (await batchGet([userKey(userId)])).get(itemKeyId(userKey(userId)));
+    profile = (await batchGet(doc, [userKey(userId)])).get(itemKeyId(userKey(userId)));
     orderItems = profile ? ((await doc.send(ordersQuery(PAGE + 1))).Items ?? []) : [];
   } else if (after) {
     // A later page: the profile is not next to it, so read both at once (one round trip).
@@ -186,7 +190,7 @@ async function userOrders(variables: Json, plan: Plan): Promise<Json> {
   const orders = page.map(itemToOrder);
   const last = page.at(-1);
   const lastKey = last && { PK: last.PK, SK: last.SK };
-  const found = await batchGet(productsOf(orders), plan === 'projected' ? PRODUCT_PROJECTION : undefined);
+  const found = await batchGet(doc, productsOf(orders), plan === 'projected' ? PRODUCT_PROJECTION : undefined);
   return {
     user: {
       ...userJson(user),
@@ -210,7 +214,7 @@ async function userOrders(variables: Json, plan: Plan): Promise<Json> {
   };
 }
 
-async function categoryPage(variables: Json): Promise<Json> {
+async function categoryPage(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const result = await doc.send(
     new QueryCommand({
       TableName: table,
@@ -236,12 +240,12 @@ async function categoryPage(variables: Json): Promise<Json> {
   };
 }
 
-async function orderDetail(variables: Json): Promise<Json> {
+async function orderDetail(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const key = orderKey(String(variables.orderId));
   const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
   if (!Item) return { order: null };
   const order = itemToOrder(Item);
-  const found = await batchGet([userKey(order.userId), ...productsOf([order])]);
+  const found = await batchGet(doc, [userKey(order.userId), ...productsOf([order])]);
   const userItem = found.get(itemKeyId(userKey(order.userId)));
   return {
     order: {
@@ -278,12 +282,12 @@ function nodeJson(node: NodeModel | null): Json | null {
   }
 }
 
-async function nodes(variables: Json): Promise<Json> {
+async function nodes(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const keys = (variables.ids as string[]).map((globalId) => {
     const { type, id } = fromGlobalId(globalId, 'ids');
     return type === 'User' ? userKey(id) : type === 'Order' ? orderKey(id) : productKey(id);
   });
-  const found = await batchGet(keys);
+  const found = await batchGet(doc, keys);
   return {
     nodes: keys.map((key) => {
       const item = found.get(itemKeyId(key));
@@ -294,7 +298,7 @@ async function nodes(variables: Json): Promise<Json> {
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
-async function placeOrder(variables: Json): Promise<Json> {
+async function placeOrder(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const input = variables.input as {
     userId: string;
     idempotencyKey: string;
@@ -304,7 +308,7 @@ async function placeOrder(variables: Json): Promise<Json> {
   const fingerprint = digest(
     JSON.stringify([input.userId, input.items.map((line) => [line.productId, line.quantity]).sort()]),
   );
-  const found = await batchGet([
+  const found = await batchGet(doc, [
     orderKey(orderId),
     userKey(input.userId),
     ...input.items.map((line) => productKey(line.productId)),
@@ -362,18 +366,18 @@ async function placeOrder(variables: Json): Promise<Json> {
   return { placeOrder: { replayed: false, userErrors: [], order: orderJson(order) } };
 }
 
-async function execute(operationName: string, variables: Json, plan: Plan): Promise<Json> {
+async function execute(doc: DynamoDBDocumentClient, operationName: string, variables: Json, plan: Plan): Promise<Json> {
   switch (operationName) {
     case 'UserOrders':
-      return userOrders(variables, plan);
+      return userOrders(doc, variables, plan);
     case 'CategoryPage':
-      return categoryPage(variables);
+      return categoryPage(doc, variables);
     case 'OrderDetail':
-      return orderDetail(variables);
+      return orderDetail(doc, variables);
     case 'Nodes':
-      return nodes(variables);
+      return nodes(doc, variables);
     case 'PlaceOrder':
-      return placeOrder(variables);
+      return placeOrder(doc, variables);
     case 'Ping':
       return { __typename: 'Query' };
     default:
@@ -388,7 +392,7 @@ const server = http.createServer((req, res) => {
     const meter = newMeter();
     const planParam = new URL(req.url ?? '/', 'http://x').searchParams.get('plan');
     const plan: Plan = planParam === 'levels' || planParam === 'projected' ? planParam : 'min';
-    void runMetered(meter, async () => {
+    void (async () => {
       let status = 200;
       let body: Json;
       try {
@@ -396,7 +400,10 @@ const server = http.createServer((req, res) => {
           operationName: string;
           variables?: Json;
         };
-        body = { data: await execute(operationName, variables ?? {}, plan), extensions: costExtension(meter) };
+        body = {
+          data: await execute(meteredDoc(doc, meter), operationName, variables ?? {}, plan),
+          extensions: costExtension(meter),
+        };
       } catch (error) {
         status = 500;
         body = { errors: [{ message: error instanceof Error ? error.message : String(error) }] };
@@ -404,7 +411,7 @@ const server = http.createServer((req, res) => {
       const text = JSON.stringify(body);
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
-    });
+    })();
   });
 });
 

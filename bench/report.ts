@@ -38,7 +38,7 @@ export function renderMarkdown(results: BenchResults): string {
     out.push(
       `Each cell: ${config.warmupSeconds} s warm-up, then ${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
         'Systems: **tablegraph** (`node --import tsx src/main.ts` with LOG_LEVEL=warn, NODE_ENV=development, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
-        "**raw chain, server's plan** (raw SDK calls in the server's request order), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). " +
+        '**raw chain, one request per level** (raw SDK calls in the order of the server with item-collection fusion off), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). ' +
         'All are separate processes; CPU and RSS are read from /proc for the system’s process.',
       '',
     );

@@ -57,7 +57,7 @@ export const VARIANTS: Variant[] = [
   { key: 'raw', label: 'raw chain (limit)', system: 'raw', query: '' },
   {
     key: 'raw-levels',
-    label: "raw chain, server's plan",
+    label: 'raw chain, one request per level (the plan without fusion)',
     system: 'raw',
     query: '?plan=levels',
     ops: ['userOrders'],

@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { batchGetItems, DEFAULT_BATCH_RETRY } from '../src/db/batchGet.js';
-import { newRequestCost, runWithCost } from '../src/db/capacity.js';
-import { createDynamo } from '../src/db/client.js';
+import { newRequestCost } from '../src/db/capacity.js';
+import { costed, createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { productKey } from '../src/table/keys.js';
@@ -77,7 +77,7 @@ describe('batchGetItems against DynamoDB Local', () => {
 
   const readAll = async () => {
     const cost = newRequestCost();
-    const results = await runWithCost(cost, () => batchGetItems(reader.doc, server.tableName, keys));
+    const results = await batchGetItems(costed(reader.doc, cost), server.tableName, keys);
     return { results, cost };
   };
 

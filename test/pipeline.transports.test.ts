@@ -174,3 +174,19 @@ describe.each(['HTTP', 'WebSocket'] as const)('a refusal over %s', (transport) =
     expect(await refusals()).toBe(before + 1);
   });
 });
+
+describe.each(TRANSPORTS)('a mutation over %s', (transport: TransportName) => {
+  it('counts its reads and writes in its own cost record', async () => {
+    const outcome = await production.send(transport, {
+      query: `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { replayed order { orderId } userErrors { code } } }`,
+      variables: {
+        input: { userId: 'alice', items: [{ productId: 'tent-2p', quantity: 1 }], idempotencyKey: `cost-${transport}` },
+      },
+    });
+    expect(outcome.data).toMatchObject({ placeOrder: { replayed: false, userErrors: [] } });
+    // One consistent BatchGetItem (user, products, a replay), one TransactWriteItems.
+    const cost = /"cost":\{"dynamodb":(\{[^}]*\})/.exec(outcome.raw ?? '')?.[1];
+    expect(JSON.parse(cost ?? '{}')).toMatchObject({ requests: 2, writeCapacityUnits: expect.any(Number) });
+    expect(JSON.parse(cost ?? '{}').writeCapacityUnits).toBeGreaterThan(0);
+  });
+});

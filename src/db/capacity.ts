@@ -1,10 +1,11 @@
 /**
- * Per-request DynamoDB cost accounting. A middleware on the shared client (see client.ts)
- * reports every call to the RequestCost of the GraphQL request it runs for, found through
- * AsyncLocalStorage: no resolver or loader has to remember to count.
+ * Per-request DynamoDB cost accounting. Every execution context holds its own RequestCost and
+ * a document client bound to it (`costed`, client.ts): each call a resolver, loader or write
+ * makes through the context is added to that record, so no resolver or loader has to remember
+ * to count. The record travels with the context, not through AsyncLocalStorage: on Node 20 an
+ * active AsyncLocalStorage runs a hook for every promise of the process, and a GraphQL
+ * execution makes thousands (docs/performance.md measures what that cost).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 export interface RequestCost {
   /** DynamoDB API calls made (one per command sent, retries by the SDK not included). */
   requests: number;
@@ -25,14 +26,6 @@ export const newRequestCost = (): RequestCost => ({
   writeCapacityUnits: 0,
   byOperation: {},
 });
-
-const storage = new AsyncLocalStorage<RequestCost>();
-
-/** Runs `fn` so that every DynamoDB call it makes, however deep, is added to `cost`. */
-export const runWithCost = <T>(cost: RequestCost, fn: () => T): T => storage.run(cost, fn);
-
-/** The cost record of the request being served, if any (start-up and scripts have none). */
-export const currentCost = (): RequestCost | undefined => storage.getStore();
 
 interface ConsumedCapacityLike {
   CapacityUnits?: number | undefined;

@@ -1,13 +1,39 @@
 /**
  * The DynamoDB client shared by the whole process. One middleware on it asks every call for
- * its consumed capacity and reports the call to the current request's RequestCost.
+ * its consumed capacity; `costed` gives an execution a view of the document client that adds
+ * each of its calls to the execution's RequestCost.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand as QueryItemsCommand,
+  ScanCommand as ScanItemsCommand,
+  TransactGetItemsCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { addCall, currentCost, inFlight } from './capacity.js';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { addCall, inFlight } from './capacity.js';
+import type { RequestCost } from './capacity.js';
 
 /** Operations that accept ReturnConsumedCapacity, and whether they read or write. */
 const CAPACITY_OPERATIONS: Record<string, 'read' | 'write'> = {
@@ -61,24 +87,11 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
 
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const kind = context.commandName ? CAPACITY_OPERATIONS[context.commandName] : undefined;
-      if (!kind) return next(args);
-      const input = args.input as { ReturnConsumedCapacity?: string };
-      input.ReturnConsumedCapacity ??= 'TOTAL';
-      const cost = currentCost();
-      const operation = (context.commandName ?? '').replace(/Command$/, '');
-      const call = (async () => {
-        try {
-          const result = await next(args);
-          if (cost) addCall(cost, operation, (result.output as { ConsumedCapacity?: never }).ConsumedCapacity, kind);
-          return result;
-        } catch (error) {
-          if (cost) addCall(cost, operation, undefined, kind);
-          throw error;
-        }
-      })();
-      // Counted in flight, with its accounting: the response waits for it (capacity.ts settled()).
-      return cost ? inFlight(cost, call) : call;
+      if (context.commandName && CAPACITY_OPERATIONS[context.commandName]) {
+        const input = args.input as { ReturnConsumedCapacity?: string };
+        input.ReturnConsumedCapacity ??= 'TOTAL';
+      }
+      return next(args);
     },
     { step: 'initialize', name: 'tablegraphConsumedCapacity', priority: 'high' },
   );
@@ -87,4 +100,60 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
   return { client, doc };
+}
+
+type CommandClass = abstract new (...args: never[]) => unknown;
+
+/** The commands `costed` counts (document client and low-level ones): DynamoDB's operation name, and read or write. */
+const COUNTED_COMMANDS = new Map<CommandClass, [operation: string, kind: 'read' | 'write']>([
+  [GetCommand, ['GetItem', 'read']],
+  [GetItemCommand, ['GetItem', 'read']],
+  [BatchGetCommand, ['BatchGetItem', 'read']],
+  [BatchGetItemCommand, ['BatchGetItem', 'read']],
+  [QueryCommand, ['Query', 'read']],
+  [QueryItemsCommand, ['Query', 'read']],
+  [ScanCommand, ['Scan', 'read']],
+  [ScanItemsCommand, ['Scan', 'read']],
+  [TransactGetCommand, ['TransactGetItems', 'read']],
+  [TransactGetItemsCommand, ['TransactGetItems', 'read']],
+  [PutCommand, ['PutItem', 'write']],
+  [PutItemCommand, ['PutItem', 'write']],
+  [UpdateCommand, ['UpdateItem', 'write']],
+  [UpdateItemCommand, ['UpdateItem', 'write']],
+  [DeleteCommand, ['DeleteItem', 'write']],
+  [DeleteItemCommand, ['DeleteItem', 'write']],
+  [BatchWriteCommand, ['BatchWriteItem', 'write']],
+  [BatchWriteItemCommand, ['BatchWriteItem', 'write']],
+  [TransactWriteCommand, ['TransactWriteItems', 'write']],
+  [TransactWriteItemsCommand, ['TransactWriteItems', 'write']],
+]);
+
+/**
+ * The shared document client, as one that adds every call it sends to `cost`: one call
+ * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
+ * flight until it settles (the response waits for it: capacity.ts `settled`). An execution
+ * context makes every read and write through one of these (graphql/context.ts).
+ */
+export function costed(shared: DynamoDBDocumentClient, cost: RequestCost): DynamoDBDocumentClient {
+  const send = (command: object, options?: object): Promise<unknown> => {
+    const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
+    const call = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+    if (!counted) return call;
+    const [operation, kind] = counted;
+    return inFlight(
+      cost,
+      call.then(
+        (output) => {
+          addCall(cost, operation, output.ConsumedCapacity, kind);
+          return output;
+        },
+        (error: unknown) => {
+          addCall(cost, operation, undefined, kind);
+          throw error;
+        },
+      ),
+    );
+  };
+  // Everything but `send` is the shared client's (its configuration, middleware and sockets).
+  return Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
 }

@@ -1,10 +1,14 @@
 /**
  * The GraphQL context of one execution (an HTTP request, a WebSocket operation, one event of a
- * subscription): who asks and fresh loaders, so no cache outlives it. The DynamoDB cost
- * record is not here: it travels through AsyncLocalStorage (db/capacity.ts) alone.
+ * subscription): who asks, fresh loaders, so no cache outlives it, and the execution's DynamoDB
+ * cost record. Its data sources send through a client bound to that record (db/client.ts
+ * `costed`), so every read and write made for the execution is counted, and nothing else is.
  */
 import type { Logger } from 'pino';
 import { createAccess } from '../auth/access.js';
+import { newRequestCost } from '../db/capacity.js';
+import type { RequestCost } from '../db/capacity.js';
+import { costed } from '../db/client.js';
 import type { Access } from '../auth/access.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import type { TokenVerifier, Viewer } from '../auth/tokens.js';
@@ -16,11 +20,14 @@ import type { OrderEvents } from './pubsub.js';
 export interface GraphQLContext {
   requestId: string;
   viewer: Viewer | null;
+  /** What this execution's DynamoDB calls cost so far (`extensions.cost`, the log line, metrics). */
+  cost: RequestCost;
   /** Authorized reads: use this, not `loaders`, for users and orders. */
   access: Access;
   loaders: Loaders;
-  data: DataSources;
   log: Logger;
+  /** Data sources whose client counts into `cost`. */
+  data: DataSources;
   /** Order events for subscriptions (fed by the stream consumer). */
   events: OrderEvents;
 }
@@ -55,13 +62,16 @@ export function createContext(
   viewer: Viewer | null,
   events: OrderEvents,
 ): GraphQLContext {
-  const loaders = createLoaders(data);
+  const cost = newRequestCost();
+  const counted: DataSources = { ...data, dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost) } };
+  const loaders = createLoaders(counted);
   return {
     requestId,
     viewer,
+    cost,
     access: createAccess(viewer, loaders),
     loaders,
-    data,
+    data: counted,
     events,
     log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
   };

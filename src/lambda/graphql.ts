@@ -111,11 +111,8 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
     const refused = refusalOf(event, pipeline);
     if (refused) return refused;
     await checkSchema();
-    // Every DynamoDB call of the invocation is added to its own cost record.
-    return pipeline.execution.withCost(async () => {
-      // The integration's callback parameter is legacy; the promise is the result.
-      return (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
-    });
+    // The integration's callback parameter is legacy; the promise is the result.
+    return (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
   };
 }
 

@@ -18,7 +18,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
-import { currentCost, settled } from '../db/capacity.js';
+import { settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
 
@@ -50,13 +50,14 @@ export function createApollo(
           if (refusal) throw refusal;
         },
         async willSendResponse({ response, contextValue, operationName }) {
-          const cost = currentCost();
+          // contextValue is incomplete when the context factory itself failed (a refused token).
+          const context = contextValue as Partial<GraphQLContext> | undefined;
+          const cost = context?.cost;
           // A prefetched page can outlive the field that wanted it: the cost waits for it.
           if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
-            // contextValue is incomplete when the context factory itself failed (a refused token).
-            const role = (contextValue as Partial<GraphQLContext> | undefined)?.access?.viewer?.role;
+            const role = context?.access?.viewer?.role;
             const finished = reporter.finalize(body, cost, role);
             body = finished.result as typeof body;
             response.body.singleResult = body;
@@ -70,7 +71,7 @@ export function createApollo(
             cost: cost ?? { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byOperation: {} },
             errors: body?.errors ?? [],
             // Unset when the context could not be built (a refused token answers 401 before).
-            log: (contextValue as Partial<GraphQLContext> | undefined)?.log,
+            log: context?.log,
           });
         },
       };

@@ -5,8 +5,8 @@
  * Every HTTP request gets its own; so does every EVENT of a subscription: a subscription keeps
  * only its viewer, never a loader cache, so the second event reads the stock, versions and
  * counts as they are then, and no cache grows for as long as a subscription lives. The cost
- * record reaches the DynamoDB client through AsyncLocalStorage (db/capacity.ts) and nowhere
- * else; `measured` runs an execution inside a new one and remembers it for the report.
+ * record is the context's (graphql/context.ts): its client counts into it. `measured` runs an
+ * execution, waits for its calls still in flight and remembers what it cost for the report.
  */
 import { createSourceEventStream, execute } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
 import type { AuthConfig } from '../config.js';
-import { newRequestCost, runWithCost, settled } from '../db/capacity.js';
+import { settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
@@ -57,11 +57,11 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
    */
   const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
 
-  /** Runs `fn` in a fresh cost record and remembers what it cost next to its result. */
-  async function measured(fn: () => Promise<ExecutionResult> | ExecutionResult): Promise<ExecutionResult> {
-    const cost = newRequestCost();
+  /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
+  async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
+    const { cost } = args.contextValue as GraphQLContext;
     const started = performance.now();
-    const result = await runWithCost(cost, fn);
+    const result = await run(args);
     await settled(cost); // calls still in flight (a prefetched page) belong to this result's cost
     measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
     return result;
@@ -74,11 +74,9 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
      */
     viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
     context,
-    /** Runs `fn` inside a new cost record (HTTP and Lambda requests; Apollo runs inside it). */
-    withCost: <T>(fn: () => T): T => runWithCost(newRequestCost(), fn),
     run,
-    /** A query or mutation (WebSocket): executed in a fresh cost record. */
-    execute: (args: ExecutionArgs) => measured(() => run(args)),
+    /** A query or mutation (WebSocket), measured in its context's cost record. */
+    execute: measured,
     /**
      * A subscription: its source stream is opened with the subscription's context (the
      * authorization check reads through it); every event then executes with a fresh context
@@ -88,12 +86,13 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
     async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
       const { viewer, requestId } = args.contextValue as GraphQLContext;
       // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
-      // figures would tell another customer's order from a missing one on DynamoDB Local.
-      const opened = await runWithCost(newRequestCost(), () => createSourceEventStream(args));
+      // figures would tell another customer's order from a missing one on DynamoDB Local. The
+      // opening's reads stay in the subscription's own context, which no report reads.
+      const opened = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in opened)) return opened;
       return mapAsyncIterator(opened, (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured(() => run({ ...args, rootValue: event, contextValue: context(viewer, requestId) }));
+        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
       });
     },
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */

@@ -232,8 +232,7 @@ export async function startApp({
       // One id per request, taken from x-request-id when the caller (or a proxy) sent a sane one.
       res.locals.requestId = requestIdOf(req.headers['x-request-id']);
       res.set('x-request-id', res.locals.requestId as string);
-      // Everything below runs inside this request's cost record (the pipeline's one channel for it).
-      pipeline.execution.withCost(next);
+      next();
     },
     expressMiddleware(apollo, {
       context: async ({ req, res }) =>
