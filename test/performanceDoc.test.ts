@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PERFORMANCE_DOC, performanceDoc, replaceGenerated } from '../bench/performanceDoc.js';
+import { PERFORMANCE_DOC, performanceDoc, renderGapTable, replaceGenerated } from '../bench/performanceDoc.js';
 import type { BenchResults } from '../bench/run.js';
 import { projectRoot } from '../src/projectRoot.js';
 
@@ -16,5 +16,43 @@ describe('docs/performance.md', () => {
 
   it('refuses a page without the markers instead of writing the tables somewhere', () => {
     expect(() => replaceGenerated('# Performance\n', 'table')).toThrow(/must hold the lines/);
+  });
+});
+
+describe('the gap table', () => {
+  const profiled = (layers: Record<string, [number, number]>) =>
+    ({
+      operations: [{ id: 'userOrders' }, { id: 'ping' }],
+      experiments: {
+        profile: {
+          operations: [
+            { id: 'tablegraph userOrders', requests: 100, msPerRequest: 5 },
+            { id: 'raw chain (limit) userOrders', requests: 100, msPerRequest: 3 },
+            { id: 'tablegraph ping', requests: 100, msPerRequest: 0.3 },
+          ],
+          layers: Object.entries(layers).map(([layer, [server, raw]]) => ({
+            layer,
+            msPerRequest: {
+              'tablegraph userOrders': server,
+              'raw chain (limit) userOrders': raw,
+              'tablegraph ping': 0.1,
+            },
+          })),
+        },
+      },
+    }) as unknown as BenchResults;
+
+  it('lists each layer tablegraph spends more (or less) in than the raw chain, largest gap first', () => {
+    const table = renderGapTable(profiled({ sdk: [1.5, 1.49], graphql: [0.7, 0], gc: [0.8, 0.2], node: [0.9, 1] }));
+    const rows = table.split('\n').slice(2);
+    expect(rows.map((row) => row.split(' | ')[0])).toEqual(['| graphql', '| gc', '| node', '| **all layers**']);
+    expect(rows[0]).toBe('| graphql | 0.70 | 0.00 | 0.70 |');
+    expect(rows.at(-1)).toBe('| **all layers** | 5.00 | 3.00 | **2.00** |');
+    // ping has no raw-chain column to compare with: no columns for it.
+    expect(table.split('\n')[0]).toBe('| layer | userOrders: tablegraph | raw chain | extra |');
+  });
+
+  it('is empty without a profile', () => {
+    expect(renderGapTable({ operations: [], experiments: { profile: undefined } } as unknown as BenchResults)).toBe('');
   });
 });
