@@ -38,26 +38,12 @@ export function renderGapTable(results: BenchResults): string {
   const total = (id: string) => profile.operations.find((o) => o.id === id)?.msPerRequest ?? 0;
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
-    line(['layer', ...pairs.flatMap(({ op }) => [`${op}: tablegraph`, 'raw chain', 'extra'])]),
-    line(['---', ...pairs.flatMap(() => ['--:', '--:', '--:'])]),
-    ...layers.map((row) =>
-      line([
-        row.layer,
-        ...pairs.flatMap((pair) => [
-          ms(row.msPerRequest[pair.server] ?? 0),
-          ms(row.msPerRequest[pair.raw] ?? 0),
-          ms(extra(row, pair)),
-        ]),
-      ]),
-    ),
-    line([
-      '**all layers**',
-      ...pairs.flatMap(({ server, raw }) => [
-        ms(total(server)),
-        ms(total(raw)),
-        `**${ms(total(server) - total(raw))}**`,
-      ]),
-    ]),
+    line(['layer: tablegraph’s extra ms per request', ...pairs.map(({ op }) => op)]),
+    line(['---', ...pairs.map(() => '--:')]),
+    ...layers.map((row) => line([row.layer, ...pairs.map((pair) => ms(extra(row, pair)))])),
+    line(['**extra, all layers**', ...pairs.map(({ server, raw }) => `**${ms(total(server) - total(raw))}**`)]),
+    line(['tablegraph, all layers', ...pairs.map(({ server }) => ms(total(server)))]),
+    line(['raw chain, all layers', ...pairs.map(({ raw }) => ms(total(raw)))]),
   ].join('\n');
 }
 
@@ -95,9 +81,9 @@ export function renderPerformanceTables(results: BenchResults): string {
           '',
           '### Where the extra CPU goes',
           '',
-          'Self time per request by layer from V8’s sampling profiler at concurrency 1 (milliseconds; ' +
-            'the profiler adds a little to both), tablegraph beside the raw chain on the same DynamoDB requests, ' +
-            'layers that differ by 0.02 ms or more, largest gap first:',
+          'What tablegraph spends per request beyond the raw chain, making the same DynamoDB requests, by layer: ' +
+            'self time from V8’s sampling profiler at concurrency 1, in milliseconds (the profiler adds a little to both; ' +
+            'layers that differ by 0.02 ms or more, largest gap first; the full profile is in latest.md):',
           '',
           gaps,
         ]

@@ -141,7 +141,8 @@ export async function profileSystem(options: {
   try {
     const child = await startSystem(SYSTEMS[options.system], {
       ...options.systemEnv,
-      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+      // A sample every 250 µs (V8's default is 1 ms): enough samples per layer in a few seconds.
+      nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${dir}`],
     });
     options.onStart(() => child.stop());
     await waitUntilIdle(child.pid);
@@ -158,12 +159,18 @@ export async function profileSystem(options: {
         headers: options.headers,
       };
       // A fresh process: warm it like the long-running ones before sampling.
-      await warmUp({ ...spec, connections: 4, variables: op.variables(options.seed + 3, 'profile-warm'), seconds: 2 });
+      await warmUp({
+        ...spec,
+        connections: 4,
+        variables: op.variables(options.seed + 3, `profile-warm-${options.system}`),
+        seconds: 2,
+      });
       await options.settle();
       const from = process.hrtime.bigint();
       const result = await runLoad({
         ...spec,
-        variables: op.variables(options.seed, 'profile'),
+        // Per system: a mutation's idempotency keys must not be replays of another system's.
+        variables: op.variables(options.seed, `profile-${options.system}`),
         seconds: options.seconds,
       });
       windows.push({

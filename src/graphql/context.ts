@@ -6,12 +6,12 @@
  */
 import type { Logger } from 'pino';
 import { createAccess } from '../auth/access.js';
-import { newRequestCost } from '../db/capacity.js';
-import type { RequestCost } from '../db/capacity.js';
-import { costed } from '../db/client.js';
 import type { Access } from '../auth/access.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import type { TokenVerifier, Viewer } from '../auth/tokens.js';
+import { newRequestCost } from '../db/capacity.js';
+import type { RequestCost } from '../db/capacity.js';
+import { costed } from '../db/client.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
