@@ -9,7 +9,10 @@ import tseslint from 'typescript-eslint';
  * transports -> main (migrations and seed sit beside writes, above db). scripts/, bench/ and test/ sit outside the layers and may use any of them.
  * @type {[layer: string, patterns: string[]][]} */
 const LAYERS = [
-  ['shared', ['src/config.ts', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts']],
+  [
+    'shared',
+    ['src/config.ts', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts', 'src/shutdown.ts'],
+  ],
   ['table', ['src/table/**']],
   ['events', ['src/events/**']],
   ['db', ['src/db/**']],

@@ -12,6 +12,7 @@ import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
 import { createLogger } from './logger.js';
+import { handleStopSignals } from './shutdown.js';
 import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
@@ -60,32 +61,12 @@ async function main(): Promise<void> {
   let app: RunningApp | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
-  let stopping: Promise<void> | undefined;
-  const shutdown = (signal: string) => {
-    stopping ??= (async () => {
-      log.info({ signal }, 'stopping');
-      await app?.stop();
-      await bus?.close();
-      streamsClient?.destroy();
-      await db?.close();
-      log.info('stopped');
-    })();
-    return stopping;
-  };
-  // `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal and
-  // from npm), and a second signal without a handler would kill the process on the spot,
-  // leaving the database child running. Every signal joins the one shutdown under way.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      shutdown(signal).then(
-        () => process.exit(0),
-        (error: unknown) => {
-          log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
+  const shutdown = handleStopSignals(log, async () => {
+    await app?.stop();
+    await bus?.close();
+    streamsClient?.destroy();
+    await db?.close();
+  });
 
   try {
     db = await openDatabase(config, {

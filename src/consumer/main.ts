@@ -15,6 +15,7 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
+import { handleStopSignals } from '../shutdown.js';
 import { DatabaseUnreachableError } from '../db/ensureTable.js';
 import { LocalDynamoError } from '../db/local.js';
 import { openDatabase } from '../db/open.js';
@@ -38,30 +39,13 @@ async function main(): Promise<void> {
   let server: http.Server | undefined;
   let bus: EventBus | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
-  let stopping: Promise<void> | undefined;
-  const shutdown = (signal: string) => {
-    stopping ??= (async () => {
-      log.info({ signal }, 'stopping');
-      await consumer?.stop();
-      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-      await bus?.close();
-      streams?.destroy();
-      await db?.close();
-      log.info('stopped');
-    })();
-    return stopping;
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      shutdown(signal).then(
-        () => process.exit(0),
-        (error: unknown) => {
-          log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
+  const shutdown = handleStopSignals(log, async () => {
+    await consumer?.stop();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await bus?.close();
+    streams?.destroy();
+    await db?.close();
+  });
 
   try {
     if (config.redisUrl) {
