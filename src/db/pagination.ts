@@ -161,14 +161,14 @@ export async function readPage<T>(
  * The page of `plan` from `items` as read (in read order, possibly one more than the page):
  * edges with their cursors, and pageInfo. `hasMore` says whether items lie beyond the page in
  * the read direction; `resumeKey` is where a read cut short stopped (the page's end cursor then).
- * Shared by readPage and the fused user + orders read (userCollection.ts), so both build the
- * same page from the same items.
+ * Shared by readPage, the fused user + orders read (userCollection.ts) and the merge of a
+ * sharded index (shardedPages.ts), so all build the same page from the same items.
  */
 export function buildPage<T>(
   items: readonly Item[],
   plan: PagePlan,
   hasMore: boolean,
-  query: PageQuery<T>,
+  query: Pick<PageQuery<T>, 'connection' | 'keyAttributes' | 'decode'>,
   codec: CursorCodec,
   resumeKey?: Record<string, unknown>,
 ): { page: Page<T>; items: Item[] } {

@@ -16,7 +16,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../table/codecs.js';
 import type { CursorCodec } from './cursor.js';
-import { pickKey, planPage, READ_BUDGET } from './pagination.js';
+import { buildPage, planPage, READ_BUDGET } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 
 export interface ShardedPageQuery<T> {
@@ -66,26 +66,14 @@ export async function readShardedPage<T>(
   if (stop) merged = merged.filter((item) => inReadOrder(item, stop) <= 0 || sortKey(item) === sortKey(stop));
   const cutShort = stop !== undefined && merged.length < wanted;
   const hasMore = merged.length > plan.size || cutShort;
-  const pageItems = merged.slice(0, plan.size);
-  const resumeCursor = cutShort ? codec.encode(query.connection, pickKey(stop, cursorAttributes)) : null;
-  if (plan.backward) pageItems.reverse();
-  const edges = pageItems.map((item) => ({
-    cursor: codec.encode(query.connection, pickKey(item, cursorAttributes)),
-    node: query.decode(item),
-  }));
-  const cursorGiven = plan.cursor !== undefined;
-  return {
-    items: pageItems,
-    page: {
-      edges,
-      pageInfo: {
-        hasNextPage: plan.backward ? cursorGiven : hasMore,
-        hasPreviousPage: plan.backward ? hasMore : cursorGiven,
-        startCursor: (plan.backward ? resumeCursor : null) ?? edges[0]?.cursor ?? null,
-        endCursor: (plan.backward ? null : resumeCursor) ?? edges.at(-1)?.cursor ?? null,
-      },
-    },
-  };
+  return buildPage(
+    merged,
+    plan,
+    hasMore,
+    { connection: query.connection, keyAttributes: cursorAttributes, decode: query.decode },
+    codec,
+    cutShort ? stop : undefined,
+  );
 }
 
 /** Up to `wanted` items of one shard after `position`; a 1 MB cut is read on within READ_BUDGET. */
