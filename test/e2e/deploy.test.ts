@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
@@ -14,6 +14,7 @@ import { demoItems } from '../../src/seed/seed.js';
 import { endpoint, startTestServer, TEST_AUTH } from '../support/harness.js';
 import type { TestServer } from '../support/harness.js';
 import { PROJECT_ROOT } from '../support/serverProcess.js';
+import { apiGatewayEvent } from '../support/transports.js';
 
 const LAMBDA_JWT_SECRET = 'a-production-grade-secret-of-40-characters';
 
@@ -38,27 +39,8 @@ describe('the GraphQL Lambda handler', () => {
       LOG_LEVEL: 'silent',
     });
 
-  const event = (body: unknown, headers: Record<string, string> = {}): APIGatewayProxyEventV2 => ({
-    version: '2.0',
-    routeKey: 'POST /graphql',
-    rawPath: '/graphql',
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', ...headers },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'example.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'example',
-      http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      requestId: 'lambda-request-1',
-      routeKey: 'POST /graphql',
-      stage: '$default',
-      time: '02/Dec/2026:12:00:00 +0000',
-      timeEpoch: 1796212800000,
-    },
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-  });
+  const event = (body: unknown, headers: Record<string, string> = {}) =>
+    apiGatewayEvent(JSON.stringify(body), headers, 'lambda-request-1');
 
   it('answers a query with data and its DynamoDB cost', async () => {
     const result = await handler(
