@@ -44,7 +44,7 @@ afterAll(async () => {
   await Promise.all([production?.stop(), locked?.stop()]);
 });
 
-/** About 100 x 100 order reads: refused by the cost limit (5000) before anything runs. */
+/** About 100 x 100 orders with their lines: refused by the cost limit before anything runs. */
 const COST_BOMB = `{ user(userId: "alice") { orders(first: 100) { nodes { orderId user {
   orders(first: 100) { nodes { orderId total { amount } items { productId } } } } } } } }`;
 const TOKEN_BOMB = `{ ${'__typename '.repeat(DEFAULT_LIMITS.maxTokens + 500)} }`;
