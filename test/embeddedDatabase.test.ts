@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../src/auth/tokens.js';
 import { DEV_JWT_SECRET } from '../src/config.js';
 import { freePort } from '../src/db/local.js';
+import { EMULATOR_UNSYNCED_MS } from './support/harness.js';
 import { pollUntil } from './support/load.js';
 import { isAlive, runNode } from './support/serverProcess.js';
 import type { NodeProcess } from './support/serverProcess.js';
@@ -110,6 +111,9 @@ describe('the embedded DynamoDB Local', () => {
       { input: { email: 'phoenix@example.com', name: 'Phoenix' } },
     );
     expect(created.data?.createUser).toEqual({ user: { userId: 'phoenix' }, userErrors: [] });
+    // The data must survive the kill, and DynamoDB Local makes a write durable only some
+    // milliseconds after acknowledging it, with nothing to wait for but the time.
+    await new Promise((resolve) => setTimeout(resolve, EMULATOR_UNSYNCED_MS));
 
     const killed = pidRecord().pid;
     process.kill(killed, 'SIGKILL');

@@ -24,7 +24,7 @@ import { orderIdFor } from '../../src/writes/placeOrder.js';
 import { ChildServers } from '../support/childServers.js';
 import type { ChildServer } from '../support/childServers.js';
 import { aProduct, aUser, store } from '../support/factories.js';
-import { endpoint, tokenFor } from '../support/harness.js';
+import { EMULATOR_UNSYNCED_MS, endpoint, tokenFor } from '../support/harness.js';
 import { orderInvariantViolations, storedOrderIds } from '../support/invariants.js';
 import { Load, percentile, pollUntil, postGraphQL } from '../support/load.js';
 import type { CallResult, LoadOptions, Sample } from '../support/load.js';
@@ -109,12 +109,6 @@ const answeredErrors = (results: readonly CallResult[]) =>
   ].join(' | ') || 'none';
 const orderIdOf = (input: OrderInput) => orderIdFor(input.userId, input.idempotencyKey);
 const placedIdOf = (result: CallResult) => result.body?.data?.placeOrder?.order?.orderId as string | undefined;
-
-/**
- * How long before its SIGKILL a write DynamoDB Local acknowledged may still be lost (measured:
- * up to 9 ms); generous, since the client sees the answer a little after the emulator sent it.
- */
-const EMULATOR_UNSYNCED_MS = 250;
 
 describe('the server killed with SIGKILL during a placeOrder load', () => {
   const users = Array.from({ length: 4 }, () => aUser());
