@@ -2,7 +2,7 @@
  * What the two comparison servers (rawChain.ts, naivePeer.ts) share: their environment, a
  * DynamoDB client configured like the real server's (keep-alive, 64 sockets), and per-request
  * metering of DynamoDB calls. The raw chain meters the way the real server does (a document
- * client bound to the request's record, `meteredDoc`), so both pay the same bookkeeping; the
+ * client bound to the request's record, src/db/client.ts `costed`), so both pay the same bookkeeping; the
  * naive peer, whose resolvers reach one shared client, finds its record through
  * AsyncLocalStorage.
  */
@@ -13,7 +13,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { newRequestCost } from '../src/db/capacity.js';
 import type { RequestCost } from '../src/db/capacity.js';
-import { costed } from '../src/db/client.js';
 
 /** The server's own cost record. */
 export type Meter = RequestCost;
@@ -102,9 +101,6 @@ export function createMeteredDoc({ endpoint, keepAlive }: ChildEnv): {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return { client, doc };
 }
-
-/** The raw chain's per-request client: the real server's own (src/db/client.ts `costed`). */
-export const meteredDoc = (doc: DynamoDBDocumentClient, meter: Meter): DynamoDBDocumentClient => costed(doc, meter);
 
 /** Prints the line the benchmark waits for. */
 export function announceReady(server: http.Server, name: string): void {

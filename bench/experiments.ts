@@ -294,19 +294,17 @@ export async function runExperiments(options: ExperimentOptions): Promise<Experi
   // the GraphQL server adds), and the plain Apollo + Express stack of the naive peer on the
   // operation where it makes the same call.
   let profile: ServerProfile | undefined;
-  const profiled: { system: SystemId; ops: Operation[]; query?: string; label?: string; ping: boolean }[] = [];
+  const profiled: { system: SystemId; ops: Operation[]; ping: boolean }[] = [];
   if (server) profiled.push({ system: 'server', ops, ping: true });
   if (naive && categoryPage) profiled.push({ system: 'naive', ops: [categoryPage], ping: true });
   if (raw) profiled.push({ system: 'raw', ops, ping: false });
   if (profiled.length > 0) {
     const profiles: ServerProfile[] = [];
-    for (const { system, ops: profiledOps, query, label, ping } of profiled) {
-      context.progress(`  profiling ${label ?? SYSTEMS[system].label} (--cpu-prof)`);
+    for (const { system, ops: profiledOps, ping } of profiled) {
+      context.progress(`  profiling ${SYSTEMS[system].label} (--cpu-prof)`);
       profiles.push(
         await profileSystem({
           system,
-          query,
-          label,
           systemEnv: { endpoint, tableName, headers: context.headers },
           dbPid: context.dbPid,
           headers: context.headers,

@@ -19,6 +19,7 @@ import http from 'node:http';
 import { placeOrderTransaction } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { costed } from '../src/db/client.js';
 import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
@@ -26,15 +27,7 @@ import type { Item } from '../src/table/codecs.js';
 import { categoryGSI1PK, itemKeyId, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
 import type { ItemKey } from '../src/table/keys.js';
 import type { NodeModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
-import {
-  announceReady,
-  childEnv,
-  costExtension,
-  createMeteredDoc,
-  meteredDoc,
-  newMeter,
-  stopOnSignals,
-} from './childSupport.js';
+import { announceReady, childEnv, costExtension, createMeteredDoc, newMeter, stopOnSignals } from './childSupport.js';
 
 type Plan = 'min' | 'levels' | 'projected';
 type Json = Record<string, unknown>;
@@ -401,7 +394,7 @@ const server = http.createServer((req, res) => {
           variables?: Json;
         };
         body = {
-          data: await execute(meteredDoc(doc, meter), operationName, variables ?? {}, plan),
+          data: await execute(costed(doc, meter), operationName, variables ?? {}, plan),
           extensions: costExtension(meter),
         };
       } catch (error) {

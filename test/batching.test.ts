@@ -1,4 +1,6 @@
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { batchGetItems, DEFAULT_BATCH_RETRY } from '../src/db/batchGet.js';
 import { newRequestCost } from '../src/db/capacity.js';
@@ -98,6 +100,14 @@ describe('batchGetItems against DynamoDB Local', () => {
     expect(sent.map((pks) => pks.length).sort((a, b) => a - b)).toEqual([10, 100, 100]);
     for (const pks of sent) expect(new Set(pks).size).toBe(pks.length);
     expect(new Set(sent.flat())).toEqual(new Set(distinct.map((key) => key.PK)));
+  });
+  it('counts a call that fails, and leaves commands without consumed capacity uncounted', async () => {
+    const cost = newRequestCost();
+    const doc = costed(reader.doc, cost);
+    await expect(doc.send(new GetCommand({ TableName: 'no-such-table', Key: { PK: 'x', SK: 'y' } }))).rejects.toThrow();
+    await doc.send(new DescribeTableCommand({ TableName: server.tableName }));
+    expect(cost).toMatchObject({ requests: 1, byOperation: { GetItem: 1 } });
+    expect(cost.pending?.size ?? 0).toBe(0);
   });
 });
 

@@ -35,19 +35,34 @@ import {
 import { addCall, inFlight } from './capacity.js';
 import type { RequestCost } from './capacity.js';
 
-/** Operations that accept ReturnConsumedCapacity, and whether they read or write. */
-const CAPACITY_OPERATIONS: Record<string, 'read' | 'write'> = {
-  GetItemCommand: 'read',
-  BatchGetItemCommand: 'read',
-  QueryCommand: 'read',
-  ScanCommand: 'read',
-  TransactGetItemsCommand: 'read',
-  PutItemCommand: 'write',
-  UpdateItemCommand: 'write',
-  DeleteItemCommand: 'write',
-  BatchWriteItemCommand: 'write',
-  TransactWriteItemsCommand: 'write',
-};
+type CommandClass = abstract new (...args: never[]) => unknown;
+
+/** The commands `costed` counts (document client and low-level ones): DynamoDB's operation name, and read or write. */
+const COUNTED_COMMANDS = new Map<CommandClass, [operation: string, kind: 'read' | 'write']>([
+  [GetCommand, ['GetItem', 'read']],
+  [GetItemCommand, ['GetItem', 'read']],
+  [BatchGetCommand, ['BatchGetItem', 'read']],
+  [BatchGetItemCommand, ['BatchGetItem', 'read']],
+  [QueryCommand, ['Query', 'read']],
+  [QueryItemsCommand, ['Query', 'read']],
+  [ScanCommand, ['Scan', 'read']],
+  [ScanItemsCommand, ['Scan', 'read']],
+  [TransactGetCommand, ['TransactGetItems', 'read']],
+  [TransactGetItemsCommand, ['TransactGetItems', 'read']],
+  [PutCommand, ['PutItem', 'write']],
+  [PutItemCommand, ['PutItem', 'write']],
+  [UpdateCommand, ['UpdateItem', 'write']],
+  [UpdateItemCommand, ['UpdateItem', 'write']],
+  [DeleteCommand, ['DeleteItem', 'write']],
+  [DeleteItemCommand, ['DeleteItem', 'write']],
+  [BatchWriteCommand, ['BatchWriteItem', 'write']],
+  [BatchWriteItemCommand, ['BatchWriteItem', 'write']],
+  [TransactWriteCommand, ['TransactWriteItems', 'write']],
+  [TransactWriteItemsCommand, ['TransactWriteItems', 'write']],
+]);
+
+/** The low-level command names of the same operations: those that accept ReturnConsumedCapacity. */
+const CAPACITY_COMMANDS = new Set([...COUNTED_COMMANDS.values()].map(([operation]) => `${operation}Command`));
 
 export interface ClientOptions {
   /** Unset for Amazon DynamoDB (the standard endpoint and credential chain). */
@@ -87,7 +102,7 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
 
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName && CAPACITY_OPERATIONS[context.commandName]) {
+      if (context.commandName && CAPACITY_COMMANDS.has(context.commandName)) {
         const input = args.input as { ReturnConsumedCapacity?: string };
         input.ReturnConsumedCapacity ??= 'TOTAL';
       }
@@ -101,32 +116,6 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
   });
   return { client, doc };
 }
-
-type CommandClass = abstract new (...args: never[]) => unknown;
-
-/** The commands `costed` counts (document client and low-level ones): DynamoDB's operation name, and read or write. */
-const COUNTED_COMMANDS = new Map<CommandClass, [operation: string, kind: 'read' | 'write']>([
-  [GetCommand, ['GetItem', 'read']],
-  [GetItemCommand, ['GetItem', 'read']],
-  [BatchGetCommand, ['BatchGetItem', 'read']],
-  [BatchGetItemCommand, ['BatchGetItem', 'read']],
-  [QueryCommand, ['Query', 'read']],
-  [QueryItemsCommand, ['Query', 'read']],
-  [ScanCommand, ['Scan', 'read']],
-  [ScanItemsCommand, ['Scan', 'read']],
-  [TransactGetCommand, ['TransactGetItems', 'read']],
-  [TransactGetItemsCommand, ['TransactGetItems', 'read']],
-  [PutCommand, ['PutItem', 'write']],
-  [PutItemCommand, ['PutItem', 'write']],
-  [UpdateCommand, ['UpdateItem', 'write']],
-  [UpdateItemCommand, ['UpdateItem', 'write']],
-  [DeleteCommand, ['DeleteItem', 'write']],
-  [DeleteItemCommand, ['DeleteItem', 'write']],
-  [BatchWriteCommand, ['BatchWriteItem', 'write']],
-  [BatchWriteItemCommand, ['BatchWriteItem', 'write']],
-  [TransactWriteCommand, ['TransactWriteItems', 'write']],
-  [TransactWriteItemsCommand, ['TransactWriteItems', 'write']],
-]);
 
 /**
  * The shared document client, as one that adds every call it sends to `cost`: one call
