@@ -22,12 +22,16 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import { runMetered } from './meter.js';
+import type { OperationBudgets } from './meter.js';
 
 export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** What one operation may spend while it runs (meter.ts). */
+  budgets: OperationBudgets;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -42,7 +46,7 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events }: ExecutionOptions) {
+export function createExecution({ data, log, auth, events, budgets }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
 
@@ -53,9 +57,11 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
+   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone. Every
+   * execution runs under its own meter (meter.ts), whichever executor runs it.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const run = (args: ExecutionArgs): Promise<ExecutionResult> =>
+    runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {

@@ -22,6 +22,7 @@ import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
+import { meterSchema } from './meter.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import { buildSchema } from './schema.js';
@@ -57,7 +58,8 @@ export function createPipeline({
   metrics,
   costDetails = 'admin',
 }: PipelineOptions) {
-  const schema = buildSchema();
+  // Every object and list field reports to the operation's meter (meter.ts).
+  const schema = meterSchema(buildSchema());
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   return {
     schema,
@@ -66,7 +68,18 @@ export function createPipeline({
     events,
     formatError,
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
-    execution: createExecution({ data, log, auth, events }),
+    execution: createExecution({
+      data,
+      log,
+      auth,
+      events,
+      budgets: {
+        requests: limits.maxOperationRequests,
+        readCapacityUnits: limits.maxOperationReadUnits,
+        entries: limits.maxResultEntries,
+        bytes: limits.maxResultBytes,
+      },
+    }),
     reporter: createReporter({
       log,
       metrics,
