@@ -113,7 +113,7 @@ describe('an external app manifest', () => {
     expect((await post({ doc_id: md5(RELAY) })).data.products.nodes).toHaveLength(1);
 
     await retireManifest(registry(), 'shop-relay', '2.0.0');
-    await servedWithin(async () => errorCodes((await post({ doc_id: md5(RELAY) })))[0] !== undefined);
+    await servedWithin(async () => errorCodes(await post({ doc_id: md5(RELAY) }))[0] !== undefined);
     expect(errorCodes((await post({ query: RELAY })) as any)).toEqual(['PERSISTED_QUERY_REQUIRED']);
     const listed = await listManifests(registry());
     expect(listed.find((record) => record.app === 'shop-relay')).toMatchObject({ status: 'retired', documentCount: 1 });
