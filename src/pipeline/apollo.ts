@@ -56,7 +56,7 @@ export function createApollo(
           if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
-            const role = context?.access?.viewer?.role;
+            const role = context?.viewer?.role;
             const finished = reporter.finalize(body, cost, role);
             body = finished.result as typeof body;
             response.body.singleResult = body;
@@ -105,7 +105,7 @@ export function createApollo(
       admissionPlugin,
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
-      httpCachingPlugin({ schema: pipeline.schema, documents: documents.own, maxAgeSeconds: cacheMaxAgeSeconds }),
+      httpCachingPlugin({ maxAgeSeconds: cacheMaxAgeSeconds }),
       jsonErrorStatusPlugin(),
     ],
     documentStore: admission.documentStore,

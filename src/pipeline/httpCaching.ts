@@ -1,95 +1,34 @@
 /**
- * HTTP caching, decided per document rather than per field: a persisted document whose every
- * field reads public data (products, categories) may be cached by browsers and CDNs when it
- * arrives as an anonymous GET; every other response is `private, no-store`. The policy of each
- * manifest document is worked out once, at start-up, so a request costs one set lookup (Apollo's
- * cache-control plugin, which this replaces, wraps every resolved field instead).
+ * HTTP caching, decided by what the answer read: an anonymous GET (a query) that succeeded
+ * without ever consulting the viewer (`access.readViewerData()`: no user or order data, not even
+ * whether someone is signed in) may be cached by browsers and CDNs, whatever its document and
+ * however its client hashed it. Every other response is `private, no-store`.
+ * (The HTTP transport adds the ETag and answers If-None-Match.)
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
-
-/** Query fields that read only public data. */
-const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);
-
-/**
- * Types whose every field is public. A type missing here (a new one, say) makes a document
- * that reaches it private: the safe default.
- */
-const PUBLIC_TYPES: ReadonlySet<string> = new Set([
-  'Product',
-  'ProductConnection',
-  'ProductEdge',
-  'Category',
-  'CategoryConnection',
-  'CategoryEdge',
-  'PageInfo',
-  'Money',
-]);
+import type { GraphQLContext } from '../graphql/context.js';
 
 export const NO_STORE = 'private, no-store';
 
-/** True when `document` is one query that selects public fields only (no introspection). */
-export function readsOnlyPublicData(schema: GraphQLSchema, document: string): boolean {
-  let ast;
-  try {
-    ast = parse(document);
-  } catch {
-    return false;
-  }
-  const typeInfo = new TypeInfo(schema);
-  let isPublic = true;
-  visit(
-    ast,
-    visitWithTypeInfo(typeInfo, {
-      OperationDefinition(node) {
-        if (node.operation !== OperationTypeNode.QUERY) isPublic = false;
-      },
-      Field(node) {
-        const parent = typeInfo.getParentType();
-        const name = node.name.value;
-        if (name === '__typename') return;
-        if (!parent || !typeInfo.getFieldDef()) {
-          isPublic = false;
-        } else if (parent.name === schema.getQueryType()?.name) {
-          if (!PUBLIC_ROOT_FIELDS.has(name)) isPublic = false;
-        } else if (!PUBLIC_TYPES.has(getNamedType(parent).name)) {
-          isPublic = false;
-        }
-      },
-    }),
-  );
-  return isPublic;
-}
-
-/** The sha256 hashes of the manifest documents that read only public data. */
-export function publicDocumentHashes(schema: GraphQLSchema, documents: ReadonlyMap<string, string>): Set<string> {
-  return new Set([...documents].filter(([, document]) => readsOnlyPublicData(schema, document)).map(([hash]) => hash));
-}
-
 export interface HttpCachingOptions {
-  schema: GraphQLSchema;
-  documents: ReadonlyMap<string, string>;
   /** Seconds a public answer may be reused; 0 makes every answer `private, no-store`. */
   maxAgeSeconds: number;
 }
 
-/**
- * Sets Cache-Control on every response: `public, max-age=N` for an anonymous GET of a public
- * persisted document that succeeded without errors, `private, no-store` for everything else.
- * (The HTTP transport adds the ETag and answers If-None-Match.)
- */
-export function httpCachingPlugin({ schema, documents, maxAgeSeconds }: HttpCachingOptions): ApolloServerPlugin {
-  const cacheable = maxAgeSeconds > 0 ? publicDocumentHashes(schema, documents) : new Set<string>();
+export function httpCachingPlugin({ maxAgeSeconds }: HttpCachingOptions): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ request, response, queryHash, errors }) {
+        async willSendResponse({ request, response, errors, contextValue }) {
+          // contextValue is incomplete when the context factory itself failed (a refused token).
+          const access = (contextValue as Partial<GraphQLContext> | undefined)?.access;
           const isPublic =
+            maxAgeSeconds > 0 &&
             request.http?.method === 'GET' &&
+            // A signed-in answer stays private (RFC 9111's default for requests with credentials).
             !request.http.headers.get('authorization') &&
-            queryHash !== undefined &&
-            cacheable.has(queryHash) &&
+            access !== undefined &&
+            !access.readViewerData() &&
             !errors?.length &&
             response.body.kind === 'single' &&
             !response.body.singleResult.errors &&
