@@ -121,6 +121,7 @@ async function main(): Promise<void> {
       },
       persistedOnly: config.persistedOnly,
       documentsRefreshMs: config.documentsRefreshMs,
+      sseReplayEvents: config.sseReplayEvents,
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
       shutdownGraceMs: config.shutdownGraceMs,

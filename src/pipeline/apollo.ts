@@ -23,7 +23,7 @@ import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments
 import type { Pipeline } from './pipeline.js';
 
 export interface ApolloOptions {
-  transport: Exclude<Transport, 'ws'>;
+  transport: Exclude<Transport, 'ws' | 'sse'>;
   persistedOnly: boolean;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
