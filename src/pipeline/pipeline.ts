@@ -24,6 +24,7 @@ import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 import { buildSchema } from './schema.js';
 
 export interface PipelineOptions {
@@ -41,6 +42,10 @@ export interface PipelineOptions {
   metrics?: Metrics | undefined;
   /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
   costDetails?: CostDetails;
+  /** The response cache (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
+  /** Answer `extensions.cache` to a request that asks for it (`extensions: { cache: true }`): development only. */
+  explainCache?: boolean;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -56,17 +61,21 @@ export function createPipeline({
   events = new OrderEvents(),
   metrics,
   costDetails = 'admin',
+  cache,
+  explainCache = false,
 }: PipelineOptions) {
-  const schema = buildSchema();
+  const schema = cache?.schema ?? buildSchema();
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   return {
     schema,
     limits,
     log,
     events,
+    cache,
+    explainCache,
     formatError,
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
-    execution: createExecution({ data, log, auth, events }),
+    execution: createExecution({ data, log, auth, events, cache }),
     reporter: createReporter({
       log,
       metrics,

@@ -30,9 +30,10 @@ import {
   streamCheckpointKey,
   userKey,
 } from '../../src/table/keys.js';
+import type { ItemKey } from '../../src/table/keys.js';
 import { aProduct, anOrder, aUser } from '../support/factories.js';
 
-const image = (item: Item) => marshall(item, { removeUndefinedValues: true });
+const image = (item: Item | ItemKey) => marshall(item, { removeUndefinedValues: true });
 const modify = (before: Item, after: Item) => ({
   Keys: image({ PK: before.PK, SK: before.SK }),
   OldImage: image(before),
