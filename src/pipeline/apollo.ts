@@ -26,7 +26,6 @@ import type { Pipeline } from './pipeline.js';
 export interface ApolloOptions {
   transport: Exclude<Transport, 'ws'>;
   persistedOnly: boolean;
-  documents: ReadonlyMap<string, string>;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
   cacheMaxAgeSeconds?: number;
@@ -34,9 +33,9 @@ export interface ApolloOptions {
 
 export function createApollo(
   pipeline: Pipeline,
-  { transport, persistedOnly, documents, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
+  { transport, persistedOnly, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
 ) {
-  const { admission, reporter } = pipeline;
+  const { admission, reporter, documents } = pipeline;
   const admissionPlugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart() {
       const started = performance.now();
@@ -110,7 +109,7 @@ export function createApollo(
       admissionPlugin,
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
-      httpCachingPlugin({ schema: pipeline.schema, documents, maxAgeSeconds: cacheMaxAgeSeconds }),
+      httpCachingPlugin({ schema: pipeline.schema, documents: documents.own, maxAgeSeconds: cacheMaxAgeSeconds }),
       // After httpCaching: the tags go only on answers it made public.
       ...(pipeline.cache ? [cacheHeadersPlugin(pipeline.cache)] : []),
       jsonErrorStatusPlugin(),
@@ -119,6 +118,9 @@ export function createApollo(
     validationRules: admission.validationRules,
     parseOptions: admission.parseOptions,
     allowBatchedHttpRequests: false,
+    // The pipeline's own rule (csrf.ts), run by each transport before Apollo: it also admits a
+    // GET of a trusted query, which Apollo's cannot.
+    csrfPrevention: false,
     formatError: pipeline.formatError,
     includeStacktraceInErrorResponses: false,
     persistedQueries: {
