@@ -1,34 +1,104 @@
 /**
- * HTTP caching, decided by what the answer read: an anonymous GET (a query) that succeeded
- * without ever consulting the viewer (`access.readViewerData()`: no user or order data, not even
- * whether someone is signed in) may be cached by browsers and CDNs, whatever its document and
- * however its client hashed it. Every other response is `private, no-store`.
- * (The HTTP transport adds the ETag and answers If-None-Match.)
+ * HTTP caching, decided by what the answer read: an anonymous GET (a query) that succeeded, whose
+ * reads (the dependency record's tags, or the cached entry's) are all public and which never
+ * consulted the viewer (`access.readViewerData()`: not even whether someone is signed in), may be
+ * cached by browsers and CDNs, whatever its document and however its client hashed it. Every
+ * other response is `private, no-store`. (The HTTP transport adds the ETag and answers
+ * If-None-Match.) `documentReadsOnlyPublicData` is the static judgement of a document, which the
+ * response cache scopes its entries by.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.js';
+import { isPublicTag } from '../table/dependencies.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
+
+/** Query fields that read only public data. */
+const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);
+
+/**
+ * Types whose every field is public. A type missing here (a new one, say) makes a document
+ * that reaches it private: the safe default.
+ */
+const PUBLIC_TYPES: ReadonlySet<string> = new Set([
+  'Product',
+  'ProductConnection',
+  'ProductEdge',
+  'Category',
+  'CategoryConnection',
+  'CategoryEdge',
+  'PageInfo',
+  'Money',
+]);
 
 export const NO_STORE = 'private, no-store';
+
+/** True when `document` is one query that selects public fields only (no introspection). */
+export function readsOnlyPublicData(schema: GraphQLSchema, document: string): boolean {
+  let ast;
+  try {
+    ast = parse(document);
+  } catch {
+    return false;
+  }
+  return documentReadsOnlyPublicData(schema, ast);
+}
+
+/** readsOnlyPublicData of a parsed document. */
+export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let isPublic = true;
+  visit(
+    ast,
+    visitWithTypeInfo(typeInfo, {
+      OperationDefinition(node) {
+        if (node.operation !== OperationTypeNode.QUERY) isPublic = false;
+      },
+      Field(node) {
+        const parent = typeInfo.getParentType();
+        const name = node.name.value;
+        if (name === '__typename') return;
+        if (!parent || !typeInfo.getFieldDef()) {
+          isPublic = false;
+        } else if (parent.name === schema.getQueryType()?.name) {
+          if (!PUBLIC_ROOT_FIELDS.has(name)) isPublic = false;
+        } else if (!PUBLIC_TYPES.has(getNamedType(parent).name)) {
+          isPublic = false;
+        }
+      },
+    }),
+  );
+  return isPublic;
+}
 
 export interface HttpCachingOptions {
   /** Seconds a public answer may be reused; 0 makes every answer `private, no-store`. */
   maxAgeSeconds: number;
+  /** The response cache, whose hits report the tags their entry read. */
+  cache?: ResponseCache | undefined;
 }
 
-export function httpCachingPlugin({ maxAgeSeconds }: HttpCachingOptions): ApolloServerPlugin<GraphQLContext> {
+/** Whether an execution's answer depended on nothing private: its reads' tags and the viewer. */
+function readOnlyPublicData(context: Partial<GraphQLContext> | undefined, cache: ResponseCache | undefined): boolean {
+  if (!context?.access || !context.reads || context.access.readViewerData()) return false;
+  const outcome = context && cache?.outcomeOf(context);
+  if (outcome?.status === 'hit') return outcome.tags.every(isPublicTag);
+  return context.reads.uncacheable === undefined && [...context.reads.tags].every(isPublicTag);
+}
+
+export function httpCachingPlugin({ maxAgeSeconds, cache }: HttpCachingOptions): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ request, response, errors, contextValue }) {
-          // contextValue is incomplete when the context factory itself failed (a refused token).
-          const access = (contextValue as Partial<GraphQLContext> | undefined)?.access;
           const isPublic =
             maxAgeSeconds > 0 &&
             request.http?.method === 'GET' &&
             // A signed-in answer stays private (RFC 9111's default for requests with credentials).
             !request.http.headers.get('authorization') &&
-            access !== undefined &&
-            !access.readViewerData() &&
+            // contextValue is incomplete when the context factory itself failed (a refused token).
+            readOnlyPublicData(contextValue as Partial<GraphQLContext> | undefined, cache) &&
             !errors?.length &&
             response.body.kind === 'single' &&
             !response.body.singleResult.errors &&
