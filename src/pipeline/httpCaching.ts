@@ -98,7 +98,7 @@ export function httpCachingPlugin({ maxAgeSeconds, cache }: HttpCachingOptions):
             // A signed-in answer stays private (RFC 9111's default for requests with credentials).
             !request.http.headers.get('authorization') &&
             // contextValue is incomplete when the context factory itself failed (a refused token).
-            readOnlyPublicData(contextValue as Partial<GraphQLContext> | undefined, cache) &&
+            readOnlyPublicData(contextValue, cache) &&
             !errors?.length &&
             response.body.kind === 'single' &&
             !response.body.singleResult.errors &&
