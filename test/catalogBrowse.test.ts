@@ -41,6 +41,8 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 type Args = Record<string, unknown>;
+/** The response, loosely typed: these tests read deep into it. */
+const ask = (...args: Parameters<TestServer['gql']>): Promise<any> => server.gql(...args);
 async function list(variables: Args) {
   const response = await server.gql(LIST, variables);
   expect(response.errors).toBeUndefined();
@@ -139,7 +141,7 @@ describe('cursors', () => {
       { namePrefix: 'a' },
       { category: 'tents' },
     ]) {
-      const response = await server.gql(LIST, { ...other, first: 2, after: cursor });
+      const response = await ask(LIST, { ...other, first: 2, after: cursor });
       expect(errorCodes(response)).toEqual(['BAD_USER_INPUT']);
     }
     const resumed = await list({ first: 2, after: cursor });
@@ -153,7 +155,7 @@ describe('bad arguments', () => {
     [{ maxPrice: '1.001' }, 'maxPrice'],
     [{ minPrice: '20', maxPrice: '10' }, 'maxPrice'],
   ])('refuses %j with BAD_USER_INPUT before any read', async (args, field) => {
-    const response = await server.gql(LIST, args);
+    const response = await ask(LIST, args);
     expect(errorCodes(response)).toEqual(['BAD_USER_INPUT']);
     expect(response.errors![0]!.message).toContain(field);
     expect(response.extensions!.cost!.dynamodb.requests).toBe(0);
@@ -165,7 +167,7 @@ describe('totalCount', () => {
     products(category: $category, inStock: $inStock, first: 2) { totalCount nodes { name } } }`;
 
   it('is the category counter for a whole category, read beside the page', async () => {
-    const response = await server.gql(COUNTED, { category: 'stoves' });
+    const response = await ask(COUNTED, { category: 'stoves' });
     expect(response.data.products.totalCount).toBe(products.filter((p) => p.category === 'stoves').length);
     // The page's Query and the counter's BatchGetItem.
     expect(response.extensions.cost.dynamodb.requests).toBe(2);
@@ -174,17 +176,17 @@ describe('totalCount', () => {
   it('is null, and reads nothing, for a filtered listing or the whole shop', async () => {
     const UNCOUNTED = COUNTED.replace('totalCount ', '');
     for (const variables of [{ category: 'stoves', inStock: true }, {}]) {
-      const response = await server.gql(COUNTED, variables);
+      const response = await ask(COUNTED, variables);
       expect(response.data.products.totalCount).toBeNull();
-      const without = await server.gql(UNCOUNTED, variables);
+      const without = await ask(UNCOUNTED, variables);
       expect(response.extensions.cost.dynamodb.requests).toBe(without.extensions.cost.dynamodb.requests);
     }
-    const plain = await server.gql(UNCOUNTED, { category: 'stoves' });
+    const plain = await ask(UNCOUNTED, { category: 'stoves' });
     expect(plain.extensions.cost.dynamodb.requests).toBe(1);
   });
 
   it('costs nothing under categories, which read the counters already', async () => {
-    const response = await server.gql(
+    const response = await ask(
       '{ categories { name productCount products(first: 1, orderBy: { field: PRICE }) { totalCount } } }',
     );
     for (const category of response.data.categories) expect(category.products.totalCount).toBe(category.productCount);
@@ -196,8 +198,8 @@ describe('totalCount', () => {
 describe('writes keep the indexes', () => {
   it('moves a product in price order when its price changes', async () => {
     const target = products[5]!;
-    const read = await server.gql(`{ product(productId: "${target.productId}") { version } }`);
-    const update = await server.gql(
+    const read = await ask(`{ product(productId: "${target.productId}") { version } }`);
+    const update = await ask(
       `mutation($input: UpdateProductInput!) { updateProduct(input: $input) { userErrors { code } } }`,
       { input: { productId: target.productId, expectedVersion: read.data.product.version, price: '999.00' } },
     );
@@ -217,7 +219,7 @@ describe('writes keep the indexes', () => {
 
   it('drops a product from the in-stock listings once an order takes its last unit', async () => {
     const target = products.find((p) => p.stock > 0)!;
-    const placed = await server.gql(
+    const placed = await ask(
       `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { userErrors { code } } }`,
       {
         input: {
