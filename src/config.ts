@@ -363,6 +363,14 @@ export const ENV_SPEC = {
     description: 'the bearer token of the example client (`npm run example:client` makes one)',
     readBy: ['client'],
   },
+  // Trusted documents and GraphQL over SSE
+  DOCUMENTS_REFRESH_MS: {
+    type: 'integer',
+    default: '5000',
+    description:
+      'how often each instance looks for new or retired app manifests in the trusted-documents registry (`npm run documents`); a change is served within about this long',
+    readBy: SERVICE,
+  },
   CHROMIUM_PATH: {
     type: 'string',
     default: '/usr/bin/chromium',
@@ -426,8 +434,10 @@ export interface Config {
   introspection: boolean;
   /** The GraphiQL page (on in development; off in production unless PLAYGROUND=true). */
   playground: boolean;
-  /** Accept only the documents of the persisted-documents manifest (PERSISTED_ONLY=true). */
+  /** Accept only trusted documents: the server's manifest and the registry's (PERSISTED_ONLY=true). */
   persistedOnly: boolean;
+  /** DOCUMENTS_REFRESH_MS: how often the trusted-documents registry is polled. */
+  documentsRefreshMs: number;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
   /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there) and with REDIS_URL. */
@@ -710,6 +720,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY'),
+    documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS'),
     // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
     // in every instance would publish each event once per instance.

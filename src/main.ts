@@ -120,6 +120,7 @@ async function main(): Promise<void> {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },
       persistedOnly: config.persistedOnly,
+      documentsRefreshMs: config.documentsRefreshMs,
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
       shutdownGraceMs: config.shutdownGraceMs,

@@ -25,7 +25,6 @@ import type { Pipeline } from './pipeline.js';
 export interface ApolloOptions {
   transport: Exclude<Transport, 'ws'>;
   persistedOnly: boolean;
-  documents: ReadonlyMap<string, string>;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
   cacheMaxAgeSeconds?: number;
@@ -33,9 +32,9 @@ export interface ApolloOptions {
 
 export function createApollo(
   pipeline: Pipeline,
-  { transport, persistedOnly, documents, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
+  { transport, persistedOnly, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
 ) {
-  const { admission, reporter } = pipeline;
+  const { admission, reporter, documents } = pipeline;
   const admissionPlugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart() {
       const started = performance.now();
@@ -106,13 +105,16 @@ export function createApollo(
       admissionPlugin,
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
-      httpCachingPlugin({ schema: pipeline.schema, documents, maxAgeSeconds: cacheMaxAgeSeconds }),
+      httpCachingPlugin({ schema: pipeline.schema, documents: documents.own, maxAgeSeconds: cacheMaxAgeSeconds }),
       jsonErrorStatusPlugin(),
     ],
     documentStore: admission.documentStore,
     validationRules: admission.validationRules,
     parseOptions: admission.parseOptions,
     allowBatchedHttpRequests: false,
+    // The pipeline's own rule (csrf.ts), run by each transport before Apollo: it also admits a
+    // GET of a trusted query, which Apollo's cannot.
+    csrfPrevention: false,
     formatError: pipeline.formatError,
     includeStacktraceInErrorResponses: false,
     persistedQueries: {

@@ -18,6 +18,7 @@ import type { AuthConfig, QueryLimits } from '../config.js';
 import type { DataSources } from '../db/loaders.js';
 import { OrderEvents } from '../graphql/pubsub.js';
 import { createAdmission } from './admission.js';
+import { createCsrfCheck } from './csrf.js';
 import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
@@ -25,6 +26,7 @@ import { manifestOperationNames } from './metricLabels.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import { buildSchema } from './schema.js';
+import type { TrustedDocuments } from './trustedDocuments.js';
 
 export interface PipelineOptions {
   data: DataSources;
@@ -33,8 +35,8 @@ export interface PipelineOptions {
   limits: QueryLimits;
   introspection: boolean;
   persistedOnly: boolean;
-  /** The persisted-documents manifest (sha256 hex -> document). */
-  documents: ReadonlyMap<string, string>;
+  /** The trusted documents: the server's manifest and the registry's (kept fresh by its poller). */
+  documents: TrustedDocuments;
   /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
   events?: OrderEvents;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
@@ -65,6 +67,8 @@ export function createPipeline({
     log,
     events,
     formatError,
+    documents,
+    csrf: createCsrfCheck(documents),
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
     execution: createExecution({ data, log, auth, events }),
     reporter: createReporter({
@@ -73,7 +77,8 @@ export function createPipeline({
       formatError,
       costDetails,
       maxResponseBytes: limits.maxResponseBytes,
-      knownOperations: manifestOperationNames(documents.values()),
+      // The server's own operations only: app manifests must not multiply the metric series.
+      knownOperations: manifestOperationNames(documents.own.values()),
     }),
   };
 }

@@ -43,6 +43,8 @@ export const EntityType = {
   Product: 'Product',
   Category: 'Category',
   Meta: 'Meta',
+  AppManifest: 'AppManifest',
+  TrustedDocument: 'TrustedDocument',
 } as const;
 
 /** Raised when an item in the table does not have the shape this code wrote: a bug or foreign data. */

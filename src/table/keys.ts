@@ -251,3 +251,49 @@ export const migrationKey = (id: string): ItemKey => ({
   PK: MIGRATIONS_PK,
   SK: `MIGRATION#${assertId(id, 'migration')}`,
 });
+
+/**
+ * The trusted-documents registry: one partition holds its head (a revision every change
+ * increments, and the totals the bounds are checked against) and one item per app manifest;
+ * each manifest's documents live in a partition of their own, one item per document, so a
+ * manifest is read with one paginated Query and retired without touching the others.
+ */
+export const DOCUMENT_REGISTRY_PK = 'META#documents';
+export const DOCUMENT_REGISTRY_HEAD_KEY: ItemKey = { PK: DOCUMENT_REGISTRY_PK, SK: 'HEAD' };
+export const APP_MANIFEST_SK_PREFIX = 'MANIFEST#';
+/** App names are lower-case like categories; versions allow semver's dots and `+` (never `#`). */
+export const APP_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const APP_VERSION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export function assertAppName(app: string): string {
+  if (!APP_NAME_PATTERN.test(app)) {
+    throw new InvalidKeyError(`app must be 1-64 characters of a-z 0-9 _ -, got ${describe(app)}`, 'app');
+  }
+  return app;
+}
+
+export function assertAppVersion(version: string): string {
+  if (!APP_VERSION_PATTERN.test(version)) {
+    throw new InvalidKeyError(
+      `version must be 1-64 characters of A-Z a-z 0-9 . _ + -, got ${describe(version)}`,
+      'version',
+    );
+  }
+  return version;
+}
+
+export const appManifestKey = (app: string, version: string): ItemKey => ({
+  PK: DOCUMENT_REGISTRY_PK,
+  SK: `${APP_MANIFEST_SK_PREFIX}${assertAppName(app)}#${assertAppVersion(version)}`,
+});
+/** The partition of one manifest's documents; `contentId` (hex) names its content. */
+export const manifestDocumentsPK = (app: string, version: string, contentId: string): string => {
+  if (!/^[0-9a-f]{16}$/.test(contentId)) throw new Error(`unexpected manifest content id ${describe(contentId)}`);
+  return `DOCUMENTS#${assertAppName(app)}#${assertAppVersion(version)}#${contentId}`;
+};
+/** A document's item, by the sha256 of its text (whatever id the client sends for it). */
+export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey => {
+  if (!SHA256_HEX.test(sha256)) throw new InvalidKeyError(`not a sha256 hex digest: ${describe(sha256)}`, 'hash');
+  return { PK: manifestDocumentsPK(app, version, contentId), SK: `DOC#${sha256}` };
+};

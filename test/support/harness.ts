@@ -70,6 +70,7 @@ export interface TestServerOptions extends Partial<
     | 'introspection'
     | 'playground'
     | 'persistedOnly'
+    | 'documentsRefreshMs'
     | 'http'
     | 'metrics'
     | 'costDetails'

@@ -23,6 +23,8 @@ import { createApollo } from '../../pipeline/apollo.js';
 import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
+import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDocuments.js';
+import type { RegistryPoller } from '../../pipeline/trustedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
 import { NO_STORE } from '../../pipeline/httpCaching.js';
 import { corsMiddleware, upgradeAllowed } from './cors.js';
@@ -34,6 +36,7 @@ import { StreamConsumer } from '../../streams/consumer.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { healthRouter } from './health.js';
 import { persistedOnlyGuard } from './persistedOnlyGuard.js';
+import { csrfGuard, documentReference } from './trustedRequests.js';
 import { playgroundRouter } from './playground/router.js';
 
 export interface AppOptions {
@@ -50,8 +53,10 @@ export interface AppOptions {
   introspection?: boolean;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
   playground?: boolean | { defaultHeaders: Record<string, string> };
-  /** Run only the documents of the persisted-documents manifest. */
+  /** Run only trusted documents (the server's manifest and the registry's app manifests). */
   persistedOnly?: boolean;
+  /** How often the trusted-documents registry is polled for new manifests (default 5000 ms). */
+  documentsRefreshMs?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
   /**
@@ -108,6 +113,8 @@ export interface RunningApp {
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
   consumer: StreamConsumer | undefined;
+  /** The trusted-documents registry poller (`refresh()` reloads now). */
+  documents: RegistryPoller;
 }
 
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
@@ -144,6 +151,7 @@ export async function startApp({
   introspection = true,
   playground = true,
   persistedOnly = false,
+  documentsRefreshMs = 5_000,
   shutdownGraceMs = 10_000,
   streams,
   bus,
@@ -172,7 +180,14 @@ export async function startApp({
   httpServer.maxConnections = socketLimits.maxConnections;
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
-  const documents = loadPersistedDocuments();
+  const documents = new TrustedDocuments(loadPersistedDocuments());
+  const registry = startRegistryPoller({
+    doc: data.dynamo.doc,
+    tableName: data.tableName,
+    documents,
+    intervalMs: documentsRefreshMs,
+    log: log.child({ component: 'documents' }),
+  });
   const events = new OrderEvents(bus);
   registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
   const pipeline = createPipeline({
@@ -190,7 +205,6 @@ export async function startApp({
   const apollo = createApollo(pipeline, {
     transport: 'http',
     persistedOnly,
-    documents,
     cacheMaxAgeSeconds,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
@@ -205,6 +219,8 @@ export async function startApp({
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
   await apollo.start();
+  // The registry's documents are trusted from the first request on.
+  await registry.start();
 
   // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
   // travels as 8 kB.
@@ -227,6 +243,8 @@ export async function startApp({
     },
     etagForPublicAnswers(),
     express.json({ limit: limits.maxBodyBytes }),
+    documentReference(pipeline),
+    csrfGuard(pipeline),
     ...(persistedOnly ? [persistedOnlyGuard(pipeline)] : []),
     (req, res, next) => {
       // One id per request, taken from x-request-id when the caller (or a proxy) sent a sane one.
@@ -276,6 +294,7 @@ export async function startApp({
     });
   }).catch(async (error: unknown) => {
     await apollo.stop();
+    await registry.stop();
     events.detach();
     throw error;
   });
@@ -304,6 +323,7 @@ export async function startApp({
     await consumer?.start();
   } catch (error) {
     await apollo.stop();
+    await registry.stop();
     events.detach();
     metricsServer?.close();
     throw error;
@@ -317,6 +337,7 @@ export async function startApp({
     // HTTP first (in-flight requests finish, subscriptions close), then the stream consumer.
     stop: async () => {
       await apollo.stop();
+      await registry.stop();
       await consumer?.stop();
       events.detach();
       if (metricsServer) {
@@ -328,5 +349,6 @@ export async function startApp({
     metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
     events,
     consumer,
+    documents: registry,
   };
 }

@@ -27,6 +27,7 @@ import type { SocketLimits } from '../../config.js';
 import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { hasExpired } from '../../pipeline/execution.js';
+import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 
 export interface SubscriptionOptions {
@@ -63,11 +64,6 @@ export const closeReason = (prefix: string, message: string): string =>
 const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
   const value = params?.authorization ?? params?.Authorization;
   return typeof value === 'string' ? value : undefined;
-};
-
-const persistedHashOf = (extensions: Record<string, unknown> | null | undefined): string | undefined => {
-  const persisted = extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
-  return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 };
 
 export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
@@ -149,15 +145,8 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
             ),
           ];
         }
-        const verdict = await admission.admit(
-          {
-            query: payload.query,
-            persistedHash: persistedHashOf(payload.extensions),
-            operationName: payload.operationName,
-            variables: payload.variables,
-          },
-          'ws',
-        );
+        // A document id travels in extensions or beside the query, as over HTTP.
+        const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
         state.operationNames.set(id, verdict.operationName);
         const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
