@@ -322,6 +322,39 @@ export const ENV_SPEC = {
     description: 'pause between polls of an idle stream shard',
     readBy: ['consumer'],
   },
+  // The response cache (docs/caching.md)
+  RESPONSE_CACHE: {
+    type: ['on', 'off'],
+    default: 'on',
+    description:
+      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_MAX_BYTES: {
+    type: 'integer',
+    default: '67108864',
+    description: 'bytes the cached answers of one instance may take (64 MiB); the least recently used go first',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_MAX_AGE: {
+    type: 'seconds',
+    default: '300',
+    description: 'the oldest a cached answer may be, whatever the invalidations; `0` turns the cache off',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_INDEX_HOLD_MS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
+    readBy: SERVICE,
+  },
+  CDN_PURGE_URL: {
+    type: 'url',
+    description:
+      'receives a POST `{"tags":[...]}` with the public tags of every invalidation (batched, retried a bounded number of times), to purge a CDN by tag',
+    readBy: SERVICE,
+  },
   WS_MAX_SOCKETS: {
     type: 'integer',
     default: '10000',
@@ -425,6 +458,8 @@ export interface Config {
   corsOrigins: string[];
   /** Cache-Control max-age of public answers; 0 never marks an answer public. */
   cacheMaxAgeSeconds: number;
+  /** The response cache (docs/caching.md); undefined when off. */
+  responseCache: ResponseCacheConfig | undefined;
   /** Write the demo data on the first start (never in aws mode). */
   seedDemoData: boolean;
   auth: AuthConfig;
@@ -477,6 +512,14 @@ export interface Config {
    * default true; docs/performance.md). Off only to measure what it saves.
    */
   itemCollections: boolean;
+}
+
+/** RESPONSE_CACHE_* and CDN_PURGE_URL. */
+export interface ResponseCacheConfig {
+  maxBytes: number;
+  maxAgeSeconds: number;
+  indexHoldMs: number;
+  purgeUrl: string | undefined;
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -693,6 +736,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: oneOf(env, 'LOG_FORMAT'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
+    responseCache:
+      oneOf(env, 'RESPONSE_CACHE') === 'off' || seconds(env, 'RESPONSE_CACHE_MAX_AGE') === 0
+        ? undefined
+        : {
+            maxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES'),
+            maxAgeSeconds: seconds(env, 'RESPONSE_CACHE_MAX_AGE'),
+            indexHoldMs: integer(env, 'RESPONSE_CACHE_INDEX_HOLD_MS'),
+            purgeUrl: text(env, 'CDN_PURGE_URL'),
+          },
     seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {
       secret: jwksUrl ? undefined : jwtSecret,

@@ -133,6 +133,8 @@ async function main(): Promise<void> {
       metrics: config.metrics,
       http: config.http,
       costDetails: config.costDetails,
+      responseCache: config.responseCache,
+      explainCache: config.nodeEnv !== 'production',
     });
     log.info(
       { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },

@@ -17,6 +17,7 @@ import {
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
+import { cacheHeadersPlugin } from './responseCache/cacheHeaders.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
 import { settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
@@ -84,13 +85,16 @@ export function createApollo(
     },
     load: async () => ({
       executor: async ({ document, request, operationName, context }) =>
-        pipeline.execution.run({
-          schema: pipeline.schema,
-          document,
-          variableValues: request.variables,
-          operationName,
-          contextValue: context,
-        }),
+        pipeline.execution.run(
+          {
+            schema: pipeline.schema,
+            document,
+            variableValues: request.variables,
+            operationName,
+            contextValue: context,
+          },
+          pipeline.explainCache && request.extensions?.cache === true,
+        ),
     }),
     stop: async () => undefined,
   };
@@ -106,6 +110,8 @@ export function createApollo(
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
       httpCachingPlugin({ schema: pipeline.schema, documents: documents.own, maxAgeSeconds: cacheMaxAgeSeconds }),
+      // After httpCaching: the tags go only on answers it made public.
+      ...(pipeline.cache ? [cacheHeadersPlugin(pipeline.cache)] : []),
       jsonErrorStatusPlugin(),
     ],
     documentStore: admission.documentStore,

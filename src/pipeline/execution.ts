@@ -22,12 +22,15 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 
 export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** The response cache every execution goes through (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -42,7 +45,7 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events }: ExecutionOptions) {
+export function createExecution({ data, log, auth, events, cache }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
 
@@ -55,7 +58,10 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
    * the one executor of every transport (Apollo calls it through its gateway interface,
    * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  /** `explain` asks the cache for `extensions.cache` (development only). */
+  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult =>
+    cache ? cache.execute(args, execute_, explain) : execute_(args);
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {

@@ -7,7 +7,7 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 
 /** Query fields that read only public data. */
 const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);
@@ -37,6 +37,11 @@ export function readsOnlyPublicData(schema: GraphQLSchema, document: string): bo
   } catch {
     return false;
   }
+  return documentReadsOnlyPublicData(schema, ast);
+}
+
+/** readsOnlyPublicData of a parsed document. */
+export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let isPublic = true;
   visit(

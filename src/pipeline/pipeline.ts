@@ -25,6 +25,7 @@ import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 import { buildSchema } from './schema.js';
 import type { TrustedDocuments } from './trustedDocuments.js';
 
@@ -43,6 +44,10 @@ export interface PipelineOptions {
   metrics?: Metrics | undefined;
   /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
   costDetails?: CostDetails;
+  /** The response cache (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
+  /** Answer `extensions.cache` to a request that asks for it (`extensions: { cache: true }`): development only. */
+  explainCache?: boolean;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -58,19 +63,23 @@ export function createPipeline({
   events = new OrderEvents(),
   metrics,
   costDetails = 'admin',
+  cache,
+  explainCache = false,
 }: PipelineOptions) {
-  const schema = buildSchema();
+  const schema = cache?.schema ?? buildSchema();
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   return {
     schema,
     limits,
     log,
     events,
+    cache,
+    explainCache,
     formatError,
     documents,
     csrf: createCsrfCheck(documents),
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
-    execution: createExecution({ data, log, auth, events }),
+    execution: createExecution({ data, log, auth, events, cache }),
     reporter: createReporter({
       log,
       metrics,

@@ -76,6 +76,8 @@ export interface TestServerOptions extends Partial<
     | 'costDetails'
     | 'cors'
     | 'cacheMaxAgeSeconds'
+    | 'responseCache'
+    | 'explainCache'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

@@ -14,7 +14,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import type { AuthConfig } from '../../auth/tokens.js';
 import { DEFAULT_LIMITS, DEFAULT_SOCKET_LIMITS } from '../../config.js';
-import type { QueryLimits, SocketLimits } from '../../config.js';
+import type { QueryLimits, ResponseCacheConfig, SocketLimits } from '../../config.js';
 import type { DataSources } from '../../db/loaders.js';
 import type { EventBus } from '../../events/eventBus.js';
 import { registerEventBusMetrics } from '../../events/eventBusMetrics.js';
@@ -27,6 +27,11 @@ import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDoc
 import type { RegistryPoller } from '../../pipeline/trustedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
 import { NO_STORE } from '../../pipeline/httpCaching.js';
+import { registerResponseCacheMetrics } from '../../pipeline/responseCache/cacheMetrics.js';
+import { createResponseCache, FEED_TIMEOUT_MS } from '../../pipeline/responseCache/responseCache.js';
+import type { ResponseCache } from '../../pipeline/responseCache/responseCache.js';
+import { buildSchema } from '../../pipeline/schema.js';
+import { changedTagsOf } from '../../streams/changedTags.js';
 import { corsMiddleware, upgradeAllowed } from './cors.js';
 import type { CorsOptions } from './cors.js';
 import { etagForPublicAnswers } from './etag.js';
@@ -80,6 +85,10 @@ export interface AppOptions {
   costDetails?: 'admin' | 'all';
   /** Socket limits (defaults: DEFAULT_HTTP_LIMITS). */
   http?: Partial<HttpLimits>;
+  /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
+  responseCache?: ResponseCacheConfig | undefined;
+  /** Answer `extensions.cache` to requests that ask (development). */
+  explainCache?: boolean;
 }
 
 /** Bounds on what one slow or idle client can hold (README "Security"). */
@@ -113,6 +122,8 @@ export interface RunningApp {
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
   consumer: StreamConsumer | undefined;
+  /** The response cache, when on. */
+  cache: ResponseCache | undefined;
   /** The trusted-documents registry poller (`refresh()` reloads now). */
   documents: RegistryPoller;
 }
@@ -160,6 +171,8 @@ export async function startApp({
   metrics: metricsAccess = {},
   http: httpLimits = {},
   costDetails = 'admin',
+  responseCache,
+  explainCache = false,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -190,7 +203,20 @@ export async function startApp({
   });
   const events = new OrderEvents(bus);
   registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
+  const cache = responseCache
+    ? createResponseCache({
+        schema: buildSchema(),
+        maxBytes: responseCache.maxBytes,
+        maxAgeMs: responseCache.maxAgeSeconds * 1000,
+        holdDownMs: responseCache.indexHoldMs,
+        feedTimeoutMs: FEED_TIMEOUT_MS,
+        maxAnswerBytes: limits.maxResponseBytes,
+      })
+    : undefined;
+  if (cache) registerResponseCacheMetrics(metrics.registry, cache);
   const pipeline = createPipeline({
+    cache,
+    explainCache,
     data,
     log,
     auth,
@@ -316,9 +342,20 @@ export async function startApp({
         pollIntervalMs: streams.pollIntervalMs,
         publish: (event) => events.publish(event),
         onBatch: (batch) => metrics.streamLag.set(batch.lagSeconds),
+        onRecords:
+          cache &&
+          ((records) => {
+            const { tags, changedAtMs } = changedTagsOf(records);
+            if (tags.length > 0) cache.invalidate(tags, changedAtMs);
+          }),
         log: log.child({ component: 'streams' }),
       })
     : undefined;
+  if (consumer && cache) {
+    // Proof that changes reach this instance: a batch read, or a round that found every shard drained.
+    consumer.on('batch', () => cache.feed.beat());
+    consumer.on('round', (round) => round.caughtUp && cache.feed.beat());
+  }
   try {
     await consumer?.start();
   } catch (error) {
@@ -349,6 +386,7 @@ export async function startApp({
     metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
     events,
     consumer,
+    cache,
     documents: registry,
   };
 }
