@@ -196,7 +196,7 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
   if (gate.pendingMigrations.length > 0) {
     log.warn(
       { pending: gate.pendingMigrations },
-      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories and per-status totalCount are refused until then)`,
+      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories, per-status totalCount, the whole shop's and price-ordered product listings are refused until then)`,
     );
     const timer = setInterval(() => {
       pendingIds().then(
