@@ -27,7 +27,9 @@ import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDoc
 import type { RegistryPoller } from '../../pipeline/trustedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
 import { NO_STORE } from '../../pipeline/httpCaching.js';
+import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
 import { registerResponseCacheMetrics } from '../../pipeline/responseCache/cacheMetrics.js';
+import { feedFromRedis } from '../../pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from '../../pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from '../../pipeline/responseCache/responseCache.js';
 import { buildSchema } from '../../pipeline/schema.js';
@@ -92,6 +94,11 @@ export interface AppOptions {
   responseCache?: ResponseCacheConfig | undefined;
   /** Answer `extensions.cache` to requests that ask (development). */
   explainCache?: boolean;
+  /**
+   * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
+   * stream consumer). The caller closes it.
+   */
+  invalidations?: RedisInvalidationBus | undefined;
 }
 
 /** Bounds on what one slow or idle client can hold (README "Security"). */
@@ -177,6 +184,7 @@ export async function startApp({
   costDetails = 'admin',
   responseCache,
   explainCache = false,
+  invalidations,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -218,6 +226,7 @@ export async function startApp({
       })
     : undefined;
   if (cache) registerResponseCacheMetrics(metrics.registry, cache);
+  if (cache && invalidations) feedFromRedis(cache, invalidations);
   const pipeline = createPipeline({
     cache,
     explainCache,
