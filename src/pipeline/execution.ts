@@ -24,6 +24,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 
 export interface ExecutionOptions {
   data: DataSources;
@@ -32,6 +33,8 @@ export interface ExecutionOptions {
   events: OrderEvents;
   /** What one operation may spend while it runs (meter.ts). */
   budgets: OperationBudgets;
+  /** The response cache every execution goes through (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -46,9 +49,11 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events, budgets }: ExecutionOptions) {
+export function createExecution({ data, log, auth, events, budgets, cache }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
+  // The event each subscription result was executed for (SSE numbers its messages after it).
+  const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
@@ -60,8 +65,11 @@ export function createExecution({ data, log, auth, events, budgets }: ExecutionO
    * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone. Every
    * execution runs under its own meter (meter.ts), whichever executor runs it.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> =>
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> =>
     runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
+  /** `explain` asks the cache for `extensions.cache` (development only). */
+  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult =>
+    cache ? cache.execute(args, execute_, explain) : execute_(args);
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
@@ -96,11 +104,15 @@ export function createExecution({ data, log, auth, events, budgets }: ExecutionO
       // opening's reads stay in the subscription's own context, which no report reads.
       const opened = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      return mapAsyncIterator(opened, (event) => {
+      return mapAsyncIterator(opened, async (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        const result = await measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        sources.set(result, event);
+        return result;
       });
     },
+    /** The source event a subscription result was executed for (undefined for other results). */
+    eventOf: (result: object): unknown => sources.get(result),
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */
     measurementOf: (result: object): Measurement | undefined => measurements.get(result),
   };

@@ -245,6 +245,7 @@ export class OperationMeter {
 }
 
 const meters = new WeakMap<object, OperationMeter>();
+const metered = new WeakSet<GraphQLSchema>();
 
 /** The meter of the execution whose context this is (none outside `runMetered`). */
 export const meterOf = (context: unknown): OperationMeter | undefined =>
@@ -259,6 +260,9 @@ const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
  * executor still reads them as plain properties. Mutates and returns `schema`.
  */
 export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
+  // Two pipelines may share a schema (the response cache's): its fields are wrapped once.
+  if (metered.has(schema)) return schema;
+  metered.add(schema);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
