@@ -209,13 +209,15 @@ export const ENV_SPEC = {
   MAX_RESULT_ENTRIES: {
     type: 'integer',
     default: '10000',
-    description: 'most entries (fields and list elements, `__typename` included) one answer may hold; counted before they are built',
+    description:
+      'most entries (fields and list elements, `__typename` included) one answer may hold; counted before they are built',
     readBy: SERVICE,
   },
   MAX_RESULT_BYTES: {
     type: 'integer',
     default: '4000000',
-    description: 'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
+    description:
+      'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
     readBy: SERVICE,
   },
   JWT_MAX_AGE: {
