@@ -23,12 +23,15 @@ export function typenameBomb(count: number, levels: number, first = 30): string 
 const ORDINARY_PAGE = `{ user(userId: "alice") { userId name orders(first: 20) { totalCount pageInfo { hasNextPage endCursor }
   nodes { __typename orderId status placedAt total { amount currencyCode } items { quantity unitPrice { amount } product { __typename name price { amount } } } } } } }`;
 
-/** A refusal by the meter: its code alone, no data, 400 where there is HTTP. */
+/**
+ * A refusal by the meter: its code alone, no data, 400 over HTTP and Lambda (an SSE stream has
+ * answered 200 before the operation runs; a WebSocket has no status).
+ */
 function expectStopped(outcome: Outcome, transport: TransportName, budget: string): void {
   expect(codesOf(outcome)).toEqual(['BUDGET_EXCEEDED']);
   expect(outcome.errors[0]?.extensions?.budget).toBe(budget);
   expect(outcome.data ?? null).toBeNull();
-  expect(outcome.status).toBe(transport === 'WebSocket' ? null : 400);
+  expect(outcome.status).toBe({ WebSocket: null, SSE: 200, HTTP: 400, Lambda: 400 }[transport]);
 }
 
 let open: TransportServer;
