@@ -98,6 +98,7 @@ async function main(): Promise<void> {
         url: config.redisUrl,
         tableName: config.tableName,
         log: log.child({ component: 'redis' }),
+        signingSecret: config.events.signingSecret,
       });
       await bus.start();
     }
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
         pollIntervalMs: config.streamPollMs,
       },
       bus,
+      eventDedupeWindow: config.events.dedupeWindow,
       metrics: config.metrics,
       http: config.http,
       costDetails: config.costDetails,

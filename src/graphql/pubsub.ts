@@ -4,11 +4,17 @@
  * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. Either
  * way every instance sees every change, whoever wrote it; this module listens to the bus once
  * and hands each event to the subscribers connected here that `accept` it.
+ *
+ * Each change reaches a subscriber once: an event whose `seq` (the stream record's sequence
+ * number) was delivered here already, within the last `dedupeWindow` events, is dropped. A
+ * change is published again after a consumer fail-over, a checkpoint replay, or by both the
+ * Lambda and a consumer; the repeat never reaches the subscribers.
  */
 import { EventEmitter } from 'node:events';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { OrderEventModel } from '../events/orderEvent.js';
+import { SeenWindow } from '../events/seenWindow.js';
 
 export type { OrderEventModel } from '../events/orderEvent.js';
 
@@ -18,16 +24,33 @@ export type { OrderEventModel } from '../events/orderEvent.js';
  */
 export const MAX_PENDING_EVENTS = 100;
 
+/** Default of EVENT_DEDUPE_WINDOW: how many recent events' `seq` an instance remembers. */
+export const DEFAULT_DEDUPE_WINDOW = 10_000;
+
 export class OrderEvents {
   private readonly emitter = new EventEmitter();
   readonly bus: EventBus;
   private readonly unsubscribe: () => void;
+  private readonly seen: SeenWindow;
+  private duplicateCount = 0;
 
-  constructor(bus: EventBus = new InProcessEventBus()) {
+  constructor(bus: EventBus = new InProcessEventBus(), dedupeWindow = DEFAULT_DEDUPE_WINDOW) {
     // Each subscription adds a listener; thousands of subscribers are fine.
     this.emitter.setMaxListeners(0);
     this.bus = bus;
-    this.unsubscribe = bus.subscribe((event) => this.emitter.emit('event', event));
+    this.seen = new SeenWindow(dedupeWindow);
+    this.unsubscribe = bus.subscribe((event) => {
+      if (!this.seen.firstTime(event.seq)) {
+        this.duplicateCount++;
+        return;
+      }
+      this.emitter.emit('event', event);
+    });
+  }
+
+  /** Repeats of an already delivered event dropped so far. */
+  get duplicates(): number {
+    return this.duplicateCount;
   }
 
   /** Sends `event` over the bus (to every instance on it, this one included). */
