@@ -34,6 +34,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { addCall, inFlight } from './capacity.js';
 import type { RequestCost } from './capacity.js';
+import { recordItems, recordRead } from './dependencyRecord.js';
+import type { DependencyRecord } from './dependencyRecord.js';
 
 type CommandClass = abstract new (...args: never[]) => unknown;
 
@@ -121,12 +123,20 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
  * The shared document client, as one that adds every call it sends to `cost`: one call
  * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
  * flight until it settles (the response waits for it: capacity.ts `settled`). An execution
- * context makes every read and write through one of these (graphql/context.ts).
+ * context makes every read and write through one of these (graphql/context.ts). With `reads`,
+ * every read also names what it asked for there (dependencyRecord.ts): the response cache's
+ * record of what the answer depends on.
  */
-export function costed(shared: DynamoDBDocumentClient, cost: RequestCost): DynamoDBDocumentClient {
+export function costed(
+  shared: DynamoDBDocumentClient,
+  cost: RequestCost,
+  reads?: DependencyRecord,
+): DynamoDBDocumentClient {
   const send = (command: object, options?: object): Promise<unknown> => {
     const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
-    const call = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+    if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], (command as { input?: unknown }).input);
+    const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+    const call = reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, output)) : sent;
     if (!counted) return call;
     const [operation, kind] = counted;
     return inFlight(

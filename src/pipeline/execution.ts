@@ -22,12 +22,15 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 
 export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** The response cache every execution goes through (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -42,9 +45,11 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events }: ExecutionOptions) {
+export function createExecution({ data, log, auth, events, cache }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
+  // The event each subscription result was executed for (SSE numbers its messages after it).
+  const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
@@ -55,7 +60,10 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
    * the one executor of every transport (Apollo calls it through its gateway interface,
    * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  /** `explain` asks the cache for `extensions.cache` (development only). */
+  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult =>
+    cache ? cache.execute(args, execute_, explain) : execute_(args);
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
@@ -90,11 +98,15 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
       // opening's reads stay in the subscription's own context, which no report reads.
       const opened = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      return mapAsyncIterator(opened, (event) => {
+      return mapAsyncIterator(opened, async (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        const result = await measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        sources.set(result, event);
+        return result;
       });
     },
+    /** The source event a subscription result was executed for (undefined for other results). */
+    eventOf: (result: object): unknown => sources.get(result),
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */
     measurementOf: (result: object): Measurement | undefined => measurements.get(result),
   };

@@ -71,6 +71,11 @@ export interface StreamConsumerOptions {
    * resumes from the shared checkpoint. Without it this consumer reads every shard alone.
    */
   leases?: { owner: string; ttlMs: number } | undefined;
+  /**
+   * Called with each batch of records as read, before they are processed (the response cache
+   * evicts what they change); a throw is logged and ignored.
+   */
+  onRecords?: ((records: readonly _Record[]) => void) | undefined;
   /** Called after each batch with records (metrics, tests); a throw is logged and ignored. */
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
@@ -306,7 +311,12 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     started: number,
     fence: Fence | undefined,
   ): Promise<void> {
-    const { dynamo, tableName, publish, concurrency } = this.options;
+    const { dynamo, tableName, publish, concurrency, onRecords } = this.options;
+    try {
+      onRecords?.(records);
+    } catch (error) {
+      this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
+    }
     const held: OrderEvent[] = [];
     const result = await processRecords(records, {
       doc: dynamo.doc,
