@@ -105,7 +105,7 @@ export class OrderEvents {
       resumeAfter === undefined
         ? []
         : this.recent
-            .filter((event) => compareSeq(event.seq!, resumeAfter) > 0 && accept(event))
+            .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && accept(event))
             .slice(-MAX_PENDING_EVENTS);
     let waiting: ((result: IteratorResult<OrderEventModel>) => void) | undefined;
     let done = false;
