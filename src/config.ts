@@ -193,6 +193,33 @@ export const ENV_SPEC = {
     description: 'largest answer, in bytes; a larger one is refused instead of sent',
     readBy: SERVICE,
   },
+  // Operation budgets: what one operation may spend while it runs (src/pipeline/meter.ts).
+  MAX_OPERATION_REQUESTS: {
+    type: 'integer',
+    default: '100',
+    description: 'most DynamoDB requests one operation (or one subscription event) may make',
+    readBy: SERVICE,
+  },
+  MAX_OPERATION_READ_UNITS: {
+    type: 'integer',
+    default: '1000',
+    description: 'most read capacity units one operation may consume',
+    readBy: SERVICE,
+  },
+  MAX_RESULT_ENTRIES: {
+    type: 'integer',
+    default: '10000',
+    description:
+      'most entries (fields and list elements, `__typename` included) one answer may hold; counted before they are built',
+    readBy: SERVICE,
+  },
+  MAX_RESULT_BYTES: {
+    type: 'integer',
+    default: '4000000',
+    description:
+      'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
+    readBy: SERVICE,
+  },
   JWT_MAX_AGE: {
     type: 'string',
     default: '24h',
@@ -559,6 +586,14 @@ export interface QueryLimits {
   maxBodyBytes: number;
   /** MAX_RESPONSE_BYTES (4,000,000): largest response, in bytes of JSON; a larger answer is replaced by RESPONSE_TOO_LARGE. */
   maxResponseBytes: number;
+  /** MAX_OPERATION_REQUESTS: DynamoDB requests one operation may make while it runs. */
+  maxOperationRequests: number;
+  /** MAX_OPERATION_READ_UNITS: read capacity units one operation may consume. */
+  maxOperationReadUnits: number;
+  /** MAX_RESULT_ENTRIES: entries one answer may hold, counted before they are built. */
+  maxResultEntries: number;
+  /** MAX_RESULT_BYTES: bytes one answer may hold, estimated while it is built. */
+  maxResultBytes: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -592,6 +627,10 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxCost: Number(ENV_SPEC.MAX_QUERY_COST.default),
   maxBodyBytes: Number(ENV_SPEC.MAX_BODY_BYTES.default),
   maxResponseBytes: Number(ENV_SPEC.MAX_RESPONSE_BYTES.default),
+  maxOperationRequests: Number(ENV_SPEC.MAX_OPERATION_REQUESTS.default),
+  maxOperationReadUnits: Number(ENV_SPEC.MAX_OPERATION_READ_UNITS.default),
+  maxResultEntries: Number(ENV_SPEC.MAX_RESULT_ENTRIES.default),
+  maxResultBytes: Number(ENV_SPEC.MAX_RESULT_BYTES.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -792,6 +831,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: integer(env, 'MAX_QUERY_COST'),
       maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
       maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES'),
+      maxOperationRequests: integer(env, 'MAX_OPERATION_REQUESTS'),
+      maxOperationReadUnits: integer(env, 'MAX_OPERATION_READ_UNITS'),
+      maxResultEntries: integer(env, 'MAX_RESULT_ENTRIES'),
+      maxResultBytes: integer(env, 'MAX_RESULT_BYTES'),
     },
     sockets: {
       maxSockets: integer(env, 'WS_MAX_SOCKETS'),
