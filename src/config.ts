@@ -349,6 +349,20 @@ export const ENV_SPEC = {
     description: 'pause between polls of an idle stream shard',
     readBy: ['consumer'],
   },
+  // Order events on Redis: who may publish them, and how repeats are dropped.
+  EVENT_SIGNING_SECRET: {
+    type: 'secret',
+    description:
+      'HMAC-SHA256 key (at least 32 characters) of order events on Redis: publishers sign, instances drop unsigned or forged events; set the same on every instance, consumer and stream Lambda',
+    readBy: ['server', 'consumer', 'stream-lambda'],
+  },
+  EVENT_DEDUPE_WINDOW: {
+    type: 'integer',
+    default: '10000',
+    description:
+      'how many recent order events (by stream sequence number) an instance remembers to deliver each change once',
+    readBy: ['server'],
+  },
   // The response cache (docs/caching.md)
   RESPONSE_CACHE: {
     type: ['on', 'off'],
@@ -525,6 +539,8 @@ export interface Config {
   leaseTtlMs: number;
   /** `npm run consumer`: pause between polls of an idle stream. */
   streamPollMs: number;
+  /** EVENT_SIGNING_SECRET (sign and check events on Redis) and EVENT_DEDUPE_WINDOW (repeats dropped). */
+  events: { signingSecret: string | undefined; dedupeWindow: number };
   /**
    * /metrics access. METRICS_TOKEN: when set, a scraper sending `Authorization: Bearer <token>`
    * may read /metrics from anywhere (loopback clients always may). METRICS_PORT: serve /metrics
@@ -767,6 +783,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
+  const eventSigningSecret = text(env, 'EVENT_SIGNING_SECRET');
+  if (eventSigningSecret !== undefined && eventSigningSecret.length < 32) {
+    throw new ConfigError('EVENT_SIGNING_SECRET must be at least 32 characters');
+  }
+  const dedupeWindow = integer(env, 'EVENT_DEDUPE_WINDOW');
+  if (dedupeWindow < 1) throw new ConfigError(`EVENT_DEDUPE_WINDOW must be at least 1, got ${dedupeWindow}`);
   const costDetails = oneOf(env, 'COST_DETAILS') ?? 'admin';
   const metricsPort = port(env, 'METRICS_PORT');
   return {
@@ -835,6 +857,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consumerPort: port(env, 'CONSUMER_PORT'),
     leaseTtlMs: integer(env, 'LEASE_TTL_MS'),
     streamPollMs: integer(env, 'STREAM_POLL_MS'),
+    events: { signingSecret: eventSigningSecret, dedupeWindow },
     itemCollections: flag(env, 'ITEM_COLLECTION_READS', true),
     streamConsumerName:
       text(env, 'STREAM_CONSUMER_NAME') ??
