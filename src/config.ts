@@ -177,7 +177,7 @@ export const ENV_SPEC = {
   },
   MAX_QUERY_COST: {
     type: 'integer',
-    default: '50000',
+    default: '5000',
     description: 'largest estimated cost: connection sizes multiply their selections',
     readBy: SERVICE,
   },

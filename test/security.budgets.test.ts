@@ -44,6 +44,7 @@ beforeAll(async () => {
       limits: {
         ...DEFAULT_LIMITS,
         maxAliases: 1000,
+        maxCost: 100_000_000,
         maxOperationRequests: 2,
         maxOperationReadUnits: 3,
         maxResultEntries: 400,
