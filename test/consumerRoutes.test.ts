@@ -36,7 +36,7 @@ describe("the consumer's /metrics", () => {
   });
 
   it('serves the right token, and a loopback client without one', async () => {
-    for (const headers of [{ authorization: `Bearer ${TOKEN}` }, {}]) {
+    for (const headers of [{ authorization: `Bearer ${TOKEN}` }, {}] as Record<string, string>[]) {
       const response = await fetch(`${consumer.origin}/metrics`, { headers });
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('tablegraph_stream_leases_held');
