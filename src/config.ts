@@ -404,6 +404,13 @@ export const ENV_SPEC = {
       'how often each instance looks for new or retired app manifests in the trusted-documents registry (`npm run documents`); a change is served within about this long',
     readBy: SERVICE,
   },
+  SSE_REPLAY_EVENTS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'recent order events each instance holds so that a Server-Sent Events stream resuming with `Last-Event-ID` receives what it missed; older gaps get `EVENTS_MISSED` (refetch)',
+    readBy: ['server'],
+  },
   CHROMIUM_PATH: {
     type: 'string',
     default: '/usr/bin/chromium',
@@ -473,6 +480,8 @@ export interface Config {
   persistedOnly: boolean;
   /** DOCUMENTS_REFRESH_MS: how often the trusted-documents registry is polled. */
   documentsRefreshMs: number;
+  /** SSE_REPLAY_EVENTS: recent events held for resuming SSE streams. */
+  sseReplayEvents: number;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
   /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there) and with REDIS_URL. */
@@ -773,6 +782,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY'),
     documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
+    sseReplayEvents: integer(env, 'SSE_REPLAY_EVENTS'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS'),
     // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
     // in every instance would publish each event once per instance.

@@ -17,6 +17,7 @@ import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
 import type { OpenDatabase } from './db/open.js';
+import { RedisInvalidationBus } from './events/invalidationBus.js';
 import { RedisEventBus } from './events/redisEventBus.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
@@ -61,9 +62,11 @@ async function main(): Promise<void> {
   let app: RunningApp | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
+  let invalidations: RedisInvalidationBus | undefined;
   const shutdown = handleStopSignals(log, async () => {
     await app?.stop();
     await bus?.close();
+    await invalidations?.close();
     streamsClient?.destroy();
     await db?.close();
   });
@@ -100,6 +103,15 @@ async function main(): Promise<void> {
         log: log.child({ component: 'redis' }),
       });
       await bus.start();
+      if (config.responseCache && !config.streamConsumer) {
+        invalidations = new RedisInvalidationBus({
+          url: config.redisUrl,
+          tableName: config.tableName,
+          log: log.child({ component: 'invalidations' }),
+          subscribe: true,
+        });
+        await invalidations.start();
+      }
     }
     app = await startApp({
       host: config.host,
@@ -121,6 +133,7 @@ async function main(): Promise<void> {
       },
       persistedOnly: config.persistedOnly,
       documentsRefreshMs: config.documentsRefreshMs,
+      sseReplayEvents: config.sseReplayEvents,
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
       shutdownGraceMs: config.shutdownGraceMs,
@@ -135,6 +148,7 @@ async function main(): Promise<void> {
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
+      invalidations,
     });
     log.info(
       { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },

@@ -7,4 +7,9 @@ export interface OrderEventModel {
   previousStatus: OrderStatus | null;
   /** ISO-8601, when DynamoDB recorded the change. */
   at: string;
+  /**
+   * The stream record's SequenceNumber (a decimal string): orders events, and is the `id:` of
+   * a Server-Sent Event, so a reconnecting client can resume after it.
+   */
+  seq?: string | undefined;
 }

@@ -48,6 +48,8 @@ export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
 export function createExecution({ data, log, auth, events, cache }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
+  // The event each subscription result was executed for (SSE numbers its messages after it).
+  const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
@@ -96,11 +98,15 @@ export function createExecution({ data, log, auth, events, cache }: ExecutionOpt
       // opening's reads stay in the subscription's own context, which no report reads.
       const opened = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      return mapAsyncIterator(opened, (event) => {
+      return mapAsyncIterator(opened, async (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        const result = await measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        sources.set(result, event);
+        return result;
       });
     },
+    /** The source event a subscription result was executed for (undefined for other results). */
+    eventOf: (result: object): unknown => sources.get(result),
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */
     measurementOf: (result: object): Measurement | undefined => measurements.get(result),
   };

@@ -53,8 +53,6 @@ export interface ResponseCacheOptions {
   feedTimeoutMs: number;
   /** Answers larger than this are not stored (they are refused anyway: MAX_RESPONSE_BYTES). */
   maxAnswerBytes: number;
-  /** Tags a mutation touched, after the local eviction (to reach the other instances). */
-  onWrite?: ((tags: readonly string[]) => void) | undefined;
   /** Public tags of every invalidation (the CDN purge hook). */
   onPublicInvalidation?: ((tags: readonly string[]) => void) | undefined;
 }
@@ -77,6 +75,7 @@ const etagOf = (json: string): string => `W/"${createHash('sha256').update(json)
 export function createResponseCache(options: ResponseCacheOptions) {
   const stats: ResponseCacheStats = { hits: 0, misses: 0, bypasses: 0, evictions: 0, notStored: {} };
   const lagObservers = new Set<(seconds: number) => void>();
+  const writeListeners = new Set<(tags: readonly string[]) => void>();
   const store = new EntryStore({
     maxBytes: options.maxBytes,
     maxAgeMs: options.maxAgeMs,
@@ -127,7 +126,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
       const tags = [...context.wrote];
       if (tags.length > 0) {
         invalidate(tags);
-        options.onWrite?.(tags);
+        for (const listener of writeListeners) listener(tags);
       }
       return result;
     }
@@ -207,6 +206,10 @@ export function createResponseCache(options: ResponseCacheOptions) {
     },
     get bytes() {
       return store.bytes;
+    },
+    /** Calls `listener` with the tags of each mutation's writes, after the local eviction (to reach the other instances). */
+    onWrite(listener: (tags: readonly string[]) => void): void {
+      writeListeners.add(listener);
     },
     /** Calls `observe` with each invalidation's lag (seconds from the change to the eviction here). */
     onLag(observe: (seconds: number) => void): () => void {

@@ -27,7 +27,9 @@ import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDoc
 import type { RegistryPoller } from '../../pipeline/trustedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
 import { NO_STORE } from '../../pipeline/httpCaching.js';
+import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
 import { registerResponseCacheMetrics } from '../../pipeline/responseCache/cacheMetrics.js';
+import { feedFromRedis } from '../../pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from '../../pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from '../../pipeline/responseCache/responseCache.js';
 import { buildSchema } from '../../pipeline/schema.js';
@@ -38,6 +40,7 @@ import { etagForPublicAnswers } from './etag.js';
 import { metricsRouter, startMetricsServer } from './metricsRoute.js';
 import type { MetricsAccess } from './metricsRoute.js';
 import { StreamConsumer } from '../../streams/consumer.js';
+import { createSseHandler, SSE_PATH } from '../sse/stream.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { healthRouter } from './health.js';
 import { persistedOnlyGuard } from './persistedOnlyGuard.js';
@@ -62,6 +65,8 @@ export interface AppOptions {
   persistedOnly?: boolean;
   /** How often the trusted-documents registry is polled for new manifests (default 5000 ms). */
   documentsRefreshMs?: number;
+  /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
+  sseReplayEvents?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
   /**
@@ -89,6 +94,11 @@ export interface AppOptions {
   responseCache?: ResponseCacheConfig | undefined;
   /** Answer `extensions.cache` to requests that ask (development). */
   explainCache?: boolean;
+  /**
+   * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
+   * stream consumer). The caller closes it.
+   */
+  invalidations?: RedisInvalidationBus | undefined;
 }
 
 /** Bounds on what one slow or idle client can hold (README "Security"). */
@@ -163,6 +173,7 @@ export async function startApp({
   playground = true,
   persistedOnly = false,
   documentsRefreshMs = 5_000,
+  sseReplayEvents,
   shutdownGraceMs = 10_000,
   streams,
   bus,
@@ -173,6 +184,7 @@ export async function startApp({
   costDetails = 'admin',
   responseCache,
   explainCache = false,
+  invalidations,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -201,7 +213,7 @@ export async function startApp({
     intervalMs: documentsRefreshMs,
     log: log.child({ component: 'documents' }),
   });
-  const events = new OrderEvents(bus);
+  const events = new OrderEvents(bus, sseReplayEvents);
   registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
   const cache = responseCache
     ? createResponseCache({
@@ -214,6 +226,7 @@ export async function startApp({
       })
     : undefined;
   if (cache) registerResponseCacheMetrics(metrics.registry, cache);
+  if (cache && invalidations) feedFromRedis(cache, invalidations);
   const pipeline = createPipeline({
     cache,
     explainCache,
@@ -235,7 +248,14 @@ export async function startApp({
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
-      { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
+      {
+        serverWillStart: async () => ({
+          drainServer: async () => {
+            sse.dispose();
+            await subscriptions.dispose();
+          },
+        }),
+      },
     ],
   });
   const subscriptions = serveSubscriptions({
@@ -244,10 +264,13 @@ export async function startApp({
     sockets,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
+  const sse = createSseHandler({ pipeline, sockets });
   await apollo.start();
   // The registry's documents are trusted from the first request on.
   await registry.start();
 
+  // Before compression, which would hold events back until a buffer fills.
+  app.use(SSE_PATH, corsMiddleware(cors), sse.handler);
   // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
   // travels as 8 kB.
   app.use(compression({ threshold: 1024 }));
