@@ -93,86 +93,44 @@ export type CatalogQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
 
-export type CatalogQuery = {
-  products: {
-    nodes: Array<{
-      productId: string;
-      name: string;
-      category: string;
-      stock: number;
-      price: { amount: string; currencyCode: string };
-    }>;
-    pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  };
-};
+
+export type CatalogQuery = { products: { nodes: Array<{ productId: string, name: string, category: string, stock: number, price: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type ProductDetailsQueryVariables = Exact<{
   productId: string | number;
 }>;
 
-export type ProductDetailsQuery = {
-  product: {
-    productId: string;
-    name: string;
-    description: string;
-    category: string;
-    stock: number;
-    price: { amount: string; currencyCode: string };
-  } | null;
-};
+
+export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, price: { amount: string, currencyCode: string } } | null };
 
 export type CheckoutMutationVariables = Exact<{
   input: PlaceOrderInput;
 }>;
 
-export type CheckoutMutation = {
-  placeOrder: {
-    order: { orderId: string; status: OrderStatus } | null;
-    userErrors: Array<{ code: ErrorCode; field: Array<string> | null; message: string }>;
-  };
-};
+
+export type CheckoutMutation = { placeOrder: { order: { orderId: string, status: OrderStatus } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
 
 export type MyOrdersQueryVariables = Exact<{
   first: number;
   after?: string | null | undefined;
 }>;
 
-export type MyOrdersQuery = {
-  viewer: {
-    userId: string;
-    name: string;
-    orders: {
-      totalCount: number | null;
-      nodes: Array<{
-        orderId: string;
-        status: OrderStatus;
-        placedAt: string;
-        total: { amount: string; currencyCode: string };
-      }>;
-      pageInfo: { hasNextPage: boolean; endCursor: string | null };
-    };
-  } | null;
-};
+
+export type MyOrdersQuery = { viewer: { userId: string, name: string, orders: { totalCount: number | null, nodes: Array<{ orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type OrderStatusSubscriptionVariables = Exact<{
   orderId: string | number;
 }>;
 
-export type OrderStatusSubscription = { orderUpdated: { order: { orderId: string; status: OrderStatus } } };
+
+export type OrderStatusSubscription = { orderUpdated: { order: { orderId: string, status: OrderStatus } } };
 
 export type OrderDetailsQueryVariables = Exact<{
   orderId: string | number;
 }>;
 
-export type OrderDetailsQuery = {
-  order: {
-    orderId: string;
-    status: OrderStatus;
-    placedAt: string;
-    total: { amount: string; currencyCode: string };
-    items: Array<{ productName: string; quantity: number }>;
-  } | null;
-};
+
+export type OrderDetailsQuery = { order: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productName: string, quantity: number }> } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -193,8 +151,7 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
-export const CatalogDocument = new TypedDocumentString(
-  `
+export const CatalogDocument = new TypedDocumentString(`
     query Catalog($namePrefix: String, $inStock: Boolean, $minPrice: String, $maxPrice: String, $orderBy: ProductOrder, $first: Int, $after: String) {
   products(
     namePrefix: $namePrefix
@@ -221,11 +178,8 @@ export const CatalogDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:2d787dd7c0a441b5678c07af02e58e25de5ca5d6fce28a63adb2bf0c97b13e45' },
-) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
-export const ProductDetailsDocument = new TypedDocumentString(
-  `
+    `, {"hash":"sha256:2d787dd7c0a441b5678c07af02e58e25de5ca5d6fce28a63adb2bf0c97b13e45"}) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
+export const ProductDetailsDocument = new TypedDocumentString(`
     query ProductDetails($productId: ID!) {
   product(productId: $productId) {
     productId
@@ -239,11 +193,8 @@ export const ProductDetailsDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:d924c1548b518d233bd68e44fd0c293b6bd6704400dc71f0149a2ef3dfa0cbc6' },
-) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
-export const CheckoutDocument = new TypedDocumentString(
-  `
+    `, {"hash":"sha256:d924c1548b518d233bd68e44fd0c293b6bd6704400dc71f0149a2ef3dfa0cbc6"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
+export const CheckoutDocument = new TypedDocumentString(`
     mutation Checkout($input: PlaceOrderInput!) {
   placeOrder(input: $input) {
     order {
@@ -257,11 +208,8 @@ export const CheckoutDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:609babfd5ddeb6a05c27dbeeea1b88c3d8b4dc8ab8fbc17e4efa6b1e23ab4fb1' },
-) as unknown as TypedDocumentString<CheckoutMutation, CheckoutMutationVariables>;
-export const MyOrdersDocument = new TypedDocumentString(
-  `
+    `, {"hash":"sha256:609babfd5ddeb6a05c27dbeeea1b88c3d8b4dc8ab8fbc17e4efa6b1e23ab4fb1"}) as unknown as TypedDocumentString<CheckoutMutation, CheckoutMutationVariables>;
+export const MyOrdersDocument = new TypedDocumentString(`
     query MyOrders($first: Int!, $after: String) {
   viewer {
     userId
@@ -284,11 +232,8 @@ export const MyOrdersDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:15dbe61cfb2080e011bd0684baaef8599b410e0e7933cadd157d9e0b6f012ae1' },
-) as unknown as TypedDocumentString<MyOrdersQuery, MyOrdersQueryVariables>;
-export const OrderStatusDocument = new TypedDocumentString(
-  `
+    `, {"hash":"sha256:15dbe61cfb2080e011bd0684baaef8599b410e0e7933cadd157d9e0b6f012ae1"}) as unknown as TypedDocumentString<MyOrdersQuery, MyOrdersQueryVariables>;
+export const OrderStatusDocument = new TypedDocumentString(`
     subscription OrderStatus($orderId: ID!) {
   orderUpdated(orderId: $orderId) {
     order {
@@ -297,11 +242,8 @@ export const OrderStatusDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:3e8a92ecf1176ef3f68d192485eb6de84054f434cb120c4f0a1bea80d4ebccbf' },
-) as unknown as TypedDocumentString<OrderStatusSubscription, OrderStatusSubscriptionVariables>;
-export const OrderDetailsDocument = new TypedDocumentString(
-  `
+    `, {"hash":"sha256:3e8a92ecf1176ef3f68d192485eb6de84054f434cb120c4f0a1bea80d4ebccbf"}) as unknown as TypedDocumentString<OrderStatusSubscription, OrderStatusSubscriptionVariables>;
+export const OrderDetailsDocument = new TypedDocumentString(`
     query OrderDetails($orderId: ID!) {
   order(orderId: $orderId) {
     orderId
@@ -317,6 +259,4 @@ export const OrderDetailsDocument = new TypedDocumentString(
     }
   }
 }
-    `,
-  { hash: 'sha256:ad8b8bfaffd82e6a8ae47ac676591a300abfece4a40287886ae1d7f3a78eee98' },
-) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
+    `, {"hash":"sha256:ad8b8bfaffd82e6a8ae47ac676591a300abfece4a40287886ae1d7f3a78eee98"}) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
