@@ -207,7 +207,7 @@ describe('the storefront', () => {
     const orderId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
     expect(orderId).not.toBe('');
     const shipped = await server.gql(SHIP, { input: { orderId, status: 'SHIPPED' } });
-    expect(shipped.data.updateOrderStatus.userErrors).toEqual([]);
+    expect(shipped.data!.updateOrderStatus.userErrors).toEqual([]);
     await expect.poll(() => page.getByTestId('order-status').textContent(), { timeout: 15_000 }).toBe('SHIPPED');
   });
 
