@@ -36,6 +36,8 @@ export interface GraphQLContext {
   data: DataSources;
   /** Order events for subscriptions (fed by the stream consumer). */
   events: OrderEvents;
+  /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
+  resumeAfter?: string | undefined;
 }
 
 /** Longer than any real JWT; bounds the work spent on a hostile header. */

@@ -26,8 +26,8 @@ import { ErrorCode } from '../errors.js';
 import { queryCost } from './queryCost.js';
 import type { DocumentLookup } from './trustedDocuments.js';
 
-/** Where an operation came from; only `ws` may carry subscriptions. */
-export type Transport = 'http' | 'ws' | 'lambda';
+/** Where an operation came from; only the streaming ones (`ws`, `sse`) may carry subscriptions. */
+export type Transport = 'http' | 'ws' | 'sse' | 'lambda';
 
 /** An operation as a transport received it (the GraphQL-over-HTTP request fields). */
 export interface OperationRequest {
@@ -110,7 +110,9 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
   const parseOptions: ParseOptions = { maxTokens: limits.maxTokens };
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth, flattenFragments: true },
-    maxAliases: { n: limits.maxAliases },
+    // Every alias counts, `__typename`'s too (armor lets those through by default): each one is
+    // another entry of the answer.
+    maxAliases: { n: limits.maxAliases, allowList: [] },
     maxDirectives: { n: limits.maxDirectives },
     // graphql-js enforces this itself while parsing (parseOptions).
     maxTokens: { enabled: false },
@@ -195,11 +197,11 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
         : 'Must provide operation name if query contains multiple operations.';
       return refuse(400, refusal(message, 'OPERATION_RESOLUTION_FAILURE'));
     }
-    if (found.operation === OperationTypeNode.SUBSCRIPTION && transport !== 'ws') {
+    if (found.operation === OperationTypeNode.SUBSCRIPTION && transport !== 'ws' && transport !== 'sse') {
       return refuse(
         400,
         refusal(
-          'Subscriptions are served over WebSocket: connect to this URL with the graphql-ws protocol (graphql-transport-ws)',
+          'Subscriptions are served over WebSocket (graphql-ws protocol on this URL) or Server-Sent Events (graphql-sse at /graphql/stream)',
           'BAD_REQUEST',
         ),
       );

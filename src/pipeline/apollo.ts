@@ -24,7 +24,7 @@ import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments
 import type { Pipeline } from './pipeline.js';
 
 export interface ApolloOptions {
-  transport: Exclude<Transport, 'ws'>;
+  transport: Exclude<Transport, 'ws' | 'sse'>;
   persistedOnly: boolean;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
@@ -57,7 +57,7 @@ export function createApollo(
           if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
-            const role = context?.access?.viewer?.role;
+            const role = context?.viewer?.role;
             const finished = reporter.finalize(body, cost, role);
             body = finished.result as typeof body;
             response.body.singleResult = body;
@@ -109,7 +109,7 @@ export function createApollo(
       admissionPlugin,
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
-      httpCachingPlugin({ schema: pipeline.schema, documents: documents.own, maxAgeSeconds: cacheMaxAgeSeconds }),
+      httpCachingPlugin({ maxAgeSeconds: cacheMaxAgeSeconds, cache: pipeline.cache }),
       // After httpCaching: the tags go only on answers it made public.
       ...(pipeline.cache ? [cacheHeadersPlugin(pipeline.cache)] : []),
       jsonErrorStatusPlugin(),

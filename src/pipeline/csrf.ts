@@ -49,7 +49,9 @@ export function createCsrfCheck(documents: DocumentLookup) {
     let isQuery = queries.get(key);
     if (isQuery === undefined) {
       try {
-        isQuery = getOperationAST(parse(text), request.operationName)?.operation === OperationTypeNode.QUERY;
+        const operation = getOperationAST(parse(text), request.operationName)?.operation;
+        // Subscriptions (SSE) only read, like queries.
+        isQuery = operation === OperationTypeNode.QUERY || operation === OperationTypeNode.SUBSCRIPTION;
       } catch {
         isQuery = false;
       }

@@ -71,6 +71,7 @@ export interface TestServerOptions extends Partial<
     | 'playground'
     | 'persistedOnly'
     | 'documentsRefreshMs'
+    | 'sseReplayEvents'
     | 'http'
     | 'metrics'
     | 'costDetails'

@@ -40,6 +40,7 @@ import { etagForPublicAnswers } from './etag.js';
 import { metricsRouter, startMetricsServer } from './metricsRoute.js';
 import type { MetricsAccess } from './metricsRoute.js';
 import { StreamConsumer } from '../../streams/consumer.js';
+import { createSseHandler, SSE_PATH } from '../sse/stream.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { healthRouter } from './health.js';
 import { persistedOnlyGuard } from './persistedOnlyGuard.js';
@@ -64,6 +65,8 @@ export interface AppOptions {
   persistedOnly?: boolean;
   /** How often the trusted-documents registry is polled for new manifests (default 5000 ms). */
   documentsRefreshMs?: number;
+  /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
+  sseReplayEvents?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
   /**
@@ -77,6 +80,8 @@ export interface AppOptions {
    * the events that any consumer, Lambda or instance publishes. The caller closes it.
    */
   bus?: EventBus;
+  /** How many recent events' `seq` this instance remembers to deliver each change once (EVENT_DEDUPE_WINDOW). */
+  eventDedupeWindow?: number;
   /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
   cors?: CorsOptions;
   /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
@@ -170,9 +175,11 @@ export async function startApp({
   playground = true,
   persistedOnly = false,
   documentsRefreshMs = 5_000,
+  sseReplayEvents,
   shutdownGraceMs = 10_000,
   streams,
   bus,
+  eventDedupeWindow,
   cors = { origins: [], allowLocalhost: false },
   cacheMaxAgeSeconds = 0,
   metrics: metricsAccess = {},
@@ -209,8 +216,8 @@ export async function startApp({
     intervalMs: documentsRefreshMs,
     log: log.child({ component: 'documents' }),
   });
-  const events = new OrderEvents(bus);
-  registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
+  const events = new OrderEvents(bus, sseReplayEvents, eventDedupeWindow);
+  registerEventBusMetrics(metrics.registry, events.bus, events);
   const cache = responseCache
     ? createResponseCache({
         schema: buildSchema(),
@@ -244,7 +251,14 @@ export async function startApp({
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
-      { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
+      {
+        serverWillStart: async () => ({
+          drainServer: async () => {
+            sse.dispose();
+            await subscriptions.dispose();
+          },
+        }),
+      },
     ],
   });
   const subscriptions = serveSubscriptions({
@@ -253,10 +267,13 @@ export async function startApp({
     sockets,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
+  const sse = createSseHandler({ pipeline, sockets });
   await apollo.start();
   // The registry's documents are trusted from the first request on.
   await registry.start();
 
+  // Before compression, which would hold events back until a buffer fills.
+  app.use(SSE_PATH, corsMiddleware(cors), sse.handler);
   // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
   // travels as 8 kB.
   app.use(compression({ threshold: 1024 }));

@@ -61,9 +61,20 @@ export const closeReason = (prefix: string, message: string): string =>
     .toString()
     .replace(/\uFFFD$/, '');
 
-const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const value = params?.authorization ?? params?.Authorization;
-  return typeof value === 'string' ? value : undefined;
+/**
+ * The token of `connection_init`: `authorization` (or `Authorization`) at the top, or under
+ * `headers` as clients that reuse their HTTP headers put it. A value that is not a string is
+ * refused (4401), never read as anonymous.
+ */
+export const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const headers = params?.headers;
+  const nested =
+    typeof headers === 'object' && headers !== null
+      ? ((headers as Record<string, unknown>).authorization ?? (headers as Record<string, unknown>).Authorization)
+      : undefined;
+  const value = params?.authorization ?? params?.Authorization ?? nested;
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : 'invalid';
 };
 
 export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
