@@ -105,6 +105,24 @@ describe('the response cache', () => {
     expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'books' }))).toBe('hit');
   });
 
+  it('caches the whole shop by price, and evicts it when the SDK changes a product in it', async () => {
+    const SHOP = `query Shop { products(orderBy: { field: PRICE, direction: DESC }, first: 10) { nodes { productId stock } } }`;
+    await ask(SHOP, {});
+    expect(cacheOf(await ask(SHOP, {}))).toBe('hit');
+    await server.dynamo.doc.send(
+      new UpdateCommand({
+        TableName: server.tableName,
+        Key: productKey(games.productId),
+        UpdateExpression: 'SET stock = :s',
+        ExpressionAttributeValues: { ':s': 77 },
+      }),
+    );
+    const stockOf = (r: GraphQLResponse<any>) =>
+      (r.data?.products.nodes as { productId: string; stock: number }[]).find((n) => n.productId === games.productId)
+        ?.stock;
+    await askUntil(SHOP, {}, (r) => stockOf(r) === 77);
+  });
+
   it('lets the writer read its own write at once: a mutation evicts what it touched before it answers', async () => {
     const admin = `Bearer ${await tokenFor('admin', 'admin')}`;
     await ask(CATEGORY_PAGE, { category: 'games' }, admin);

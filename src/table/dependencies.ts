@@ -7,7 +7,8 @@
  * | tag                      | what it names                                      | public |
  * | ------------------------ | -------------------------------------------------- | ------ |
  * | `product:<productId>`    | one product item                                   | yes    |
- * | `category:<category>`    | a category's products in GSI1 (every page of them)  | yes    |
+ * | `category:<category>`    | a category's products in GSI1 and GSI3 (by name, by price) | yes |
+ * | `products:<shard>`       | one shard of the whole shop's products (GSI4, GSI5) | yes    |
  * | `categories`             | the category counters (`META#categories`)          | yes    |
  * | `user:<userId>`          | one user profile (its order counts included)       | no     |
  * | `user-orders:<userId>`   | a user's orders in their partition (table and LSI1) | no     |
@@ -31,6 +32,7 @@ import {
   CATEGORY_SK_PREFIX,
   DETAILS_SK,
   orderShard,
+  productShard,
   ORDER_SK_PREFIX,
   PRODUCT_SALE_SK_PREFIX,
   PROFILE_SK,
@@ -41,6 +43,8 @@ import { ORDER_STATUSES } from './models.js';
 export const productTag = (productId: string): string => `product:${productId}`;
 export const categoryTag = (category: string): string => `category:${category}`;
 export const CATEGORIES_TAG = 'categories';
+/** One shard of the shop-wide product listings (GSI4PK `PRODUCTS#<shard>`). */
+export const shopProductsTag = (shard: number | string): string => `products:${shard}`;
 export const userTag = (userId: string): string => `user:${userId}`;
 export const userOrdersTag = (userId: string): string => `user-orders:${userId}`;
 export const orderTag = (orderId: string): string => `order:${orderId}`;
@@ -54,14 +58,14 @@ export const TAG_PATTERN = /^[a-z-]{1,16}(:[A-Za-z0-9_-]{1,64}){0,2}$/;
 
 /** Tags of data anyone may read (the catalog): only these reach a CDN. */
 export const isPublicTag = (tag: string): boolean =>
-  tag === CATEGORIES_TAG || tag.startsWith('product:') || tag.startsWith('category:');
+  tag === CATEGORIES_TAG || tag.startsWith('product:') || tag.startsWith('products:') || tag.startsWith('category:');
 
 /**
  * Tags of ranges read from an eventually consistent global index (GSI1, GSI2): a stream
  * record can arrive before the index shows its change (the cache's hold-down, see caching.md).
  */
 export const isIndexTag = (tag: string): boolean =>
-  tag.startsWith('category:') || tag.startsWith('email:') || tag.startsWith('orders:');
+  tag.startsWith('category:') || tag.startsWith('products:') || tag.startsWith('email:') || tag.startsWith('orders:');
 
 const afterPrefix = (value: string | undefined, prefix: string): string | undefined =>
   value?.startsWith(prefix) ? value.slice(prefix.length) : undefined;
@@ -100,11 +104,15 @@ export function tagsOfRead(read: ReadTarget): string[] | undefined {
     if (partitionKey === CATEGORIES_PK && indexName === undefined) return [CATEGORIES_TAG];
     return undefined;
   }
-  if (indexName === 'GSI1') {
+  if (indexName === 'GSI4' || indexName === 'GSI5') {
+    const shard = afterPrefix(partitionKey, 'PRODUCTS#');
+    return shard === undefined ? undefined : [shopProductsTag(shard)];
+  }
+  if (indexName === 'GSI1' || indexName === 'GSI3') {
     const category = afterPrefix(partitionKey, 'CATEGORY#');
     if (category !== undefined) return [categoryTag(category)];
     const email = afterPrefix(partitionKey, 'EMAIL#');
-    if (email !== undefined) return [emailTag(email)];
+    if (email !== undefined && indexName === 'GSI1') return [emailTag(email)];
     return undefined;
   }
   if (indexName === 'GSI2') {
@@ -130,6 +138,7 @@ export interface ItemImage {
   SK?: string | undefined;
   GSI1PK?: string | undefined;
   GSI2PK?: string | undefined;
+  GSI4PK?: string | undefined;
   orderId?: string | undefined;
 }
 
@@ -158,6 +167,8 @@ export function tagsOfImage(image: ItemImage): string[] {
   if (email !== undefined) tags.push(emailTag(email));
   const shard = shopOrdersTagOf(image.GSI2PK);
   if (shard) tags.push(shard);
+  const productShard = afterPrefix(image.GSI4PK, 'PRODUCTS#');
+  if (productShard !== undefined) tags.push(shopProductsTag(productShard));
   return tags;
 }
 
@@ -174,6 +185,7 @@ const imageOf = (image: AttributeMap | undefined): ItemImage => ({
   SK: stringOf(image, 'SK'),
   GSI1PK: stringOf(image, 'GSI1PK'),
   GSI2PK: stringOf(image, 'GSI2PK'),
+  GSI4PK: stringOf(image, 'GSI4PK'),
   orderId: stringOf(image, 'orderId'),
 });
 
@@ -206,7 +218,7 @@ export function tagsOfChange(record: {
  * `touched`): the writing instance evicts them before it answers. Index memberships the key
  * does not show are covered otherwise: a page lists its items, so it carries their item tags;
  * a product that joins a category changes the category's counter (touched too); an order's
- * shop-wide views are every view of its shard.
+ * shop-wide views are every view of its shard, a product's shop-wide listing its shard.
  */
 export function tagsOfWrite(key: ItemKey): string[] {
   if (key.PK.startsWith('PRODUCT#') && key.SK.startsWith(PRODUCT_SALE_SK_PREFIX)) return [];
@@ -216,6 +228,9 @@ export function tagsOfWrite(key: ItemKey): string[] {
     const shard = orderShard(order);
     tags.push(shopOrdersTag('ALL', shard), ...ORDER_STATUSES.map((status) => shopOrdersTag(status, shard)));
   }
+  // A product's shard of the shop-wide listings follows from its id.
+  const product = afterPrefix(key.PK, 'PRODUCT#');
+  if (product !== undefined && key.SK === DETAILS_SK) tags.push(shopProductsTag(productShard(product)));
   return [...new Set(tags)];
 }
 

@@ -26,6 +26,7 @@ import {
   orderShard,
   productKey,
   productSaleKey,
+  productShard,
   SEED_MARKER_KEY,
   streamCheckpointKey,
   userKey,
@@ -56,15 +57,16 @@ function readsOf(...reads: [operation: string, input: unknown][]): DependencyRec
 
 describe('tagsOfChange (a stream record to what it can change)', () => {
   const product = aProduct({ productId: 'p1', category: 'books', stock: 3 });
+  const shopShard = `products:${productShard('p1')}`;
 
   it('a stock change invalidates the product and every page of its category, the in-stock ones included', () => {
     const tags = tagsOfChange(modify(productToItem(product), productToItem({ ...product, stock: 0 })));
-    expect(tags.sort()).toEqual(['category:books', 'product:p1']);
+    expect(tags.sort()).toEqual(['category:books', 'product:p1', shopShard]);
   });
 
   it('a product moving category invalidates the pages of both categories', () => {
     const tags = tagsOfChange(modify(productToItem(product), productToItem({ ...product, category: 'games' })));
-    expect(tags.sort()).toEqual(['category:books', 'category:games', 'product:p1']);
+    expect(tags.sort()).toEqual(['category:books', 'category:games', 'product:p1', shopShard]);
   });
 
   it('a new product (INSERT, no old image) invalidates its category', () => {
@@ -72,6 +74,7 @@ describe('tagsOfChange (a stream record to what it can change)', () => {
     expect(tagsOfChange({ Keys: image(productKey('p1')), NewImage: image(item) }).sort()).toEqual([
       'category:books',
       'product:p1',
+      shopShard,
     ]);
   });
 
@@ -113,7 +116,33 @@ describe('tagsOfChange (a stream record to what it can change)', () => {
   });
 
   it('a record without images (a KEYS_ONLY stream) maps its keys as a write would', () => {
-    expect(tagsOfChange({ Keys: image(productKey('p1')) })).toEqual(['product:p1']);
+    expect(tagsOfChange({ Keys: image(productKey('p1')) })).toEqual(['product:p1', `products:${productShard('p1')}`]);
+  });
+
+  it("a product's change invalidates its shard of the shop-wide listings (by name and by price)", () => {
+    const item = productToItem(product);
+    expect(item.GSI4PK).toBe(`PRODUCTS#${productShard('p1')}`);
+    expect(tagsOfChange({ NewImage: image(item) })).toContain(`products:${productShard('p1')}`);
+    const read = readsOf(
+      ...(['GSI4', 'GSI5'] as const).map((indexName): [string, unknown] => [
+        'Query',
+        {
+          IndexName: indexName,
+          KeyConditionExpression: 'GSI4PK = :pk',
+          ExpressionAttributeValues: { ':pk': item.GSI4PK },
+        },
+      ]),
+      [
+        'Query',
+        {
+          IndexName: 'GSI3',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'CATEGORY#books' },
+        },
+      ],
+    );
+    expect([...read.tags].sort()).toEqual(['category:books', `products:${productShard('p1')}`]);
+    expect(read.readIndex).toBe(true);
   });
 });
 
