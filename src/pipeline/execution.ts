@@ -22,6 +22,8 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import { runMetered } from './meter.js';
+import type { OperationBudgets } from './meter.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
 
 export interface ExecutionOptions {
@@ -29,6 +31,8 @@ export interface ExecutionOptions {
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** What one operation may spend while it runs (meter.ts). */
+  budgets: OperationBudgets;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;
 }
@@ -45,7 +49,7 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events, cache }: ExecutionOptions) {
+export function createExecution({ data, log, auth, events, budgets, cache }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
   // The event each subscription result was executed for (SSE numbers its messages after it).
@@ -58,9 +62,11 @@ export function createExecution({ data, log, auth, events, cache }: ExecutionOpt
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
+   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone. Every
+   * execution runs under its own meter (meter.ts), whichever executor runs it.
    */
-  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> =>
+    runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
   /** `explain` asks the cache for `extensions.cache` (development only). */
   const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult =>
     cache ? cache.execute(args, execute_, explain) : execute_(args);

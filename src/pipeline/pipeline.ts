@@ -23,6 +23,7 @@ import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
+import { meterSchema } from './meter.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
@@ -66,7 +67,8 @@ export function createPipeline({
   cache,
   explainCache = false,
 }: PipelineOptions) {
-  const schema = cache?.schema ?? buildSchema();
+  // Every object and list field reports to the operation's meter (meter.ts).
+  const schema = meterSchema(cache?.schema ?? buildSchema());
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   return {
     schema,
@@ -79,7 +81,19 @@ export function createPipeline({
     documents,
     csrf: createCsrfCheck(documents),
     admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
-    execution: createExecution({ data, log, auth, events, cache }),
+    execution: createExecution({
+      data,
+      log,
+      auth,
+      events,
+      cache,
+      budgets: {
+        requests: limits.maxOperationRequests,
+        readCapacityUnits: limits.maxOperationReadUnits,
+        entries: limits.maxResultEntries,
+        bytes: limits.maxResultBytes,
+      },
+    }),
     reporter: createReporter({
       log,
       metrics,

@@ -9,8 +9,8 @@
  * - REMOVE: nothing (deleting an order is not a cancellation).
  *
  * Delivery is at least once: the soldCount changes are idempotent (sale markers, see
- * soldCount.ts), events may be published again for a redelivered record (consumers dedupe by
- * `sequenceNumber` if they must).
+ * soldCount.ts), events may be published again for a redelivered record (each API instance drops a
+ * repeated `seq`).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -20,6 +20,8 @@ import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { InvalidKeyError } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
+import { LeaseLostError } from './leases.js';
+import type { Fence } from './leases.js';
 import { updateSoldCount } from './soldCount.js';
 
 /**
@@ -50,8 +52,11 @@ export interface OrderEvent {
   order: OrderModel;
   /** The status before the change; null for ORDER_PLACED. */
   previousStatus: OrderStatus | null;
-  /** The stream record's sequence number: the same for a redelivered record (a dedupe key). */
-  sequenceNumber: string;
+  /**
+   * The stream record's SequenceNumber (a decimal string): the same for a redelivered record,
+   * which is how every API instance drops a repeat (src/graphql/pubsub.ts).
+   */
+  seq: string;
   /** ISO-8601, when DynamoDB recorded the change (ApproximateCreationDateTime: whole seconds on AWS). */
   at: string;
 }
@@ -68,6 +73,11 @@ export interface ProcessorDeps {
   log?: StreamLog | undefined;
   /** How many items' records are processed at once (records of one item always in order). Default 8. */
   concurrency?: number | undefined;
+  /**
+   * The lease tenure the records are read under: every soldCount transaction is conditioned on
+   * it. Once a write is refused for it (LeaseLostError, in `failures`) nothing more is applied.
+   */
+  fence?: Fence | undefined;
 }
 
 export interface RecordFailure {
@@ -122,9 +132,11 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
+  let fenced = false;
   const worker = async () => {
-    for (let group = queue.shift(); group; group = queue.shift()) {
+    for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
       for (const index of group) {
+        if (fenced) break;
         const record = records[index] as ChangeRecord;
         try {
           await processRecord(record, deps, result);
@@ -138,6 +150,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
             );
             continue;
           }
+          if (error instanceof LeaseLostError) fenced = true;
           result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
           break; // later changes of this item wait for this one (their order matters to subscribers)
         }
@@ -154,7 +167,14 @@ async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: 
   const change = orderChangeOf(record);
   if (!change) return;
   if (change.soldCount) {
-    const outcome = await updateSoldCount(deps.doc, deps.tableName, change.event.order, change.soldCount);
+    const outcome = await updateSoldCount(
+      deps.doc,
+      deps.tableName,
+      change.event.order,
+      change.soldCount,
+      undefined,
+      deps.fence,
+    );
     result.soldCountChanges += outcome.changed;
     if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
   }
@@ -180,12 +200,7 @@ function orderChangeOf(record: ChangeRecord): OrderChange | null {
   const oldItem = imageOf(stream?.OldImage);
   if (!newItem || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
   const order = itemToOrder(newItem);
-  const base = {
-    order,
-    sequenceNumber: sequenceOf(record),
-    seq: sequenceOf(record) || undefined,
-    at: timeOf(stream?.ApproximateCreationDateTime),
-  };
+  const base = { order, seq: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) };
   if (record.eventName === 'INSERT') {
     return {
       event: { type: 'ORDER_PLACED', previousStatus: null, ...base },
