@@ -32,6 +32,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { tracedSend } from '../telemetry/dynamoSpans.js';
+import { bindClient, traceOf } from '../telemetry/requestTrace.js';
 import { addCall, inFlight } from './capacity.js';
 import type { RequestCost } from './capacity.js';
 
@@ -120,15 +122,19 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
 /**
  * The shared document client, as one that adds every call it sends to `cost`: one call
  * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
- * flight until it settles (the response waits for it: capacity.ts `settled`). An execution
- * context makes every read and write through one of these (graphql/context.ts).
+ * flight until it settles (the response waits for it: capacity.ts `settled`), and in a span of
+ * the execution's trace when it is traced. An execution context makes every read and write
+ * through one of these (graphql/context.ts).
  */
 export function costed(shared: DynamoDBDocumentClient, cost: RequestCost): DynamoDBDocumentClient {
   const send = (command: object, options?: object): Promise<unknown> => {
     const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
-    const call = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
-    if (!counted) return call;
+    const direct = () => shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+    if (!counted) return direct();
     const [operation, kind] = counted;
+    // A traced execution's calls get a span each (telemetry/dynamoSpans.ts); traceOf is one check while tracing is off.
+    const trace = traceOf(cost);
+    const call = trace ? tracedSend(trace, operation, kind, command, direct) : direct();
     return inFlight(
       cost,
       call.then(
@@ -144,5 +150,7 @@ export function costed(shared: DynamoDBDocumentClient, cost: RequestCost): Dynam
     );
   };
   // Everything but `send` is the shared client's (its configuration, middleware and sockets).
-  return Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  const client = Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  bindClient(client, cost);
+  return client;
 }

@@ -7,4 +7,10 @@ export interface OrderEventModel {
   previousStatus: OrderStatus | null;
   /** ISO-8601, when DynamoDB recorded the change. */
   at: string;
+  /**
+   * W3C `traceparent` of the stream processing that found the change, while it is traced: each
+   * subscriber's execution of the event joins that trace (src/telemetry/). Optional: a bus
+   * carries events without it unchanged.
+   */
+  traceparent?: string;
 }

@@ -16,6 +16,7 @@
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { startReceiveSpan } from '../telemetry/busSpans.js';
 import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js';
 import type { OrderEventModel } from './orderEvent.js';
 
@@ -190,13 +191,16 @@ export class RedisEventBus implements EventBus {
       return;
     }
     this.onDelivered?.(Date.now() - envelope.publishedAt);
+    const received = startReceiveSpan(this.channel, envelope.event.traceparent);
+    const event = received ? { ...envelope.event, traceparent: received.traceparent } : envelope.event;
     for (const listener of this.listeners) {
       try {
-        listener(envelope.event);
+        listener(event);
       } catch (error) {
         this.options.log.warn({ err: error }, 'order event listener failed');
       }
     }
+    received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
   }
 
   private lose(event: OrderEventModel, reason: string, error?: unknown): void {

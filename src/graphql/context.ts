@@ -15,6 +15,8 @@ import { costed } from '../db/client.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
+import { startRequestTrace } from '../telemetry/requestTrace.js';
+import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { OrderEvents } from './pubsub.js';
 
 export interface GraphQLContext {
@@ -61,8 +63,12 @@ export function createContext(
   log: Logger,
   viewer: Viewer | null,
   events: OrderEvents,
+  parent?: TraceParent,
 ): GraphQLContext {
   const cost = newRequestCost();
+  // Traced: the operation span, found from the cost record by every DynamoDB call (telemetry/).
+  const trace = startRequestTrace(cost, parent);
+  const ids = trace?.span.spanContext();
   const counted: DataSources = { ...data, dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost) } };
   const loaders = createLoaders(counted);
   return {
@@ -73,6 +79,10 @@ export function createContext(
     loaders,
     data: counted,
     events,
-    log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
+    log: log.child({
+      requestId,
+      ...(viewer ? { viewer: viewer.userId } : {}),
+      ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
+    }),
   };
 }

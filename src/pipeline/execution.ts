@@ -22,12 +22,23 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import type { TraceParent } from '../telemetry/requestTrace.js';
+import { contextOf } from '../telemetry/traceparent.js';
+import { tracing } from '../telemetry/tracing.js';
+import { finishOperationSpan, nameOperationSpan } from './operationSpans.js';
+import type { DescribeDocument } from './operationSpans.js';
+
+/** A subscription event's trace parent: the `traceparent` the event carries (undefined while not tracing). */
+const eventParent = (event: unknown): TraceParent | undefined =>
+  tracing() ? { context: contextOf((event as { traceparent?: unknown } | null)?.traceparent) } : undefined;
 
 export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
+  describe?: DescribeDocument;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -42,20 +53,29 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events }: ExecutionOptions) {
+export function createExecution({
+  data,
+  log,
+  auth,
+  events,
+  describe = () => ({ hash: undefined, persisted: false }),
+}: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
-  const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
-    createContext(data, requestId, log, viewer, events);
+  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
+    createContext(data, requestId, log, viewer, events, parent);
 
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
    * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => {
+    nameOperationSpan(args, describe);
+    return execute(args);
+  };
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
@@ -88,11 +108,15 @@ export function createExecution({ data, log, auth, events }: ExecutionOptions) {
       // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
       // figures would tell another customer's order from a missing one on DynamoDB Local. The
       // opening's reads stay in the subscription's own context, which no report reads.
+      nameOperationSpan(args, describe);
       const opened = await createSourceEventStream(args);
+      // The opening's span ends here; each event's execution has a span of its own, in the
+      // trace of the write that caused the event (the event's traceparent).
+      finishOperationSpan((args.contextValue as GraphQLContext).cost, []);
       if (!(Symbol.asyncIterator in opened)) return opened;
       return mapAsyncIterator(opened, (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId, eventParent(event)) });
       });
     },
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */

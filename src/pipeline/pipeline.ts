@@ -22,6 +22,7 @@ import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
+import { traceResolvers } from './operationSpans.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import { buildSchema } from './schema.js';
@@ -58,15 +59,17 @@ export function createPipeline({
   costDetails = 'admin',
 }: PipelineOptions) {
   const schema = buildSchema();
+  traceResolvers(schema);
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
+  const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
   return {
     schema,
     limits,
     log,
     events,
     formatError,
-    admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
-    execution: createExecution({ data, log, auth, events }),
+    admission,
+    execution: createExecution({ data, log, auth, events, describe: admission.describe }),
     reporter: createReporter({
       log,
       metrics,
