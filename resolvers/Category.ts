@@ -1,6 +1,7 @@
 import type { CategoryResolvers } from '../src/generated/resolvers-types.js';
+import { productListing } from '../src/graphql/productListing.js';
 
 export const Category: CategoryResolvers = {
-  products: (category, { namePrefix, inStock, ...args }, { loaders }) =>
-    loaders.productsPages.load({ category: category.name, filter: { namePrefix, inStock }, args }),
+  products: (category, args, { loaders, data }, info) =>
+    productListing(category.name, args, { loaders, schema: data.schema }, info, category.productCount),
 };

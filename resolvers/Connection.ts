@@ -7,4 +7,5 @@ export const OrderConnection: OrderConnectionResolvers = {
 
 export const ProductConnection: ProductConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
+  totalCount: (page) => (typeof page.totalCount === 'function' ? page.totalCount() : page.totalCount),
 };

@@ -3,6 +3,7 @@ import { BadUserInputError } from '../src/errors.js';
 import type { QueryResolvers } from '../src/generated/resolvers-types.js';
 import { fromGlobalId } from '../src/graphql/globalId.js';
 import { prefetchUserOrders } from '../src/graphql/lookahead.js';
+import { productListing } from '../src/graphql/productListing.js';
 import { assertId, normalizeCategory, normalizeEmail } from '../src/table/keys.js';
 
 /** `nodes(ids:)` reads at most this many ids: one BatchGetItem's worth. */
@@ -28,8 +29,8 @@ export const Query: QueryResolvers = {
   userByEmail: (_, { email }, { access }) => access.userByEmail(normalizeEmail(email)),
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
   product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),
-  products: (_, { category, namePrefix, inStock, ...args }, { loaders }) =>
-    loaders.productsPages.load({ category: normalizeCategory(category), filter: { namePrefix, inStock }, args }),
+  products: (_, { category, ...args }, { loaders, data }, info) =>
+    productListing(category == null ? null : normalizeCategory(category), args, { loaders, schema: data.schema }, info),
   orders: async (_, { status, placedAfter, placedBefore, ...args }, { access, data }) => {
     const window = { placedAfter, placedBefore };
     const page = await access.shopOrders({ status: status ?? null, window, args }, data.schema);

@@ -323,6 +323,39 @@ export const ENV_SPEC = {
     description: 'pause between polls of an idle stream shard',
     readBy: ['consumer'],
   },
+  // The response cache (docs/caching.md)
+  RESPONSE_CACHE: {
+    type: ['on', 'off'],
+    default: 'on',
+    description:
+      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_MAX_BYTES: {
+    type: 'integer',
+    default: '67108864',
+    description: 'bytes the cached answers of one instance may take (64 MiB); the least recently used go first',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_MAX_AGE: {
+    type: 'seconds',
+    default: '300',
+    description: 'the oldest a cached answer may be, whatever the invalidations; `0` turns the cache off',
+    readBy: SERVICE,
+  },
+  RESPONSE_CACHE_INDEX_HOLD_MS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
+    readBy: SERVICE,
+  },
+  CDN_PURGE_URL: {
+    type: 'url',
+    description:
+      'receives a POST `{"tags":[...]}` with the public tags of every invalidation (batched, retried a bounded number of times), to purge a CDN by tag',
+    readBy: SERVICE,
+  },
   WS_MAX_SOCKETS: {
     type: 'integer',
     default: '10000',
@@ -477,6 +510,21 @@ export const ENV_SPEC = {
     description: 'the bearer token of the example client (`npm run example:client` makes one)',
     readBy: ['client'],
   },
+  // Trusted documents and GraphQL over SSE
+  DOCUMENTS_REFRESH_MS: {
+    type: 'integer',
+    default: '5000',
+    description:
+      'how often each instance looks for new or retired app manifests in the trusted-documents registry (`npm run documents`); a change is served within about this long',
+    readBy: SERVICE,
+  },
+  SSE_REPLAY_EVENTS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'recent order events each instance holds so that a Server-Sent Events stream resuming with `Last-Event-ID` receives what it missed; older gaps get `EVENTS_MISSED` (refetch)',
+    readBy: ['server'],
+  },
   CHROMIUM_PATH: {
     type: 'string',
     default: '/usr/bin/chromium',
@@ -556,6 +604,8 @@ export interface Config {
   corsOrigins: string[];
   /** Cache-Control max-age of public answers; 0 never marks an answer public. */
   cacheMaxAgeSeconds: number;
+  /** The response cache (docs/caching.md); undefined when off. */
+  responseCache: ResponseCacheConfig | undefined;
   /** Write the demo data on the first start (never in aws mode). */
   seedDemoData: boolean;
   auth: AuthConfig;
@@ -565,8 +615,12 @@ export interface Config {
   introspection: boolean;
   /** The GraphiQL page (on in development; off in production unless PLAYGROUND=true). */
   playground: boolean;
-  /** Accept only the documents of the persisted-documents manifest (PERSISTED_ONLY=true). */
+  /** Accept only trusted documents: the server's manifest and the registry's (PERSISTED_ONLY=true). */
   persistedOnly: boolean;
+  /** DOCUMENTS_REFRESH_MS: how often the trusted-documents registry is polled. */
+  documentsRefreshMs: number;
+  /** SSE_REPLAY_EVENTS: recent events held for resuming SSE streams. */
+  sseReplayEvents: number;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
   /** The in-process stream consumer: on by default, off in aws mode (use the Lambda handler there) and with REDIS_URL. */
@@ -608,6 +662,14 @@ export interface Config {
   itemCollections: boolean;
   /** OpenTelemetry traces and metrics (the OTEL_* variables). */
   telemetry: TelemetrySettings;
+}
+
+/** RESPONSE_CACHE_* and CDN_PURGE_URL. */
+export interface ResponseCacheConfig {
+  maxBytes: number;
+  maxAgeSeconds: number;
+  indexHoldMs: number;
+  purgeUrl: string | undefined;
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -824,6 +886,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: oneOf(env, 'LOG_FORMAT'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
+    responseCache:
+      oneOf(env, 'RESPONSE_CACHE') === 'off' || seconds(env, 'RESPONSE_CACHE_MAX_AGE') === 0
+        ? undefined
+        : {
+            maxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES'),
+            maxAgeSeconds: seconds(env, 'RESPONSE_CACHE_MAX_AGE'),
+            indexHoldMs: integer(env, 'RESPONSE_CACHE_INDEX_HOLD_MS'),
+            purgeUrl: text(env, 'CDN_PURGE_URL'),
+          },
     seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {
       secret: jwksUrl ? undefined : jwtSecret,
@@ -851,6 +922,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: flag(env, 'GRAPHQL_INTROSPECTION', !production),
     playground: flag(env, 'PLAYGROUND', !production),
     persistedOnly: flag(env, 'PERSISTED_ONLY'),
+    documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
+    sseReplayEvents: integer(env, 'SSE_REPLAY_EVENTS'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS'),
     // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
     // in every instance would publish each event once per instance.

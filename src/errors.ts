@@ -23,11 +23,16 @@ export const ErrorCode = {
   MIGRATION_PENDING: 'MIGRATION_PENDING',
   /** A WebSocket connection already runs as many operations as it may. */
   TOO_MANY_OPERATIONS: 'TOO_MANY_OPERATIONS',
+  /**
+   * A Server-Sent Events stream resumed with a Last-Event-ID older than the events this
+   * instance still holds: events may have been missed, so refetch what the page shows.
+   */
+  EVENTS_MISSED: 'EVENTS_MISSED',
   /** The request body (or WebSocket message) exceeds MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** The answer would exceed MAX_RESPONSE_BYTES; nothing of it is sent. */
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
-  /** PERSISTED_ONLY is on and the document is not in the persisted-documents manifest. */
+  /** PERSISTED_ONLY is on and the document is not a trusted one (the server's manifest, or a published app manifest). */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

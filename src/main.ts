@@ -18,6 +18,7 @@ import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
 import type { OpenDatabase } from './db/open.js';
+import { RedisInvalidationBus } from './events/invalidationBus.js';
 import { RedisEventBus } from './events/redisEventBus.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
@@ -62,12 +63,14 @@ async function main(): Promise<void> {
   let app: RunningApp | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
+  let invalidations: RedisInvalidationBus | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
   const shutdown = handleStopSignals(log, async () => {
     await app?.stop();
     await telemetry?.shutdown();
     await bus?.close();
+    await invalidations?.close();
     streamsClient?.destroy();
     await db?.close();
   });
@@ -104,6 +107,15 @@ async function main(): Promise<void> {
         log: log.child({ component: 'redis' }),
       });
       await bus.start();
+      if (config.responseCache && !config.streamConsumer) {
+        invalidations = new RedisInvalidationBus({
+          url: config.redisUrl,
+          tableName: config.tableName,
+          log: log.child({ component: 'invalidations' }),
+          subscribe: true,
+        });
+        await invalidations.start();
+      }
     }
     app = await startApp({
       host: config.host,
@@ -124,6 +136,8 @@ async function main(): Promise<void> {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },
       persistedOnly: config.persistedOnly,
+      documentsRefreshMs: config.documentsRefreshMs,
+      sseReplayEvents: config.sseReplayEvents,
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
       shutdownGraceMs: config.shutdownGraceMs,
@@ -136,6 +150,9 @@ async function main(): Promise<void> {
       metrics: config.metrics,
       http: config.http,
       costDetails: config.costDetails,
+      responseCache: config.responseCache,
+      explainCache: config.nodeEnv !== 'production',
+      invalidations,
     });
     log.info(
       { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },
@@ -184,7 +201,7 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
   if (gate.pendingMigrations.length > 0) {
     log.warn(
       { pending: gate.pendingMigrations },
-      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories and per-status totalCount are refused until then)`,
+      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories, per-status totalCount, the whole shop's and price-ordered product listings are refused until then)`,
     );
     const timer = setInterval(() => {
       pendingIds().then(

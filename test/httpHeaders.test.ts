@@ -42,7 +42,7 @@ const preflight = (url: string, origin: string) =>
   });
 
 describe('CORS', () => {
-  it('answers a preflight from an allowed origin with the four request headers', async () => {
+  it('answers a preflight from an allowed origin with the request headers clients send', async () => {
     const response = await preflight(server.url, SHOP);
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(SHOP);
@@ -51,6 +51,8 @@ describe('CORS', () => {
       'authorization',
       'apollo-require-preflight',
       'x-apollo-operation-name',
+      'x-request-id',
+      'last-event-id',
     ]);
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
   });
@@ -131,7 +133,19 @@ describe('HTTP caching', () => {
     expect(other.status).toBe(200);
   });
 
+  const textGet = (query: string) =>
+    fetch(`${server.url}?${new URLSearchParams({ query }).toString()}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
+
+  it('decides by what the answer read, not by the document: any public read is public', async () => {
+    // Not a manifest document, and hashed by no one: it still read only products.
+    const response = await textGet('{ products(category: "outdoor", first: 1) { nodes { name } } }');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=60');
+  });
+
   it.each([
+    ['an anonymous look at the viewer', async () => textGet('{ viewer { name } }')],
     [
       'a signed-in GET',
       async () =>

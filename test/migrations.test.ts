@@ -10,6 +10,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import { SchemaGate } from '../src/db/schemaGate.js';
+import { MIGRATIONS } from '../src/migrations/registry.js';
 import { migrate } from '../src/migrations/runner.js';
 import { EntityType } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
@@ -23,11 +24,14 @@ import { createPreviousReleaseTable, storePreviousRelease } from './support/prev
 import { runNode } from './support/serverProcess.js';
 import { scanTable } from './support/writes.js';
 
+const MIGRATION_IDS = MIGRATIONS.map((migration) => migration.id);
 const STATUSES: readonly OrderStatus[] = ['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
 /** A shop of the previous release: 4 users, 52 orders in every status, 12 products in 3 categories. */
 function previousShop() {
   const products = ['books', 'garden', 'tools'].flatMap((category) =>
-    Array.from({ length: 4 }, () => aProduct({ category })),
+    Array.from({ length: 4 }, (_, i) =>
+      aProduct({ category, priceCents: 500 + ((i * 7 + category.length) % 5) * 250 }),
+    ),
   );
   const users = [aUser(), aUser(), aUser(), aUser()];
   const orders: OrderModel[] = users.flatMap((user, u) =>
@@ -84,11 +88,27 @@ describe('a table of the previous release, upgraded by starting the server', () 
     server = await children.start(endpoint(), tableName);
   });
 
-  it('was migrated before the server said it was ready, GSI2 included', async () => {
+  it('was migrated before the server said it was ready, GSI2 and the product indexes included', async () => {
     const migrated = server.node.logs.find((line) => line.msg === 'migrated table');
-    expect(migrated?.applied).toEqual(['0001-shop-orders-index']);
+    expect(migrated?.applied).toEqual(MIGRATION_IDS);
     const { Table } = await dynamo.client.send(new DescribeTableCommand({ TableName: tableName }));
-    expect(Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === 'GSI2')?.IndexStatus).toBe('ACTIVE');
+    for (const name of ['GSI2', 'GSI3', 'GSI4', 'GSI5']) {
+      expect(Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === name)?.IndexStatus).toBe('ACTIVE');
+    }
+  });
+
+  it('lists every product shop-wide, by name and by price', async () => {
+    const byName = await gql(server, '{ products(first: 100) { nodes { productId } } }');
+    expect(byName.products.nodes.map((node: any) => node.productId).sort()).toEqual(
+      shop.products.map((p) => p.productId).sort(),
+    );
+    const byPrice = await gql(
+      server,
+      '{ products(first: 100, orderBy: { field: PRICE }) { nodes { price { amount } } } }',
+    );
+    const prices = byPrice.products.nodes.map((node: any) => Number(node.price.amount));
+    expect(prices).toHaveLength(shop.products.length);
+    expect(prices).toEqual([...prices].sort((a, b) => a - b));
   });
 
   it('lists every order shop-wide', async () => {
@@ -147,7 +167,7 @@ describe('a backfill stopped halfway', () => {
   beforeAll(async () => {
     const reference = await previousReleaseTable(shop);
     const result = await migrate({ client: dynamo.client, doc: dynamo.doc, tableName: reference });
-    expect(result.applied).toEqual(['0001-shop-orders-index']);
+    expect(result.applied).toEqual(MIGRATION_IDS);
     uninterrupted = await dataItems(reference);
   });
 
@@ -174,7 +194,7 @@ describe('a backfill stopped halfway', () => {
       tableName,
       report: (line) => lines.push(line),
     });
-    expect(result.applied).toEqual(['0001-shop-orders-index']);
+    expect(result.applied).toEqual(MIGRATION_IDS);
     expect(lines[0]).toMatch(/resuming at phase \w+ \(\d+ items scanned before, run 2\)/);
     expect(await dataItems(tableName)).toEqual(uninterrupted);
   });
@@ -195,7 +215,7 @@ describe('a backfill stopped halfway', () => {
     ).rejects.toBe(crash);
     expect(await dataItems(tableName)).not.toEqual(uninterrupted);
     const result = await migrate({ client: dynamo.client, doc: dynamo.doc, tableName });
-    expect(result.applied).toEqual(['0001-shop-orders-index']);
+    expect(result.applied).toEqual(MIGRATION_IDS);
     expect(await dataItems(tableName)).toEqual(uninterrupted);
     const again = await migrate({ client: dynamo.client, doc: dynamo.doc, tableName });
     expect(again.applied).toEqual([]);
@@ -227,13 +247,15 @@ describe('a server in front of a table with migrations pending (aws mode)', () =
         '{ orders { nodes { orderId } } }',
         '{ categories { name } }',
         `{ user(userId: "${user.userId}") { orders(status: PLACED) { totalCount } } }`,
+        '{ products { nodes { name } } }',
+        '{ products(category: "books", orderBy: { field: PRICE }) { nodes { name } } }',
       ]) {
         const response = await server.gql(query);
         expect(errorCodes(response)).toEqual(['MIGRATION_PENDING']);
         expect(response.errors![0]!.message).toMatch(/npm run migrate/);
       }
       const served = await server.gql(
-        `{ products(category: "books", namePrefix: "a", inStock: true) { nodes { name } }
+        `{ products(category: "books", namePrefix: "a", inStock: true, orderBy: { field: NAME, direction: DESC }) { nodes { name } }
            user(userId: "${user.userId}") { orders(status: PLACED) { nodes { orderId } } } }`,
       );
       expect(served.errors).toBeUndefined();
@@ -254,7 +276,9 @@ describe('a server in front of a table with migrations pending (aws mode)', () =
     });
     const warnings = server.node.logs.filter((line) => /npm run migrate/.test(line.msg));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toMatch(/needs migration 0001-shop-orders-index: run npm run migrate/);
+    expect(warnings[0]!.msg).toMatch(
+      /needs migration 0001-shop-orders-index, 0002-product-indexes: run npm run migrate/,
+    );
     // Nothing was migrated: that is the operator's step in aws mode.
     expect((await scanTable(dynamo.doc, tableName)).some((item) => item.entityType === EntityType.Category)).toBe(
       false,

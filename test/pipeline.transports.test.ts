@@ -1,6 +1,6 @@
 /**
  * One pipeline under every transport: the same request is refused (or answered) the same way
- * over HTTP, over a WebSocket and through the Lambda handler: limits, masking, production
+ * over HTTP, over a WebSocket, over Server-Sent Events and through the Lambda handler: limits, masking, production
  * settings and persisted-only mode are one policy each, not one per transport.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -158,11 +158,11 @@ describe.each(['HTTP', 'Lambda'] as const)('a subscription over %s', (transport)
     const outcome = await production.send(transport, { query: 'subscription { orderEvents { type } }' });
     expect(outcome.status).toBe(400);
     expect(codesOf(outcome)).toEqual(['BAD_REQUEST']);
-    expect(outcome.errors[0]?.message).toMatch(/WebSocket/);
+    expect(outcome.errors[0]?.message).toMatch(/WebSocket.*Server-Sent Events/);
   });
 });
 
-describe.each(['HTTP', 'WebSocket'] as const)('a refusal over %s', (transport) => {
+describe.each(['HTTP', 'WebSocket', 'SSE'] as const)('a refusal over %s', (transport) => {
   const refusals = async () => {
     const text = await (await fetch(production.server.url.replace(/graphql$/, 'metrics'))).text();
     return Number(/graphql_errors_total\{code="QUERY_TOO_COMPLEX"\} (\d+)/.exec(text)?.[1] ?? 0);

@@ -220,6 +220,8 @@ describe('a running consumer', () => {
       order,
       previousStatus: null,
       sequenceNumber: expect.stringMatching(/^\d+$/),
+      // The stream sequence number every event carries (SSE numbers its messages with it).
+      seq: event?.sequenceNumber,
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     // soldCount is written before the event is published.

@@ -202,4 +202,31 @@ describe('subscription authorization', () => {
       expect(closes).toHaveLength(1);
     },
   );
+
+  const viewerOver = async (connectionParams: Record<string, unknown>) => {
+    const client = createClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams,
+      retryAttempts: 0,
+    });
+    clients.push(client);
+    return client
+      .iterate<{ viewer: { userId: string } | null }>({ query: '{ viewer { userId } }' })
+      .next()
+      .then(
+        ({ value }) => value,
+        (error: { code: number; reason: string }) => ({ code: error.code, reason: error.reason }),
+      );
+  };
+
+  it('authenticates a token under connectionParams.headers.Authorization, as HTTP headers are reused', async () => {
+    const outcome = await viewerOver({ headers: { Authorization: `Bearer ${await tokenFor(alice.userId)}` } });
+    expect(outcome).toMatchObject({ data: { viewer: { userId: alice.userId } } });
+  });
+
+  it('refuses a connectionParams.headers.Authorization that is not a bearer token with 4401 and the reason', async () => {
+    const outcome = await viewerOver({ headers: { Authorization: { token: 'x' } } });
+    expect(outcome).toEqual({ code: 4401, reason: 'Unauthorized: The Authorization header must be "Bearer <token>"' });
+  });
 });

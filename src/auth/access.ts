@@ -17,17 +17,29 @@ import type { Viewer } from './tokens.js';
 export type Access = ReturnType<typeof createAccess>;
 
 export function createAccess(viewer: Viewer | null, loaders: Loaders) {
+  // Whether the answer depends on who asks: any look at the viewer counts (HTTP caching marks
+  // only answers that never looked public). The response cache's dependency record will carry it.
+  let consultedViewer = false;
   const requireViewer = (): Viewer => {
+    consultedViewer = true;
     if (!viewer) throw new UnauthenticatedError('Sign in: this needs an Authorization: Bearer <token> header');
     return viewer;
   };
   /** May the viewer see (and act on) data owned by `userId`? */
-  const owns = (userId: string): boolean => viewer !== null && (viewer.role === 'admin' || viewer.userId === userId);
+  const owns = (userId: string): boolean => {
+    consultedViewer = true;
+    return viewer !== null && (viewer.role === 'admin' || viewer.userId === userId);
+  };
   const visibleUser = (user: UserModel | null) => (user && owns(user.userId) ? user : null);
   const visibleOrder = (order: OrderModel | null) => (order && owns(order.userId) ? order : null);
 
   return {
-    viewer,
+    get viewer(): Viewer | null {
+      consultedViewer = true;
+      return viewer;
+    },
+    /** True once anything in this execution depended on the viewer (their data, or whether there is one). */
+    readViewerData: (): boolean => consultedViewer,
     requireViewer,
     owns,
     requireAdmin(action: string): Viewer {

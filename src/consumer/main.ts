@@ -23,11 +23,13 @@ import { openDatabase } from '../db/open.js';
 import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
+import { RedisInvalidationBus } from '../events/invalidationBus.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
 import { baselineNewTable } from '../migrations/runner.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
+import { invalidationPublisher } from './invalidationPublisher.js';
 
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError];
 
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   let consumer: StreamConsumer | undefined;
   let server: http.Server | undefined;
   let bus: EventBus | undefined;
+  let invalidations: RedisInvalidationBus | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
   const shutdown = handleStopSignals(log, async () => {
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     await telemetry?.shutdown();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await bus?.close();
+    await invalidations?.close();
     streams?.destroy();
     await db?.close();
   });
@@ -55,6 +59,13 @@ async function main(): Promise<void> {
       const redis = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
       await redis.start();
       bus = redis;
+      invalidations = new RedisInvalidationBus({
+        url: config.redisUrl,
+        tableName: config.tableName,
+        log,
+        subscribe: false,
+      });
+      await invalidations.start();
     } else {
       // Still useful (soldCount), but no API instance hears of the events.
       log.warn('REDIS_URL is not set: the consumer keeps soldCount but its order events reach no subscriber');
@@ -66,6 +77,7 @@ async function main(): Promise<void> {
     if (db.tableCreated) await baselineNewTable(db.dynamo.doc, config.tableName);
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
     const metrics = createConsumerMetrics(() => consumer, eventBus);
+    const publisher = invalidations && invalidationPublisher(invalidations, owner);
     consumer = new StreamConsumer({
       dynamo: db.dynamo,
       streams,
@@ -75,8 +87,10 @@ async function main(): Promise<void> {
       leases: { owner, ttlMs: config.leaseTtlMs },
       publish: (event) => eventBus.publish(event),
       onBatch: (batch) => metrics.observe(batch),
+      onRecords: publisher?.records,
       log,
     });
+    publisher?.watch(consumer);
     const running = consumer;
     server = http.createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];

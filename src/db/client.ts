@@ -36,6 +36,8 @@ import { tracedSend } from '../telemetry/dynamoSpans.js';
 import { bindClient, traceOf } from '../telemetry/requestTrace.js';
 import { addCall, inFlight } from './capacity.js';
 import type { RequestCost } from './capacity.js';
+import { recordItems, recordRead } from './dependencyRecord.js';
+import type { DependencyRecord } from './dependencyRecord.js';
 
 type CommandClass = abstract new (...args: never[]) => unknown;
 
@@ -122,14 +124,24 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
 /**
  * The shared document client, as one that adds every call it sends to `cost`: one call
  * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
- * flight until it settles (the response waits for it: capacity.ts `settled`), and in a span of
- * the execution's trace when it is traced. An execution context makes every read and write
- * through one of these (graphql/context.ts).
+ * flight until it settles (the response waits for it: capacity.ts `settled`). An execution
+ * context makes every read and write through one of these (graphql/context.ts); its calls are spans of the execution's trace when
+ * it is traced. With `reads`,
+ * every read also names what it asked for there (dependencyRecord.ts): the response cache's
+ * record of what the answer depends on.
  */
-export function costed(shared: DynamoDBDocumentClient, cost: RequestCost): DynamoDBDocumentClient {
+export function costed(
+  shared: DynamoDBDocumentClient,
+  cost: RequestCost,
+  reads?: DependencyRecord,
+): DynamoDBDocumentClient {
   const send = (command: object, options?: object): Promise<unknown> => {
     const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
-    const direct = () => shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+    if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], (command as { input?: unknown }).input);
+    const direct = () => {
+      const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+      return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, output)) : sent;
+    };
     if (!counted) return direct();
     const [operation, kind] = counted;
     // A traced execution's calls get a span each (telemetry/dynamoSpans.ts); traceOf is one check while tracing is off.

@@ -11,6 +11,7 @@ import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
 import {
   CATEGORIES_PK,
+  categoryCounterKey,
   emailGSI1PK,
   isProductKey,
   isUserOrderKey,
@@ -24,8 +25,10 @@ import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, U
 import { batchGetItems } from './batchGet.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
-import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
-import type { PlacedWindow, ProductFilter } from './pageQueries.js';
+import { shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
+import type { PlacedWindow } from './pageQueries.js';
+import { DEFAULT_PRODUCT_ORDER, productsQuery } from './productQueries.js';
+import type { ProductFilter, ProductOrder } from './productQueries.js';
 import { readPage } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 import type { SchemaGate } from './schemaGate.js';
@@ -33,6 +36,7 @@ import { readShardedPage } from './shardedPages.js';
 import { fusablePage, readUserWithOrders } from './userCollection.js';
 
 export { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
+export { shopProductsQuery } from './productQueries.js';
 
 /** What the data layer needs from the process: shared by every request. */
 export interface DataSources {
@@ -62,8 +66,10 @@ export interface ShopOrdersPageKey {
 }
 
 export interface ProductsPageKey {
-  category: string;
+  /** null: the whole shop. */
+  category: string | null;
   filter?: ProductFilter | undefined;
+  order?: ProductOrder | undefined;
   args: ConnectionArgs;
 }
 
@@ -174,22 +180,37 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   const productsPages = new DataLoader<ProductsPageKey, Page<ProductModel>, string>(
     (keys) =>
       Promise.all(
-        keys.map(async ({ category, filter, args }) => {
-          const { page } = await readPage(
-            dynamo.doc,
-            categoryProductsQuery(tableName, category, filter),
-            args,
-            cursors,
-          );
+        keys.map(async ({ category, filter, order, args }) => {
+          const listing = productsQuery(tableName, category, filter, order);
+          const { page } = listing.sharded
+            ? await readShardedPage(dynamo.doc, listing.query, args, cursors)
+            : await readPage(dynamo.doc, listing.query, args, cursors);
+          // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
+          // (its products are the ones shown), so the other listings do the same.
           for (const edge of page.edges) prime(productKey(edge.node.productId), edge.node);
           return page;
         }),
       ),
     {
-      cacheKeyFn: ({ category, filter, args }) =>
-        JSON.stringify([category, filter?.namePrefix?.toLowerCase(), filter?.inStock, argsKey(args)]),
+      cacheKeyFn: ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
+        JSON.stringify([
+          category,
+          filter?.namePrefix?.toLowerCase(),
+          filter?.inStock,
+          filter?.minPriceCents,
+          filter?.maxPriceCents,
+          order.field,
+          order.direction,
+          argsKey(args),
+        ]),
     },
   );
+
+  /** Products per category, from the counters (access pattern 13), one BatchGetItem for every category asked. */
+  const categoryCounts = new DataLoader<string, number>(async (names) => {
+    const rows = await batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true });
+    return rows.map((row) => (row ? itemToCategory(row).productCount : 0));
+  });
 
   /** Users whose profile and first orders page this request already reads in one Query. */
   const fusedUsers = new Set<string>();
@@ -231,6 +252,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     shopOrdersPages,
     userWithFirstOrders,
     productsPages,
+    categoryCounts,
     categories,
     user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
     order: (orderId: string) => items.load(orderKey(orderId)).then(ofKind('Order')),
@@ -243,7 +265,10 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
       for (const key of keys) items.clear(key);
       fusedUsers.clear();
       if (keys.some(isUserOrderKey)) ordersPages.clearAll();
-      if (keys.some(isProductKey)) productsPages.clearAll();
+      if (keys.some(isProductKey)) {
+        productsPages.clearAll();
+        categoryCounts.clearAll();
+      }
     },
     /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
     prime: (node: NodeModel) => {

@@ -1,38 +1,32 @@
 /**
- * The key-range Queries behind each connection (access patterns 3, 6, 8-12 in
+ * The key-range Queries behind the order connections (access patterns 3, 8-10 in
  * docs/access-patterns.md), as pure functions: the request a connection sends can be checked
- * without DynamoDB. Windows and name prefixes are key conditions, never filters; only the
- * stock filter is a FilterExpression (pages fill within the read budget, see pagination.ts).
+ * without DynamoDB. Windows are key conditions, never filters. The product listings are in
+ * productQueries.ts.
  */
 import { BadUserInputError } from '../errors.js';
-import { itemToOrder, itemToProduct } from '../table/codecs.js';
-import { GSI1, GSI2, LSI1 } from '../table/definition.js';
+import { itemToOrder } from '../table/codecs.js';
+import { GSI2, LSI1 } from '../table/definition.js';
 import {
-  categoryGSI1PK,
   ORDER_SHARDS,
   ORDER_SK_PREFIX,
   placedWindow,
-  productNamePrefixGSI1SK,
   shopOrdersGSI2PK,
   statusLSI1SKPrefix,
   userPK,
 } from '../table/keys.js';
-import type { OrderModel, OrderStatus, ProductModel } from '../table/models.js';
+import type { OrderModel, OrderStatus } from '../table/models.js';
 import type { PageQuery } from './pagination.js';
 import type { ShardedPageQuery } from './shardedPages.js';
+
+export { categoryProductsQuery, MAX_NAME_PREFIX_LENGTH, shopProductsQuery } from './productQueries.js';
+export type { ProductFilter } from './productQueries.js';
 
 /** `[placedAfter, placedBefore)`: either bound may be absent. */
 export interface PlacedWindow {
   placedAfter?: string | null | undefined;
   placedBefore?: string | null | undefined;
 }
-
-export interface ProductFilter {
-  namePrefix?: string | null | undefined;
-  inStock?: boolean | null | undefined;
-}
-
-export const MAX_NAME_PREFIX_LENGTH = 100;
 
 /** Refuses a window that ends before it starts (BAD_USER_INPUT naming placedBefore). */
 function checkWindow({ placedAfter, placedBefore }: PlacedWindow): void {
@@ -74,40 +68,6 @@ export function userOrdersQuery(
   };
 }
 
-/**
- * Products in a category, by lower-cased name then productId (access pattern 6); a name
- * prefix is a begins_with on GSI1SK (11), the stock filter a FilterExpression (12).
- */
-export function categoryProductsQuery(
-  tableName: string,
-  category: string,
-  { namePrefix, inStock }: ProductFilter = {},
-): PageQuery<ProductModel> {
-  if (namePrefix != null && namePrefix.length > MAX_NAME_PREFIX_LENGTH) {
-    throw new BadUserInputError(`"namePrefix" may have at most ${MAX_NAME_PREFIX_LENGTH} characters`, 'namePrefix');
-  }
-  const prefixed = namePrefix != null && namePrefix !== '';
-  const filtered = inStock != null;
-  return {
-    tableName,
-    // The prefix is case-insensitive, so its lower-cased form names the connection.
-    connection: `Query.products:${category}${prefixed ? `:prefix=${namePrefix.toLowerCase()}` : ''}${filtered ? `:inStock=${inStock}` : ''}`,
-    indexName: GSI1,
-    // A GSI cursor carries the table key too: GSI keys need not be unique.
-    keyAttributes: ['PK', 'SK', 'GSI1PK', 'GSI1SK'],
-    keyConditionExpression: prefixed ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-    expressionAttributeValues: {
-      ':pk': categoryGSI1PK(category),
-      ...(prefixed ? { ':prefix': productNamePrefixGSI1SK(namePrefix) } : {}),
-    },
-    filter: filtered
-      ? { expression: inStock ? 'stock > :noStock' : 'stock <= :noStock', values: { ':noStock': 0 } }
-      : undefined,
-    ascending: true,
-    decode: itemToProduct,
-  };
-}
-
 /** Every order of the shop, or those in one status, newest first, across GSI2's shards (access pattern 9). */
 export function shopOrdersQuery(
   tableName: string,
@@ -123,7 +83,7 @@ export function shopOrdersQuery(
     partitionKeyName: 'GSI2PK',
     sortKeyName: 'GSI2SK',
     shardKeys: Array.from({ length: ORDER_SHARDS }, (_, shard) => shopOrdersGSI2PK(view, shard)),
-    window: placedWindow(ORDER_SK_PREFIX, window.placedAfter, window.placedBefore),
+    sortKeyCondition: { between: placedWindow(ORDER_SK_PREFIX, window.placedAfter, window.placedBefore) },
     ascending: false,
     decode: itemToOrder,
   };

@@ -1,6 +1,6 @@
 /**
  * Relay pages over a write-sharded index view: the same sort order spread over several
- * partitions (GSI2's shop-wide orders, src/table/keys.ts). A page reads every shard in
+ * partitions (GSI2's shop-wide orders, GSI4 and GSI5's shop-wide products, src/table/keys.ts). A page reads every shard in
  * parallel, `size + 1` items each from the cursor on, and merges them: the first `size + 1`
  * of the union are exactly the first `size + 1` of the view, whichever shards they sit in.
  *
@@ -16,7 +16,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../table/codecs.js';
 import type { CursorCodec } from './cursor.js';
-import { buildPage, planPage, READ_BUDGET } from './pagination.js';
+import { buildPage, nextLimit, planPage, READ_BUDGET } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 
 export interface ShardedPageQuery<T> {
@@ -28,8 +28,10 @@ export interface ShardedPageQuery<T> {
   sortKeyName: string;
   /** One partition key per shard. */
   shardKeys: readonly string[];
-  /** Inclusive bounds of a BETWEEN on the sort key. */
-  window: { from: string; to: string };
+  /** Narrows the sort key: inclusive bounds of a BETWEEN, or a begins_with; absent, the whole shard. */
+  sortKeyCondition?: { between: { from: string; to: string } } | { beginsWith: string } | undefined;
+  /** A FilterExpression (applied after Limit: each shard reads on within its share of READ_BUDGET). */
+  filter?: { expression: string; values: Record<string, unknown> } | undefined;
   /** The connection's natural order (the `first` direction) is ascending sort key order. */
   ascending: boolean;
   decode: (item: Item) => T;
@@ -55,9 +57,11 @@ export async function readShardedPage<T>(
   const shards = await Promise.all(
     query.shardKeys.map((shardKey) => readShard(doc, query, shardKey, plan.cursor, forward, wanted)),
   );
-  // Read order: ascending or descending sort key. Ties cannot occur within one view.
+  // Read order: ascending or descending sort key, compared as DynamoDB does (UTF-8 bytes,
+  // which JavaScript's UTF-16 comparison contradicts past U+FFFF). Ties cannot occur within one view.
   const sortKey = (item: Item) => String(item[query.sortKeyName]);
-  const inReadOrder = (a: Item, b: Item) => (sortKey(a) < sortKey(b) ? -1 : 1) * (forward ? 1 : -1);
+  const inReadOrder = (a: Item, b: Item) =>
+    Buffer.compare(Buffer.from(sortKey(a)), Buffer.from(sortKey(b))) * (forward ? 1 : -1);
   let merged = shards.flatMap((shard) => shard.items).sort(inReadOrder);
 
   // A shard cut short knows nothing past its last item: the merge is exact only up to there.
@@ -76,7 +80,30 @@ export async function readShardedPage<T>(
   );
 }
 
-/** Up to `wanted` items of one shard after `position`; a 1 MB cut is read on within READ_BUDGET. */
+/**
+ * What one shard may read for a page. Unfiltered, a shard reads on only past DynamoDB's 1 MB
+ * cut, within READ_BUDGET's requests. Filtered, the shards share READ_BUDGET's items, and each
+ * may send a few requests, so a page stays within a bound whatever the filter skips.
+ */
+export function shardBudget(shards: number, filtered: boolean): { requests: number; items: number } {
+  return filtered
+    ? { requests: 3, items: Math.max(1, Math.floor(READ_BUDGET.items / shards)) }
+    : { requests: READ_BUDGET.requests, items: Number.POSITIVE_INFINITY };
+}
+
+function sortKeyExpression(query: ShardedPageQuery<unknown>): { expression: string; values: Record<string, string> } {
+  const condition = query.sortKeyCondition;
+  if (condition === undefined) return { expression: '', values: {} };
+  if ('beginsWith' in condition) {
+    return { expression: ' AND begins_with(#sk, :prefix)', values: { ':prefix': condition.beginsWith } };
+  }
+  return {
+    expression: ' AND #sk BETWEEN :from AND :to',
+    values: { ':from': condition.between.from, ':to': condition.between.to },
+  };
+}
+
+/** Up to `wanted` items of one shard after `position`, read on (past a 1 MB cut or a filter) within its budget. */
 async function readShard<T>(
   doc: DynamoDBDocumentClient,
   query: ShardedPageQuery<T>,
@@ -90,25 +117,35 @@ async function readShard<T>(
     ...position,
     [query.partitionKeyName]: shardKey,
   };
+  const sortKey = sortKeyExpression(query);
+  const budget = shardBudget(query.shardKeys.length, query.filter !== undefined);
   let result: QueryCommandOutput;
   let reads = 0;
+  let evaluated = 0;
   do {
     result = await doc.send(
       new QueryCommand({
         TableName: query.tableName,
         IndexName: query.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': query.partitionKeyName, '#sk': query.sortKeyName },
-        ExpressionAttributeValues: { ':pk': shardKey, ':from': query.window.from, ':to': query.window.to },
+        KeyConditionExpression: `#pk = :pk${sortKey.expression}`,
+        FilterExpression: query.filter?.expression,
+        ExpressionAttributeNames: {
+          '#pk': query.partitionKeyName,
+          ...(sortKey.expression ? { '#sk': query.sortKeyName } : {}),
+        },
+        ExpressionAttributeValues: { ':pk': shardKey, ...sortKey.values, ...query.filter?.values },
         ScanIndexForward: forward,
         ExclusiveStartKey: startKey,
-        Limit: wanted - items.length,
+        Limit: query.filter
+          ? nextLimit(wanted - items.length, evaluated, items.length, budget.items - evaluated)
+          : wanted - items.length,
       }),
     );
     reads += 1;
+    evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
     items.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
-  } while (items.length < wanted && startKey && reads < READ_BUDGET.requests);
+  } while (items.length < wanted && startKey && reads < budget.requests && evaluated < budget.items);
   const cut = items.length < wanted && startKey !== undefined;
   return { items, stoppedAt: cut ? startKey : undefined };
 }

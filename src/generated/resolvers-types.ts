@@ -43,8 +43,9 @@ export type Category = {
   /** How many products the category holds (a counter kept by createProduct and updateProduct). */
   productCount: Scalars['Int']['output'];
   /**
-   * The category's products, ordered by lower-cased name, then productId, like `Query.products`.
-   * Page size defaults to 20 and is capped at 100.
+   * The category's products, by name unless `orderBy` says otherwise, with the same arguments
+   * and costs as `Query.products`. Its `totalCount` is `productCount` (no read of its own)
+   * without a filter. Page size defaults to 20 and is capped at 100.
    */
   products: ProductConnection;
 };
@@ -57,7 +58,10 @@ export type CategoryProductsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   inStock?: InputMaybe<Scalars['Boolean']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+  maxPrice?: InputMaybe<Scalars['String']['input']>;
+  minPrice?: InputMaybe<Scalars['String']['input']>;
   namePrefix?: InputMaybe<Scalars['String']['input']>;
+  orderBy?: InputMaybe<ProductOrder>;
 };
 
 /** Input of createProduct. */
@@ -429,6 +433,12 @@ export type ProductConnection = {
   nodes: Array<Product>;
   /** Pagination information. */
   pageInfo: PageInfo;
+  /**
+   * How many products a whole category holds (its counter: one read, or none under
+   * `Category.products`); null when the listing is filtered (name prefix, stock, price) or is
+   * the whole shop, where counting would mean reading every product.
+   */
+  totalCount: Maybe<Scalars['Int']['output']>;
 };
 
 /** A product in a page of products. */
@@ -439,6 +449,21 @@ export type ProductEdge = {
   /** The product. */
   node: Product;
 };
+
+/** The order of a product listing. */
+export type ProductOrder = {
+  /** Which way; ascending unless given. */
+  direction?: InputMaybe<SortDirection>;
+  /** What to sort by. */
+  field: ProductOrderField;
+};
+
+/** What the catalog can be sorted by. */
+export type ProductOrderField =
+  /** Lower-cased name, then productId. */
+  | 'NAME'
+  /** Unit price, then productId. */
+  | 'PRICE';
 
 /**
  * The read API. Every field costs at most one DynamoDB request per level of the query, except
@@ -471,12 +496,16 @@ export type Query = {
   /** A product by key; null if there is none. */
   product: Maybe<Product>;
   /**
-   * Products in a category, ordered by lower-cased name, then productId (the index sorts the
-   * string "<name>#<productId>", so "Tent 2P" comes before "Tent", as ' ' sorts before '#').
-   * `namePrefix` narrows the key range; `inStock` is a filter, so a page may read past the
+   * The catalog: one category's products, or the whole shop's without `category`. Ordered by
+   * lower-cased name, then productId, unless `orderBy` says otherwise (the index sorts the
+   * string "<name>#<productId>", so "Tent 2P" comes before "Tent", as ' ' sorts before '#');
+   * by price, ties are ordered by productId. In name order `namePrefix` narrows the key range
+   * and a price range is a filter; in price order the price range narrows the key range and
+   * `namePrefix` is a filter. `inStock` is always a filter. A filtered page may read past the
    * products it skips (within a read budget): a page cut short by that budget still says
-   * `hasNextPage`, and its `endCursor` resumes where the reading stopped.
-   * Page size defaults to 20 and is capped at 100.
+   * `hasNextPage`, and its `endCursor` resumes where the reading stopped. The whole shop's
+   * listing reads its four index shards in parallel (four requests a page). Cursors are bound
+   * to the category, the order and every filter. Page size defaults to 20 and is capped at 100.
    */
   products: ProductConnection;
   /** A user by key; null if there is none or it is not you. */
@@ -558,11 +587,14 @@ export type QueryProductArgs = {
 export type QueryProductsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
-  category: Scalars['String']['input'];
+  category?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   inStock?: InputMaybe<Scalars['Boolean']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+  maxPrice?: InputMaybe<Scalars['String']['input']>;
+  minPrice?: InputMaybe<Scalars['String']['input']>;
   namePrefix?: InputMaybe<Scalars['String']['input']>;
+  orderBy?: InputMaybe<ProductOrder>;
 };
 
 
@@ -586,6 +618,13 @@ export type QueryUserArgs = {
 export type QueryUserByEmailArgs = {
   email: Scalars['String']['input'];
 };
+
+/** Up or down. */
+export type SortDirection =
+  /** Smallest (or A) first. */
+  | 'ASC'
+  /** Largest (or Z) first. */
+  | 'DESC';
 
 /**
  * Live updates over WebSocket (graphql-ws protocol) on the same /graphql endpoint. Send the
@@ -850,7 +889,10 @@ export type ResolversTypes = ResolversObject<{
   Product: ResolverTypeWrapper<ProductModel>;
   ProductConnection: ResolverTypeWrapper<ProductConnectionModel>;
   ProductEdge: ResolverTypeWrapper<ProductEdgeModel>;
+  ProductOrder: ProductOrder;
+  ProductOrderField: ProductOrderField;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SortDirection: SortDirection;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateOrderStatusInput: UpdateOrderStatusInput;
@@ -891,6 +933,7 @@ export type ResolversParentTypes = ResolversObject<{
   Product: ProductModel;
   ProductConnection: ProductConnectionModel;
   ProductEdge: ProductEdgeModel;
+  ProductOrder: ProductOrder;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -1020,6 +1063,7 @@ export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType 
   edges?: Resolver<Array<ResolversTypes['ProductEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 }>;
 
 export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductEdge'] = ResolversParentTypes['ProductEdge']> = ResolversObject<{
@@ -1034,7 +1078,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, Partial<QueryOrdersArgs>>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'productId'>>;
-  products?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'category'>>;
+  products?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, Partial<QueryProductsArgs>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'userId'>>;
   userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;

@@ -12,6 +12,8 @@ import type { TokenVerifier, Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import { costed } from '../db/client.js';
+import { newDependencyRecord } from '../db/dependencyRecord.js';
+import type { DependencyRecord } from '../db/dependencyRecord.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
@@ -24,6 +26,10 @@ export interface GraphQLContext {
   viewer: Viewer | null;
   /** What this execution's DynamoDB calls cost so far (`extensions.cost`, the log line, metrics). */
   cost: RequestCost;
+  /** What this execution read, as dependency tags (the response cache files its answer under them). */
+  reads: DependencyRecord;
+  /** Tags of what this execution's writes touched (the writing instance evicts them before it answers). */
+  wrote: Set<string>;
   /** Authorized reads: use this, not `loaders`, for users and orders. */
   access: Access;
   loaders: Loaders;
@@ -32,6 +38,8 @@ export interface GraphQLContext {
   data: DataSources;
   /** Order events for subscriptions (fed by the stream consumer). */
   events: OrderEvents;
+  /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
+  resumeAfter?: string | undefined;
 }
 
 /** Longer than any real JWT; bounds the work spent on a hostile header. */
@@ -69,12 +77,18 @@ export function createContext(
   // Traced: the operation span, found from the cost record by every DynamoDB call (telemetry/).
   const trace = startRequestTrace(cost, parent);
   const ids = trace?.span.spanContext();
-  const counted: DataSources = { ...data, dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost) } };
+  const reads = newDependencyRecord();
+  const counted: DataSources = {
+    ...data,
+    dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost, reads) },
+  };
   const loaders = createLoaders(counted);
   return {
     requestId,
     viewer,
     cost,
+    reads,
+    wrote: new Set(),
     access: createAccess(viewer, loaders),
     loaders,
     data: counted,

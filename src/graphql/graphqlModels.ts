@@ -12,7 +12,10 @@ export type ProductEdgeModel = Edge<ProductModel>;
  * selects it is.
  */
 export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | null | (() => number | null) };
-export type ProductConnectionModel = Page<ProductModel>;
+/** `totalCount`: a category's counter, known already (a number), read only if selected (a function), or none (null). */
+export type ProductConnectionModel = Page<ProductModel> & {
+  totalCount: number | null | (() => Promise<number>);
+};
 
 /** Mutation payloads: the changed entity (null when nothing changed) and the reasons why not. */
 interface Payload {

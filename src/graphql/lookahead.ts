@@ -64,3 +64,16 @@ export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, u
     }
   }
 }
+
+/** True when the field being resolved selects `name` directly (through fragments too): its read can start now. */
+export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
+  const selects = (selectionSet: SelectionSetNode | undefined): boolean =>
+    (selectionSet?.selections ?? []).some((selection) =>
+      selection.kind === Kind.FIELD
+        ? selection.name.value === name
+        : selection.kind === Kind.INLINE_FRAGMENT
+          ? selects(selection.selectionSet)
+          : selects(info.fragments[selection.name.value]?.selectionSet),
+    );
+  return info.fieldNodes.some((node) => selects(node.selectionSet));
+}

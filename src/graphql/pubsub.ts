@@ -18,16 +18,48 @@ export type { OrderEventModel } from '../events/orderEvent.js';
  */
 export const MAX_PENDING_EVENTS = 100;
 
+/** Events kept for resuming streams (SSE `Last-Event-ID`), by default. */
+export const DEFAULT_REPLAY_EVENTS = 1000;
+
+/** Stream sequence numbers are decimal strings of up to 40 digits: compared as numbers. */
+export const SEQ_PATTERN = /^\d{1,40}$/;
+export const compareSeq = (a: string, b: string): number => {
+  const difference = BigInt(a) - BigInt(b);
+  return difference > 0n ? 1 : difference < 0n ? -1 : 0;
+};
+
 export class OrderEvents {
   private readonly emitter = new EventEmitter();
   readonly bus: EventBus;
   private readonly unsubscribe: () => void;
+  /** The latest events that carry a sequence number, oldest first: what a resumed stream replays. */
+  private readonly recent: OrderEventModel[] = [];
 
-  constructor(bus: EventBus = new InProcessEventBus()) {
+  /** `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS). */
+  constructor(
+    bus: EventBus = new InProcessEventBus(),
+    private readonly replayEvents = DEFAULT_REPLAY_EVENTS,
+  ) {
     // Each subscription adds a listener; thousands of subscribers are fine.
     this.emitter.setMaxListeners(0);
     this.bus = bus;
-    this.unsubscribe = bus.subscribe((event) => this.emitter.emit('event', event));
+    this.unsubscribe = bus.subscribe((event) => {
+      if (event.seq !== undefined && SEQ_PATTERN.test(event.seq)) {
+        this.recent.push(event);
+        if (this.recent.length > this.replayEvents) this.recent.shift();
+      }
+      this.emitter.emit('event', event);
+    });
+  }
+
+  /**
+   * Whether every event after `seq` is still held: true when `seq` is not older than the
+   * oldest event kept (everything after it was kept since). Otherwise some may be lost (evicted,
+   * or published before this instance listened), and a resuming client must refetch.
+   */
+  covers(seq: string): boolean {
+    const oldest = this.recent[0];
+    return oldest?.seq !== undefined && compareSeq(seq, oldest.seq) >= 0;
   }
 
   /** Sends `event` over the bus (to every instance on it, this one included). */
@@ -41,8 +73,15 @@ export class OrderEvents {
    * resolves as done): an async generator could only run its cleanup after the next event
    * arrived, so every abandoned subscription would stay registered until then.
    */
-  subscribe(accept: (event: OrderEventModel) => boolean): AsyncIterableIterator<OrderEventModel> {
-    const pending: OrderEventModel[] = [];
+  subscribe(accept: (event: OrderEventModel) => boolean, resumeAfter?: string): AsyncIterableIterator<OrderEventModel> {
+    // The held events after `resumeAfter` first, then live ones: taken in the same tick as the
+    // listener is added, so none is missed or delivered twice in between.
+    const pending: OrderEventModel[] =
+      resumeAfter === undefined
+        ? []
+        : this.recent
+            .filter((event) => compareSeq(event.seq!, resumeAfter) > 0 && accept(event))
+            .slice(-MAX_PENDING_EVENTS);
     let waiting: ((result: IteratorResult<OrderEventModel>) => void) | undefined;
     let done = false;
     const listener = (event: OrderEventModel) => {

@@ -18,8 +18,9 @@ import { SchemaGate } from '../db/schemaGate.js';
 import { ErrorCode } from '../errors.js';
 import { migrationStatus } from '../migrations/status.js';
 import { createApollo } from '../pipeline/apollo.js';
-import { operationRequestOf } from '../pipeline/operationRequest.js';
+import { operationRequestOf, withPersistedQuery } from '../pipeline/operationRequest.js';
 import { loadPersistedDocuments } from '../pipeline/persistedDocuments.js';
+import { startRegistryPoller, TrustedDocuments } from '../pipeline/trustedDocuments.js';
 import { createPipeline } from '../pipeline/pipeline.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
@@ -35,9 +36,41 @@ const answer = (statusCode: number, body: unknown): APIGatewayProxyStructuredRes
   body: JSON.stringify(body),
 });
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The event's GraphQL request fields: the JSON body of a POST, the query string of a GET. */
+function paramsOf(event: APIGatewayProxyEventV2): Record<string, unknown> | undefined {
+  if (event.requestContext.http.method !== 'POST') return Object.fromEntries(new URLSearchParams(event.rawQueryString));
+  const body = event.body ?? '';
+  try {
+    const parsed: unknown = JSON.parse(event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    return undefined; // Apollo answers malformed JSON itself (400)
+  }
+}
+
+/** A `documentId` or `doc_id` as the persisted-query extension Apollo resolves (as on the HTTP server). */
+function withDocumentReference(event: APIGatewayProxyEventV2, pipeline: Pipeline): APIGatewayProxyEventV2 {
+  const params = paramsOf(event);
+  if (!params) return event;
+  const rewritten = withPersistedQuery(params, (id) => pipeline.documents.sha256Of(id));
+  if (rewritten === params) return event;
+  if (event.requestContext.http.method === 'POST') {
+    return { ...event, body: JSON.stringify(rewritten), isBase64Encoded: false };
+  }
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(rewritten)) {
+    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const rawQueryString = search.toString();
+  return { ...event, rawQueryString, queryStringParameters: Object.fromEntries(search) };
+}
+
 /**
- * What Express does before Apollo on the HTTP server: the body limit (413) and, in
- * PERSISTED_ONLY mode, the admission's persisted-documents check. Null lets the event through.
+ * What the HTTP server does before Apollo: the body limit (413), the CSRF rule and, in
+ * PERSISTED_ONLY mode, the admission's trusted-documents check. Null lets the event through.
  */
 function refusalOf(event: APIGatewayProxyEventV2, pipeline: Pipeline): APIGatewayProxyStructuredResultV2 | null {
   const body = event.body ?? '';
@@ -48,15 +81,12 @@ function refusalOf(event: APIGatewayProxyEventV2, pipeline: Pipeline): APIGatewa
       errors: [{ message, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
     });
   }
-  let params: unknown = event.queryStringParameters;
-  if (event.requestContext.http.method === 'POST') {
-    try {
-      params = JSON.parse(event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
-    } catch {
-      return null; // Apollo answers malformed JSON itself (400)
-    }
-  }
-  const refused = pipeline.admission.persistedOnlyCheck(operationRequestOf(params));
+  const params = paramsOf(event);
+  if (!params) return null;
+  const request = operationRequestOf(params);
+  const header = (name: string) => event.headers[name];
+  const refused =
+    pipeline.csrf(event.requestContext.http.method, header, request) ?? pipeline.admission.persistedOnlyCheck(request);
   if (!refused) return null;
   return answer(refused.status, {
     errors: pipeline.reporter.finishErrors(refused.errors, { transport: 'lambda', operationName: null }),
@@ -72,7 +102,14 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
   dynamo ??= createDynamo({ endpoint: config.endpoint, region: config.region });
   const schema = new SchemaGate();
   const checkSchema = schemaChecker(schema, dynamo.doc, config.tableName, log);
-  const documents = loadPersistedDocuments();
+  const documents = new TrustedDocuments(loadPersistedDocuments());
+  const registry = startRegistryPoller({
+    doc: dynamo.doc,
+    tableName: config.tableName,
+    documents,
+    intervalMs: config.documentsRefreshMs,
+    log,
+  });
   const pipeline = createPipeline({
     data: {
       dynamo,
@@ -92,7 +129,6 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
   const apollo = createApollo(pipeline, {
     transport: 'lambda',
     persistedOnly: config.persistedOnly,
-    documents,
     cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
   });
   const inner = startServerAndCreateLambdaHandler(
@@ -108,11 +144,17 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
     },
   );
   return async (event, context) => {
+    // No timer runs while a function is frozen: the registry is looked at on a request's time.
+    await registry.freshen();
     const refused = refusalOf(event, pipeline);
     if (refused) return refused;
     await checkSchema();
     // The integration's callback parameter is legacy; the promise is the result.
-    return (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
+    return (await inner(
+      withDocumentReference(event, pipeline),
+      context,
+      () => undefined,
+    )) as APIGatewayProxyStructuredResultV2;
   };
 }
 

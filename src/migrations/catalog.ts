@@ -15,4 +15,9 @@ export const SHOP_ORDERS_INDEX: MigrationEntry = {
   description: 'GSI2 (shop-wide orders, sharded), per-status order counts, category product counts',
 };
 
-export const MIGRATION_CATALOG: readonly MigrationEntry[] = [SHOP_ORDERS_INDEX];
+export const PRODUCT_INDEXES_MIGRATION: MigrationEntry = {
+  id: '0002-product-indexes',
+  description: 'GSI3 (a category by price), GSI4 and GSI5 (the whole shop by name and by price, sharded)',
+};
+
+export const MIGRATION_CATALOG: readonly MigrationEntry[] = [SHOP_ORDERS_INDEX, PRODUCT_INDEXES_MIGRATION];

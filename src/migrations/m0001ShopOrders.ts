@@ -14,13 +14,11 @@
  * given the keys of the status it was read with (a condition), so a status change committed
  * meanwhile by the new release, which writes the keys itself, is never overwritten.
  */
-import { DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import type { TableDescription } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { EntityType, shopOrderIndexKeys } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
-import { GSI1, GSI2, GSI2_ATTRIBUTES, GSI2_INDEX } from '../table/definition.js';
+import { GSI1, GSI2_ATTRIBUTES, GSI2_INDEX } from '../table/definition.js';
 import {
   CATEGORIES_PK,
   categoryCounterKey,
@@ -32,19 +30,18 @@ import { ORDER_STATUSES } from '../table/models.js';
 import type { OrderStatus } from '../table/models.js';
 import type { Checkpoint, Migration, MigrationRun } from './migration.js';
 import { SHOP_ORDERS_INDEX } from './catalog.js';
+import { ensureIndex, write } from './steps.js';
 
 /** Items per Scan page: one checkpoint per page. */
 export const SCAN_PAGE_SIZE = 100;
-const WRITES_IN_FLIGHT = 8;
-const INDEX_POLL_MS = 1000;
-const INDEX_WAIT_MS = 6 * 60 * 60 * 1000;
+export const WRITES_IN_FLIGHT = 8;
 
 export const shopOrdersMigration: Migration = {
   ...SHOP_ORDERS_INDEX,
   async run(run) {
     let checkpoint: Checkpoint = run.resumeFrom ?? { phase: 'index', scanned: 0, updated: 0 };
     if (checkpoint.phase === 'index') {
-      await ensureIndex(run);
+      await ensureIndex(run, GSI2_INDEX, GSI2_ATTRIBUTES);
       checkpoint = { phase: 'items', scanned: checkpoint.scanned, updated: checkpoint.updated };
       await run.checkpoint(checkpoint);
     }
@@ -56,52 +53,6 @@ export const shopOrdersMigration: Migration = {
     if (checkpoint.phase === 'categories') await recountCategories(run, checkpoint);
   },
 };
-
-async function describe(run: MigrationRun): Promise<TableDescription> {
-  const { Table } = await run.client.send(new DescribeTableCommand({ TableName: run.tableName }));
-  if (!Table) throw new Error(`table ${run.tableName} has no description`);
-  return Table;
-}
-
-/** Creates GSI2 when missing, then waits until it (and the table) are ACTIVE. */
-async function ensureIndex(run: MigrationRun): Promise<void> {
-  const table = await describe(run);
-  if (!table.GlobalSecondaryIndexes?.some((index) => index.IndexName === GSI2)) {
-    const onDemand =
-      table.BillingModeSummary?.BillingMode === 'PAY_PER_REQUEST' || !table.ProvisionedThroughput?.ReadCapacityUnits;
-    await run.client.send(
-      new UpdateTableCommand({
-        TableName: run.tableName,
-        AttributeDefinitions: GSI2_ATTRIBUTES,
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              ...GSI2_INDEX,
-              // A provisioned table's new index starts with the table's own throughput.
-              ...(onDemand
-                ? {}
-                : {
-                    ProvisionedThroughput: {
-                      ReadCapacityUnits: table.ProvisionedThroughput?.ReadCapacityUnits,
-                      WriteCapacityUnits: table.ProvisionedThroughput?.WriteCapacityUnits,
-                    },
-                  }),
-            },
-          },
-        ],
-      }),
-    );
-    run.progress({ phase: 'index', scanned: 0, updated: 0 }, `creating ${GSI2}`);
-  }
-  const deadline = Date.now() + INDEX_WAIT_MS;
-  for (;;) {
-    const current = await describe(run);
-    const index = current.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === GSI2);
-    if (current.TableStatus === 'ACTIVE' && index?.IndexStatus === 'ACTIVE') return;
-    if (Date.now() > deadline) throw new Error(`${GSI2} did not become ACTIVE within ${INDEX_WAIT_MS / 60000} minutes`);
-    await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
-  }
-}
 
 async function backfillItems(run: MigrationRun, from: Checkpoint): Promise<Checkpoint> {
   let { scanned, updated } = from;
@@ -186,22 +137,6 @@ async function updateFor(run: MigrationRun, item: Item): Promise<UpdateCommandIn
     };
   }
   return undefined;
-}
-
-/** Sends one conditional update; false when its condition failed (someone else wrote it first). */
-async function write(run: MigrationRun, update: UpdateCommandInput): Promise<boolean> {
-  await run.limiter.before('write');
-  try {
-    const result = await run.doc.send(new UpdateCommand(update));
-    run.limiter.spent('write', result.ConsumedCapacity?.CapacityUnits);
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    run.limiter.spent('write', 1);
-    return false;
-  } finally {
-    run.afterWrite?.(1);
-  }
 }
 
 /** A user's orders per status, counted from the copies in the user's partition. */

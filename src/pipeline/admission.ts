@@ -24,14 +24,18 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions
 import type { QueryLimits } from '../config.js';
 import { ErrorCode } from '../errors.js';
 import { queryCost } from './queryCost.js';
+import type { DocumentLookup } from './trustedDocuments.js';
 
-/** Where an operation came from; only `ws` may carry subscriptions. */
-export type Transport = 'http' | 'ws' | 'lambda';
+/** Where an operation came from; only the streaming ones (`ws`, `sse`) may carry subscriptions. */
+export type Transport = 'http' | 'ws' | 'sse' | 'lambda';
 
 /** An operation as a transport received it (the GraphQL-over-HTTP request fields). */
 export interface OperationRequest {
   query?: string | null | undefined;
-  /** `extensions.persistedQuery.sha256Hash`, for a document sent by hash alone. */
+  /**
+   * The id of a document sent without its text: `extensions.persistedQuery.sha256Hash`,
+   * GraphQL-over-HTTP's `documentId` (`sha256:` stripped) or Relay's `doc_id`.
+   */
   persistedHash?: string | null | undefined;
   operationName?: string | null | undefined;
   variables?: Readonly<Record<string, unknown>> | null | undefined;
@@ -58,8 +62,8 @@ export interface AdmissionOptions {
   limits: QueryLimits;
   introspection: boolean;
   persistedOnly: boolean;
-  /** The persisted-documents manifest (sha256 hex -> document). */
-  documents: ReadonlyMap<string, string>;
+  /** The trusted documents (the server's manifest and the registry's), by id. */
+  documents: DocumentLookup;
 }
 
 export type Admission = ReturnType<typeof createAdmission>;
@@ -68,6 +72,7 @@ export type Admission = ReturnType<typeof createAdmission>;
 export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
 export const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Re-codes an error of graphql-js, keeping its locations, for a 400 answer. */
@@ -152,7 +157,9 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     }
     if (typeof persistedHash === 'string') {
       const known = documents.get(persistedHash);
-      if (known !== undefined) return { ok: true, source: known, hash: persistedHash };
+      // A Relay id is not the sha256 the admitted-documents cache is keyed by.
+      if (known !== undefined)
+        return { ok: true, source: known, hash: SHA256_HEX.test(persistedHash) ? persistedHash : sha256(known) };
       return refuse(400, refusal('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND'));
     }
     return refuse(
@@ -191,11 +198,11 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
         : 'Must provide operation name if query contains multiple operations.';
       return refuse(400, refusal(message, 'OPERATION_RESOLUTION_FAILURE'));
     }
-    if (found.operation === OperationTypeNode.SUBSCRIPTION && transport !== 'ws') {
+    if (found.operation === OperationTypeNode.SUBSCRIPTION && transport !== 'ws' && transport !== 'sse') {
       return refuse(
         400,
         refusal(
-          'Subscriptions are served over WebSocket: connect to this URL with the graphql-ws protocol (graphql-transport-ws)',
+          'Subscriptions are served over WebSocket (graphql-ws protocol on this URL) or Server-Sent Events (graphql-sse at /graphql/stream)',
           'BAD_REQUEST',
         ),
       );
@@ -262,7 +269,7 @@ function persistedRequired(): Refusal {
   return refuse(
     400,
     refusal(
-      'This server only runs persisted documents: send extensions.persistedQuery.sha256Hash of a known document',
+      'This server only runs trusted documents: send the documentId (or extensions.persistedQuery.sha256Hash) of a published document',
       ErrorCode.PERSISTED_QUERY_REQUIRED,
     ),
   );

@@ -17,15 +17,15 @@ import {
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
+import { cacheHeadersPlugin } from './responseCache/cacheHeaders.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
 import { settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import type { Pipeline } from './pipeline.js';
 
 export interface ApolloOptions {
-  transport: Exclude<Transport, 'ws'>;
+  transport: Exclude<Transport, 'ws' | 'sse'>;
   persistedOnly: boolean;
-  documents: ReadonlyMap<string, string>;
   plugins?: ApolloServerPlugin<GraphQLContext>[];
   /** Seconds an anonymous GET of a public persisted document may be cached (CACHE_MAX_AGE); 0: never. */
   cacheMaxAgeSeconds?: number;
@@ -33,9 +33,9 @@ export interface ApolloOptions {
 
 export function createApollo(
   pipeline: Pipeline,
-  { transport, persistedOnly, documents, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
+  { transport, persistedOnly, plugins = [], cacheMaxAgeSeconds = 0 }: ApolloOptions,
 ) {
-  const { admission, reporter } = pipeline;
+  const { admission, reporter, documents } = pipeline;
   const admissionPlugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart() {
       const started = performance.now();
@@ -57,7 +57,7 @@ export function createApollo(
           if (cost) await settled(cost);
           let body = response.body.kind === 'single' ? response.body.singleResult : undefined;
           if (response.body.kind === 'single' && body) {
-            const role = context?.access?.viewer?.role;
+            const role = context?.viewer?.role;
             const finished = reporter.finalize(body, cost, role);
             body = finished.result as typeof body;
             response.body.singleResult = body;
@@ -85,13 +85,16 @@ export function createApollo(
     },
     load: async () => ({
       executor: async ({ document, request, operationName, context }) =>
-        pipeline.execution.run({
-          schema: pipeline.schema,
-          document,
-          variableValues: request.variables,
-          operationName,
-          contextValue: context,
-        }),
+        pipeline.execution.run(
+          {
+            schema: pipeline.schema,
+            document,
+            variableValues: request.variables,
+            operationName,
+            contextValue: context,
+          },
+          pipeline.explainCache && request.extensions?.cache === true,
+        ),
     }),
     stop: async () => undefined,
   };
@@ -106,13 +109,18 @@ export function createApollo(
       admissionPlugin,
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
-      httpCachingPlugin({ schema: pipeline.schema, documents, maxAgeSeconds: cacheMaxAgeSeconds }),
+      httpCachingPlugin({ maxAgeSeconds: cacheMaxAgeSeconds, cache: pipeline.cache }),
+      // After httpCaching: the tags go only on answers it made public.
+      ...(pipeline.cache ? [cacheHeadersPlugin(pipeline.cache)] : []),
       jsonErrorStatusPlugin(),
     ],
     documentStore: admission.documentStore,
     validationRules: admission.validationRules,
     parseOptions: admission.parseOptions,
     allowBatchedHttpRequests: false,
+    // The pipeline's own rule (csrf.ts), run by each transport before Apollo: it also admits a
+    // GET of a trusted query, which Apollo's cannot.
+    csrfPrevention: false,
     formatError: pipeline.formatError,
     includeStacktraceInErrorResponses: false,
     persistedQueries: {

@@ -22,6 +22,7 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import { contextOf } from '../telemetry/traceparent.js';
 import { tracing } from '../telemetry/tracing.js';
@@ -39,6 +40,8 @@ export interface ExecutionOptions {
   events: OrderEvents;
   /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
   describe?: DescribeDocument;
+  /** The response cache every execution goes through (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -58,10 +61,13 @@ export function createExecution({
   log,
   auth,
   events,
+  cache,
   describe = () => ({ hash: undefined, persisted: false }),
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
+  // The event each subscription result was executed for (SSE numbers its messages after it).
+  const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
@@ -72,9 +78,11 @@ export function createExecution({
    * the one executor of every transport (Apollo calls it through its gateway interface,
    * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
    */
-  const run = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => {
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  /** `explain` asks the cache for `extensions.cache` (development only). */
+  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {
     nameOperationSpan(args, describe);
-    return execute(args);
+    return cache ? cache.execute(args, execute_, explain) : execute_(args);
   };
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
@@ -114,11 +122,19 @@ export function createExecution({
       // trace of the write that caused the event (the event's traceparent).
       finishOperationSpan((args.contextValue as GraphQLContext).cost, []);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      return mapAsyncIterator(opened, (event) => {
+      return mapAsyncIterator(opened, async (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        return measured({ ...args, rootValue: event, contextValue: context(viewer, requestId, eventParent(event)) });
+        const result = await measured({
+          ...args,
+          rootValue: event,
+          contextValue: context(viewer, requestId, eventParent(event)),
+        });
+        sources.set(result, event);
+        return result;
       });
     },
+    /** The source event a subscription result was executed for (undefined for other results). */
+    eventOf: (result: object): unknown => sources.get(result),
     /** What the execution that produced `result` cost (undefined for results made elsewhere). */
     measurementOf: (result: object): Measurement | undefined => measurements.get(result),
   };

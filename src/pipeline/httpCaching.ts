@@ -1,13 +1,18 @@
 /**
- * HTTP caching, decided per document rather than per field: a persisted document whose every
- * field reads public data (products, categories) may be cached by browsers and CDNs when it
- * arrives as an anonymous GET; every other response is `private, no-store`. The policy of each
- * manifest document is worked out once, at start-up, so a request costs one set lookup (Apollo's
- * cache-control plugin, which this replaces, wraps every resolved field instead).
+ * HTTP caching, decided by what the answer read: an anonymous GET (a query) that succeeded, whose
+ * reads (the dependency record's tags, or the cached entry's) are all public and which never
+ * consulted the viewer (`access.readViewerData()`: not even whether someone is signed in), may be
+ * cached by browsers and CDNs, whatever its document and however its client hashed it. Every
+ * other response is `private, no-store`. (The HTTP transport adds the ETag and answers
+ * If-None-Match.) `documentReadsOnlyPublicData` is the static judgement of a document, which the
+ * response cache scopes its entries by.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { GraphQLContext } from '../graphql/context.js';
+import { isPublicTag } from '../table/dependencies.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 
 /** Query fields that read only public data. */
 const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);
@@ -37,6 +42,11 @@ export function readsOnlyPublicData(schema: GraphQLSchema, document: string): bo
   } catch {
     return false;
   }
+  return documentReadsOnlyPublicData(schema, ast);
+}
+
+/** readsOnlyPublicData of a parsed document. */
+export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let isPublic = true;
   visit(
@@ -62,34 +72,33 @@ export function readsOnlyPublicData(schema: GraphQLSchema, document: string): bo
   return isPublic;
 }
 
-/** The sha256 hashes of the manifest documents that read only public data. */
-export function publicDocumentHashes(schema: GraphQLSchema, documents: ReadonlyMap<string, string>): Set<string> {
-  return new Set([...documents].filter(([, document]) => readsOnlyPublicData(schema, document)).map(([hash]) => hash));
-}
-
 export interface HttpCachingOptions {
-  schema: GraphQLSchema;
-  documents: ReadonlyMap<string, string>;
   /** Seconds a public answer may be reused; 0 makes every answer `private, no-store`. */
   maxAgeSeconds: number;
+  /** The response cache, whose hits report the tags their entry read. */
+  cache?: ResponseCache | undefined;
 }
 
-/**
- * Sets Cache-Control on every response: `public, max-age=N` for an anonymous GET of a public
- * persisted document that succeeded without errors, `private, no-store` for everything else.
- * (The HTTP transport adds the ETag and answers If-None-Match.)
- */
-export function httpCachingPlugin({ schema, documents, maxAgeSeconds }: HttpCachingOptions): ApolloServerPlugin {
-  const cacheable = maxAgeSeconds > 0 ? publicDocumentHashes(schema, documents) : new Set<string>();
+/** Whether an execution's answer depended on nothing private: its reads' tags and the viewer. */
+function readOnlyPublicData(context: Partial<GraphQLContext> | undefined, cache: ResponseCache | undefined): boolean {
+  if (!context?.access || !context.reads || context.access.readViewerData()) return false;
+  const outcome = context && cache?.outcomeOf(context);
+  if (outcome?.status === 'hit') return outcome.tags.every(isPublicTag);
+  return context.reads.uncacheable === undefined && [...context.reads.tags].every(isPublicTag);
+}
+
+export function httpCachingPlugin({ maxAgeSeconds, cache }: HttpCachingOptions): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ request, response, queryHash, errors }) {
+        async willSendResponse({ request, response, errors, contextValue }) {
           const isPublic =
+            maxAgeSeconds > 0 &&
             request.http?.method === 'GET' &&
+            // A signed-in answer stays private (RFC 9111's default for requests with credentials).
             !request.http.headers.get('authorization') &&
-            queryHash !== undefined &&
-            cacheable.has(queryHash) &&
+            // contextValue is incomplete when the context factory itself failed (a refused token).
+            readOnlyPublicData(contextValue, cache) &&
             !errors?.length &&
             response.body.kind === 'single' &&
             !response.body.singleResult.errors &&

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { projectRoot } from '../projectRoot.js';
+import type { DocumentLookup } from './trustedDocuments.js';
 
 export const manifestPath = (): string => path.join(projectRoot(), 'client', 'generated', 'persisted-documents.json');
 
@@ -20,11 +21,11 @@ export function loadPersistedDocuments(file = manifestPath()): Map<string, strin
   return new Map(Object.entries(manifest).map(([key, document]) => [key.replace(/^sha256:/, ''), document]));
 }
 
-/** Apollo prefixes APQ keys with `apq:`; manifest documents answer first, registered ones after. */
+/** Apollo prefixes APQ keys with `apq:`; trusted documents answer first, registered ones after. */
 export class PersistedDocumentsCache implements KeyValueCache<string> {
   private readonly registered = new InMemoryLRUCache<string>();
 
-  constructor(private readonly documents: ReadonlyMap<string, string>) {}
+  constructor(private readonly documents: DocumentLookup) {}
 
   async get(key: string): Promise<string | undefined> {
     return this.documents.get(key.replace(/^apq:/, '')) ?? this.registered.get(key);
@@ -39,7 +40,7 @@ export class PersistedDocumentsCache implements KeyValueCache<string> {
   }
 }
 
-/** The manifest alone, with registration switched off: for PERSISTED_ONLY mode. */
+/** The trusted documents alone, with registration switched off: for PERSISTED_ONLY mode. */
 export class ManifestOnlyCache extends PersistedDocumentsCache {
   override async set(): Promise<void> {}
 }

@@ -18,6 +18,7 @@ import type { AuthConfig, QueryLimits } from '../config.js';
 import type { DataSources } from '../db/loaders.js';
 import { OrderEvents } from '../graphql/pubsub.js';
 import { createAdmission } from './admission.js';
+import { createCsrfCheck } from './csrf.js';
 import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
@@ -25,7 +26,9 @@ import { manifestOperationNames } from './metricLabels.js';
 import { traceResolvers } from './operationSpans.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
+import type { ResponseCache } from './responseCache/responseCache.js';
 import { buildSchema } from './schema.js';
+import type { TrustedDocuments } from './trustedDocuments.js';
 
 export interface PipelineOptions {
   data: DataSources;
@@ -34,14 +37,18 @@ export interface PipelineOptions {
   limits: QueryLimits;
   introspection: boolean;
   persistedOnly: boolean;
-  /** The persisted-documents manifest (sha256 hex -> document). */
-  documents: ReadonlyMap<string, string>;
+  /** The trusted documents: the server's manifest and the registry's (kept fresh by its poller). */
+  documents: TrustedDocuments;
   /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
   events?: OrderEvents;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
   metrics?: Metrics | undefined;
   /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
   costDetails?: CostDetails;
+  /** The response cache (responseCache/); none: every query executes. */
+  cache?: ResponseCache | undefined;
+  /** Answer `extensions.cache` to a request that asks for it (`extensions: { cache: true }`): development only. */
+  explainCache?: boolean;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -57,8 +64,10 @@ export function createPipeline({
   events = new OrderEvents(),
   metrics,
   costDetails = 'admin',
+  cache,
+  explainCache = false,
 }: PipelineOptions) {
-  const schema = buildSchema();
+  const schema = cache?.schema ?? buildSchema();
   traceResolvers(schema);
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
@@ -67,16 +76,21 @@ export function createPipeline({
     limits,
     log,
     events,
+    cache,
+    explainCache,
     formatError,
+    documents,
+    csrf: createCsrfCheck(documents),
     admission,
-    execution: createExecution({ data, log, auth, events, describe: admission.describe }),
+    execution: createExecution({ data, log, auth, events, cache, describe: admission.describe }),
     reporter: createReporter({
       log,
       metrics,
       formatError,
       costDetails,
       maxResponseBytes: limits.maxResponseBytes,
-      knownOperations: manifestOperationNames(documents.values()),
+      // The server's own operations only: app manifests must not multiply the metric series.
+      knownOperations: manifestOperationNames(documents.own.values()),
     }),
   };
 }

@@ -70,6 +70,11 @@ export interface StreamConsumerOptions {
    * resumes from the shared checkpoint. Without it this consumer reads every shard alone.
    */
   leases?: { owner: string; ttlMs: number } | undefined;
+  /**
+   * Called with each batch of records as read, before they are processed (the response cache
+   * evicts what they change); a throw is logged and ignored.
+   */
+  onRecords?: ((records: readonly _Record[]) => void) | undefined;
   /** Called after each batch with records (metrics, tests); a throw is logged and ignored. */
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
@@ -268,7 +273,12 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     next: string | undefined,
     started: number,
   ): Promise<void> {
-    const { dynamo, tableName, publish, concurrency } = this.options;
+    const { dynamo, tableName, publish, concurrency, onRecords } = this.options;
+    try {
+      onRecords?.(records);
+    } catch (error) {
+      this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
+    }
     const result = await processRecords(records, { doc: dynamo.doc, tableName, publish, log: this.log, concurrency });
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;

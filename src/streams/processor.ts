@@ -192,7 +192,12 @@ function orderChangeOf(record: ChangeRecord): OrderChange | null {
   const oldItem = imageOf(stream?.OldImage);
   if (!newItem || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
   const order = itemToOrder(newItem);
-  const base = { order, sequenceNumber: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) };
+  const base = {
+    order,
+    sequenceNumber: sequenceOf(record),
+    seq: sequenceOf(record) || undefined,
+    at: timeOf(stream?.ApproximateCreationDateTime),
+  };
   if (record.eventName === 'INSERT') {
     return {
       event: { type: 'ORDER_PLACED', previousStatus: null, ...base },

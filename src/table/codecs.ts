@@ -8,7 +8,10 @@ import {
   emailGSI1PK,
   orderKey,
   productGSI1SK,
+  productPriceGSI3SK,
+  productShard,
   orderShard,
+  shopProductsGSI4PK,
   productKey,
   shopOrderGSI2SK,
   shopOrdersGSI2PK,
@@ -40,6 +43,8 @@ export const EntityType = {
   Product: 'Product',
   Category: 'Category',
   Meta: 'Meta',
+  AppManifest: 'AppManifest',
+  TrustedDocument: 'TrustedDocument',
 } as const;
 
 /** Raised when an item in the table does not have the shape this code wrote: a bug or foreign data. */
@@ -200,6 +205,7 @@ export function productToItem(product: ProductModel): Item {
     entityType: EntityType.Product,
     GSI1PK: categoryGSI1PK(product.category),
     GSI1SK: productGSI1SK(product.name, product.productId),
+    ...productBrowseKeys(product),
     productId: product.productId,
     name: product.name,
     description: product.description,
@@ -209,6 +215,17 @@ export function productToItem(product: ProductModel): Item {
     createdAt: product.createdAt,
     updatedAt: product.updatedAt,
     version: product.version,
+  };
+}
+
+/** The keys of a product's browse orders (GSI3-GSI5, src/table/definition.ts). */
+export function productBrowseKeys(product: Pick<ProductModel, 'productId' | 'priceCents'>): {
+  GSI3SK: string;
+  GSI4PK: string;
+} {
+  return {
+    GSI3SK: productPriceGSI3SK(product.priceCents, product.productId),
+    GSI4PK: shopProductsGSI4PK(productShard(product.productId)),
   };
 }
 

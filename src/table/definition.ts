@@ -2,14 +2,18 @@
  * The table's definition, in one place: created at start-up when missing, the table of the AWS
  * stack (deploy/table.ts), and used by the migrations to add an index an existing table lacks
  * (src/migrations/), so that all three agree. LSI1 must be here from the start: a local
- * secondary index cannot be added to an existing table. GSI2 came later: a table created
- * before it gets it from a migration (UpdateTable).
+ * secondary index cannot be added to an existing table. GSI2 and the product indexes came
+ * later: a table created before them gets them from a migration (UpdateTable).
  */
 import type { AttributeDefinition, CreateTableCommandInput, GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 
 export const GSI1 = 'GSI1';
 export const GSI2 = 'GSI2';
 export const LSI1 = 'LSI1';
+/** The catalog's browse indexes (see PRODUCT_INDEXES). */
+export const GSI3 = 'GSI3';
+export const GSI4 = 'GSI4';
+export const GSI5 = 'GSI5';
 
 /** GSI2: shop-wide orders (all, or by status) by placedAt, write-sharded (keys.ts). */
 export const GSI2_INDEX: GlobalSecondaryIndex = {
@@ -25,6 +29,34 @@ export const GSI2_ATTRIBUTES: AttributeDefinition[] = [
   { AttributeName: 'GSI2SK', AttributeType: 'S' },
 ];
 
+/**
+ * The catalog's browse orders beyond GSI1's "a category by name". They share two attributes
+ * with GSI1 and each other, so a product carries only two more: `GSI3SK` (its price order)
+ * and `GSI4PK` (its shard of the shop-wide listing). Users carry GSI1 keys but neither of
+ * these, so they stay out of all three (sparse indexes).
+ * - GSI3 (GSI1PK, GSI3SK): a category by price.
+ * - GSI4 (GSI4PK, GSI1SK): the whole shop by name, write-sharded.
+ * - GSI5 (GSI4PK, GSI3SK): the whole shop by price, write-sharded.
+ */
+const productIndex = (name: string, partitionKey: string, sortKey: string): GlobalSecondaryIndex => ({
+  IndexName: name,
+  KeySchema: [
+    { AttributeName: partitionKey, KeyType: 'HASH' },
+    { AttributeName: sortKey, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'ALL' },
+});
+export const PRODUCT_INDEXES: readonly GlobalSecondaryIndex[] = [
+  productIndex(GSI3, 'GSI1PK', 'GSI3SK'),
+  productIndex(GSI4, 'GSI4PK', 'GSI1SK'),
+  productIndex(GSI5, 'GSI4PK', 'GSI3SK'),
+];
+/** What the product indexes add to the attribute definitions (GSI1's are there already). */
+export const PRODUCT_INDEX_ATTRIBUTES: AttributeDefinition[] = [
+  { AttributeName: 'GSI3SK', AttributeType: 'S' },
+  { AttributeName: 'GSI4PK', AttributeType: 'S' },
+];
+
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
@@ -36,6 +68,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: 'GSI1SK', AttributeType: 'S' },
       { AttributeName: 'LSI1SK', AttributeType: 'S' },
       ...GSI2_ATTRIBUTES,
+      ...PRODUCT_INDEX_ATTRIBUTES,
     ],
     KeySchema: [
       { AttributeName: 'PK', KeyType: 'HASH' },
@@ -51,6 +84,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
         Projection: { ProjectionType: 'ALL' },
       },
       GSI2_INDEX,
+      ...PRODUCT_INDEXES,
     ],
     LocalSecondaryIndexes: [
       {

@@ -161,13 +161,15 @@ export const ORDER_SHARDS = 4;
 export type OrderView = OrderStatus | 'ALL';
 
 /** The shard of an order: a stable hash of its id (FNV-1a), so both copies and every writer agree. */
-export function orderShard(orderId: string): number {
+export const orderShard = (orderId: string): number => fnv1a(orderId) % ORDER_SHARDS;
+
+function fnv1a(id: string): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < orderId.length; i++) {
-    hash ^= orderId.charCodeAt(i);
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return (hash >>> 0) % ORDER_SHARDS;
+  return hash >>> 0;
 }
 
 export const shopOrdersGSI2PK = (view: OrderView, shard: number): string => {
@@ -192,6 +194,43 @@ export function placedWindow(
   return { from: `${prefix}${placedAfter ?? ''}`, to: `${prefix}${placedBefore ?? '~'}` };
 }
 
+/**
+ * The shop-wide product listings (GSI4 by name, GSI5 by price) are write-sharded like GSI2:
+ * every write to a product (each order changes its stock) rewrites its entry in every index
+ * that projects it, so one `PRODUCTS` partition would take the whole shop's order lines.
+ * A product's shard is a stable hash of its id; a page reads every shard and merges them.
+ * A constant: changing it moves every product to another partition, i.e. a migration.
+ */
+export const PRODUCT_SHARDS = 4;
+export const productShard = (productId: string): number => fnv1a(assertId(productId, 'productId')) % PRODUCT_SHARDS;
+export const shopProductsGSI4PK = (shard: number): string => {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= PRODUCT_SHARDS) throw new Error(`no product shard ${shard}`);
+  return `PRODUCTS#${shard}`;
+};
+
+/** Cents as a fixed-width decimal, so string order is numeric order (MAX_CENTS has 9 digits). */
+const PRICE_DIGITS = 12;
+const priceText = (cents: number): string => {
+  if (!Number.isSafeInteger(cents) || cents < 0 || String(cents).length > PRICE_DIGITS) {
+    throw new Error(`unexpected price ${cents}`);
+  }
+  return String(cents).padStart(PRICE_DIGITS, '0');
+};
+export const PRICE_SK_PREFIX = 'PRICE#';
+/** GSI3SK, the price order of GSI3 and GSI5: price, then productId. */
+export const productPriceGSI3SK = (cents: number, productId: string): string =>
+  `${PRICE_SK_PREFIX}${priceText(cents)}#${assertId(productId, 'productId')}`;
+/**
+ * An inclusive price range as the bounds of a BETWEEN on GSI3SK. `~` sorts after every
+ * character of an id, so the upper bound takes every product at exactly `maxCents`.
+ */
+export function priceRange(minCents: number | undefined, maxCents: number | undefined): { from: string; to: string } {
+  return {
+    from: minCents === undefined ? PRICE_SK_PREFIX : `${PRICE_SK_PREFIX}${priceText(minCents)}`,
+    to: maxCents === undefined ? `${PRICE_SK_PREFIX}~` : `${PRICE_SK_PREFIX}${priceText(maxCents)}#~`,
+  };
+}
+
 /** Prefix of a category's products in GSI1 whose lower-cased name starts with `namePrefix`. */
 export const productNamePrefixGSI1SK = (namePrefix: string): string => `PRODUCT#${namePrefix.toLowerCase()}`;
 
@@ -212,3 +251,49 @@ export const migrationKey = (id: string): ItemKey => ({
   PK: MIGRATIONS_PK,
   SK: `MIGRATION#${assertId(id, 'migration')}`,
 });
+
+/**
+ * The trusted-documents registry: one partition holds its head (a revision every change
+ * increments, and the totals the bounds are checked against) and one item per app manifest;
+ * each manifest's documents live in a partition of their own, one item per document, so a
+ * manifest is read with one paginated Query and retired without touching the others.
+ */
+export const DOCUMENT_REGISTRY_PK = 'META#documents';
+export const DOCUMENT_REGISTRY_HEAD_KEY: ItemKey = { PK: DOCUMENT_REGISTRY_PK, SK: 'HEAD' };
+export const APP_MANIFEST_SK_PREFIX = 'MANIFEST#';
+/** App names are lower-case like categories; versions allow semver's dots and `+` (never `#`). */
+export const APP_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const APP_VERSION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export function assertAppName(app: string): string {
+  if (!APP_NAME_PATTERN.test(app)) {
+    throw new InvalidKeyError(`app must be 1-64 characters of a-z 0-9 _ -, got ${describe(app)}`, 'app');
+  }
+  return app;
+}
+
+export function assertAppVersion(version: string): string {
+  if (!APP_VERSION_PATTERN.test(version)) {
+    throw new InvalidKeyError(
+      `version must be 1-64 characters of A-Z a-z 0-9 . _ + -, got ${describe(version)}`,
+      'version',
+    );
+  }
+  return version;
+}
+
+export const appManifestKey = (app: string, version: string): ItemKey => ({
+  PK: DOCUMENT_REGISTRY_PK,
+  SK: `${APP_MANIFEST_SK_PREFIX}${assertAppName(app)}#${assertAppVersion(version)}`,
+});
+/** The partition of one manifest's documents; `contentId` (hex) names its content. */
+export const manifestDocumentsPK = (app: string, version: string, contentId: string): string => {
+  if (!/^[0-9a-f]{16}$/.test(contentId)) throw new Error(`unexpected manifest content id ${describe(contentId)}`);
+  return `DOCUMENTS#${assertAppName(app)}#${assertAppVersion(version)}#${contentId}`;
+};
+/** A document's item, by the sha256 of its text (whatever id the client sends for it). */
+export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey => {
+  if (!SHA256_HEX.test(sha256)) throw new InvalidKeyError(`not a sha256 hex digest: ${describe(sha256)}`, 'hash');
+  return { PK: manifestDocumentsPK(app, version, contentId), SK: `DOC#${sha256}` };
+};

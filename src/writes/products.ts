@@ -10,7 +10,7 @@ import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DataSources } from '../db/loaders.js';
 import { EntityType, itemToProduct, productToItem } from '../table/codecs.js';
-import { categoryCounterKey, categoryGSI1PK, productGSI1SK, productKey } from '../table/keys.js';
+import { categoryCounterKey, categoryGSI1PK, productGSI1SK, productKey, productPriceGSI3SK } from '../table/keys.js';
 import type { ProductModel } from '../table/models.js';
 import { Transaction, transactWrite } from './transact.js';
 import type { TransactItem } from './transact.js';
@@ -140,10 +140,15 @@ export async function updateProduct(
     values[`:${attribute}`] = value;
     sets.push(`#${attribute} = :${attribute}`);
   }
-  // GSI1 lists a category by name: a new name or category moves the product in the index.
+  // A new name moves the product in GSI1 and GSI4 (by name), a new category in GSI1 and GSI3.
   if (typeof changes.name === 'string') {
     values[':gsi1sk'] = productGSI1SK(changes.name, productId);
     sets.push('GSI1SK = :gsi1sk');
+  }
+  // GSI3 and GSI5 list by price: a new price moves the product there.
+  if (typeof changes.price === 'number') {
+    values[':gsi3sk'] = productPriceGSI3SK(changes.price, productId);
+    sets.push('GSI3SK = :gsi3sk');
   }
   if (typeof changes.category === 'string') {
     values[':gsi1pk'] = categoryGSI1PK(changes.category);

@@ -343,7 +343,8 @@ describe('DynamoDB killed under load', () => {
       await ensureTable(dynamo.client, tableName, local.endpoint);
       await store(dynamo.doc, tableName, { users, products });
       const serverStarted = performance.now();
-      server = await servers.start(local.endpoint, tableName);
+      // Every read must reach DynamoDB here: the response cache would answer repeated reads without it.
+      server = await servers.start(local.endpoint, tableName, { RESPONSE_CACHE: 'off' });
       console.info(
         `set-up: DynamoDB Local ${round(localMs)} ms, server child ${round(performance.now() - serverStarted)} ms`,
       );

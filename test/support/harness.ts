@@ -70,11 +70,15 @@ export interface TestServerOptions extends Partial<
     | 'introspection'
     | 'playground'
     | 'persistedOnly'
+    | 'documentsRefreshMs'
+    | 'sseReplayEvents'
     | 'http'
     | 'metrics'
     | 'costDetails'
     | 'cors'
     | 'cacheMaxAgeSeconds'
+    | 'responseCache'
+    | 'explainCache'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

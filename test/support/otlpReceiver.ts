@@ -45,7 +45,7 @@ function valueOf(value: AnyValue | undefined): unknown {
   if ('intValue' in value) return Number(value.intValue);
   if ('doubleValue' in value) return Number(value.doubleValue);
   if ('arrayValue' in value) {
-    return (((value.arrayValue as { values?: AnyValue[] }).values ?? []) as AnyValue[]).map(valueOf);
+    return ((value.arrayValue as { values?: AnyValue[] }).values ?? []).map(valueOf);
   }
   return undefined;
 }
@@ -112,7 +112,8 @@ export class OtlpReceiver {
 
   private addTraces(request: RawTraces): void {
     for (const resourceSpans of request.resourceSpans ?? []) {
-      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+      const named = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+      const service = typeof named === 'string' ? named : '';
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
           this.spans.push({

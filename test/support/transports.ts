@@ -13,7 +13,7 @@ import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
 import type { TestServer, TestServerOptions } from './harness.js';
 
-export const TRANSPORTS = ['HTTP', 'WebSocket', 'Lambda'] as const;
+export const TRANSPORTS = ['HTTP', 'WebSocket', 'SSE', 'Lambda'] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
 
 export interface WireRequest {
@@ -128,6 +128,58 @@ export async function overWebSocket(url: string, request: WireRequest, token?: s
   return { ...outcome, raw: socket.received.join('\n') };
 }
 
+/** One Server-Sent Event as graphql-sse writes it. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Parses a text/event-stream body (comments and unknown fields skipped). */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    const event: SseEvent = { event: '', data: '' };
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const field = line.slice(0, colon);
+      const value = line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') event.id = value;
+      else if (field === 'event') event.event = value;
+      else if (field === 'data') event.data = event.data ? `${event.data}\n${value}` : value;
+    }
+    if (event.event) events.push(event);
+  }
+  return events;
+}
+
+/** One operation over GraphQL over SSE (distinct connections mode): every `next` until `complete`. */
+export async function overSse(url: string, request: WireRequest, token?: string): Promise<Outcome> {
+  const response = await fetch(`${url}/stream`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(request),
+  });
+  const raw = await response.text();
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
+    return { status: response.status, data: parsed.data, errors: parsed.errors ?? [], raw };
+  }
+  const outcome: Outcome = { status: response.status, errors: [], raw };
+  for (const event of parseSse(raw)) {
+    if (event.event !== 'next') continue;
+    const payload = JSON.parse(event.data) as { data?: unknown; errors?: Outcome['errors'] };
+    outcome.data = payload.data;
+    outcome.errors.push(...(payload.errors ?? []));
+  }
+  return outcome;
+}
+
 export const apiGatewayEvent = (
   body: string,
   headers: Record<string, string> = {},
@@ -187,6 +239,7 @@ export async function startTransportServer(
     async send(transport, request, token = adminToken) {
       const body = JSON.stringify(request);
       if (transport === 'WebSocket') return overWebSocket(server.url, request, token);
+      if (transport === 'SSE') return overSse(server.url, request, token);
       if (transport === 'HTTP') {
         const response = await fetch(server.url, {
           method: 'POST',

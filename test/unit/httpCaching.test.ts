@@ -1,8 +1,7 @@
 /** Which documents may be cached publicly: decided from the document alone, private by default. */
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../src/pipeline/schema.js';
-import { publicDocumentHashes, readsOnlyPublicData } from '../../src/pipeline/httpCaching.js';
-import { loadPersistedDocuments } from '../../src/pipeline/persistedDocuments.js';
+import { readsOnlyPublicData } from '../../src/pipeline/httpCaching.js';
 
 const schema = buildSchema();
 
@@ -29,15 +28,5 @@ describe('readsOnlyPublicData', () => {
     ['{ product(', 'a syntax error'],
   ])('private: %s (%s)', (document) => {
     expect(readsOnlyPublicData(schema, document)).toBe(false);
-  });
-
-  it('marks the example CategoryPage document public and UserOrdersPage private', () => {
-    const documents = loadPersistedDocuments();
-    const publicNames = [...publicDocumentHashes(schema, documents)].map(
-      (hash) => /(?:query|mutation|subscription) (\w+)/.exec(documents.get(hash) ?? '')?.[1],
-    );
-    expect(publicNames).toContain('CategoryPage');
-    expect(publicNames).not.toContain('UserOrdersPage');
-    expect(publicNames).not.toContain('PlaceOrder');
   });
 });

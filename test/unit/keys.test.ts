@@ -9,7 +9,12 @@ import {
   MAX_EMAIL_LENGTH,
   normalizeEmail,
   orderKey,
+  priceRange,
   productGSI1SK,
+  productPriceGSI3SK,
+  productShard,
+  PRODUCT_SHARDS,
+  shopProductsGSI4PK,
   productKey,
   statusLSI1SKPrefix,
   userKey,
@@ -115,6 +120,8 @@ describe('key builders', () => {
     ['emailGSI1PK', () => emailGSI1PK('alice@example.com'), 'EMAIL#alice@example.com'],
     ['categoryGSI1PK', () => categoryGSI1PK('books'), 'CATEGORY#books'],
     ['productGSI1SK', () => productGSI1SK('Tent 2P', 'tent-2p'), 'PRODUCT#tent 2p#tent-2p'],
+    ['productPriceGSI3SK', () => productPriceGSI3SK(8999, 'tent-2p'), 'PRICE#000000008999#tent-2p'],
+    ['shopProductsGSI4PK', () => shopProductsGSI4PK(3), 'PRODUCTS#3'],
     ['userOrderSK', () => userOrderSK(PLACED_AT, 'o-1'), `ORDER#${PLACED_AT}#o-1`],
     ['statusLSI1SKPrefix', () => statusLSI1SKPrefix('SHIPPED'), 'STATUS#SHIPPED#'],
     ['userOrderLSI1SK', () => userOrderLSI1SK('SHIPPED', PLACED_AT, 'o-1'), `STATUS#SHIPPED#${PLACED_AT}#o-1`],
@@ -147,5 +154,27 @@ describe('key builders', () => {
 
   it('gives equal item keys equal ids', () => {
     expect(itemKeyId({ PK: 'USER#a', SK: 'PROFILE' })).toBe(itemKeyId(userKey('a')));
+  });
+});
+
+describe('the price order', () => {
+  it('sorts prices as numbers and a range takes both bounds and everything between', () => {
+    const keys = [100_000_000, 5, 999, 1000, 0].map((cents) => productPriceGSI3SK(cents, 'p'));
+    expect([...keys].sort()).toEqual([0, 5, 999, 1000, 100_000_000].map((cents) => productPriceGSI3SK(cents, 'p')));
+    const { from, to } = priceRange(999, 1000);
+    const inside = (cents: number, id = 'zz_-ZZ') => {
+      const key = productPriceGSI3SK(cents, id);
+      return key >= from && key <= to;
+    };
+    expect([998, 999, 1000, 1001].map((cents) => inside(cents))).toEqual([false, true, true, false]);
+    expect(inside(999, '0')).toBe(true);
+    expect(priceRange(undefined, undefined)).toEqual({ from: 'PRICE#', to: 'PRICE#~' });
+  });
+
+  it('spreads products over every shard, each product always on the same one', () => {
+    const shards = new Set(Array.from({ length: 64 }, (_, i) => productShard(`p-${i}`)));
+    expect([...shards].sort()).toEqual(Array.from({ length: PRODUCT_SHARDS }, (_, i) => i));
+    expect(productShard('p-1')).toBe(productShard('p-1'));
+    expect(() => shopProductsGSI4PK(PRODUCT_SHARDS)).toThrow();
   });
 });

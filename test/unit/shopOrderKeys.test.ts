@@ -37,7 +37,7 @@ describe('the requests of the connections', () => {
   it('reads every shard of a status view with a BETWEEN on the sort key', () => {
     const query = shopOrdersQuery('T', 'PLACED', { placedAfter: '2026-01-01T00:00:00.000Z' });
     expect(query.shardKeys).toEqual(Array.from({ length: ORDER_SHARDS }, (_, i) => `ORDERS#STATUS#PLACED#${i}`));
-    expect(query.window).toEqual({ from: 'ORDER#2026-01-01T00:00:00.000Z', to: 'ORDER#~' });
+    expect(query.sortKeyCondition).toEqual({ between: { from: 'ORDER#2026-01-01T00:00:00.000Z', to: 'ORDER#~' } });
     expect(query.connection).toBe('Query.orders:PLACED:[2026-01-01T00:00:00.000Z,)');
   });
 

@@ -14,7 +14,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import type { AuthConfig } from '../../auth/tokens.js';
 import { DEFAULT_LIMITS, DEFAULT_SOCKET_LIMITS } from '../../config.js';
-import type { QueryLimits, SocketLimits } from '../../config.js';
+import type { QueryLimits, ResponseCacheConfig, SocketLimits } from '../../config.js';
 import type { DataSources } from '../../db/loaders.js';
 import type { EventBus } from '../../events/eventBus.js';
 import { registerEventBusMetrics } from '../../events/eventBusMetrics.js';
@@ -24,17 +24,28 @@ import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
 import { httpTraceOf, traceHttpRequest } from '../../telemetry/http.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
+import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDocuments.js';
+import type { RegistryPoller } from '../../pipeline/trustedDocuments.js';
 import { createPipeline } from '../../pipeline/pipeline.js';
 import { NO_STORE } from '../../pipeline/httpCaching.js';
+import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
+import { registerResponseCacheMetrics } from '../../pipeline/responseCache/cacheMetrics.js';
+import { feedFromRedis } from '../../pipeline/responseCache/redisFeed.js';
+import { createResponseCache, FEED_TIMEOUT_MS } from '../../pipeline/responseCache/responseCache.js';
+import type { ResponseCache } from '../../pipeline/responseCache/responseCache.js';
+import { buildSchema } from '../../pipeline/schema.js';
+import { changedTagsOf } from '../../streams/changedTags.js';
 import { corsMiddleware, upgradeAllowed } from './cors.js';
 import type { CorsOptions } from './cors.js';
 import { etagForPublicAnswers } from './etag.js';
 import { metricsRouter, startMetricsServer } from './metricsRoute.js';
 import type { MetricsAccess } from './metricsRoute.js';
 import { StreamConsumer } from '../../streams/consumer.js';
+import { createSseHandler, SSE_PATH } from '../sse/stream.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { healthRouter } from './health.js';
 import { persistedOnlyGuard } from './persistedOnlyGuard.js';
+import { csrfGuard, documentReference } from './trustedRequests.js';
 import { playgroundRouter } from './playground/router.js';
 
 export interface AppOptions {
@@ -51,8 +62,12 @@ export interface AppOptions {
   introspection?: boolean;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
   playground?: boolean | { defaultHeaders: Record<string, string> };
-  /** Run only the documents of the persisted-documents manifest. */
+  /** Run only trusted documents (the server's manifest and the registry's app manifests). */
   persistedOnly?: boolean;
+  /** How often the trusted-documents registry is polled for new manifests (default 5000 ms). */
+  documentsRefreshMs?: number;
+  /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
+  sseReplayEvents?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
   /**
@@ -76,6 +91,15 @@ export interface AppOptions {
   costDetails?: 'admin' | 'all';
   /** Socket limits (defaults: DEFAULT_HTTP_LIMITS). */
   http?: Partial<HttpLimits>;
+  /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
+  responseCache?: ResponseCacheConfig | undefined;
+  /** Answer `extensions.cache` to requests that ask (development). */
+  explainCache?: boolean;
+  /**
+   * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
+   * stream consumer). The caller closes it.
+   */
+  invalidations?: RedisInvalidationBus | undefined;
 }
 
 /** Bounds on what one slow or idle client can hold (README "Security"). */
@@ -109,6 +133,10 @@ export interface RunningApp {
   /** Publish order events here (the stream consumer does) to reach this server's subscribers. */
   events: OrderEvents;
   consumer: StreamConsumer | undefined;
+  /** The response cache, when on. */
+  cache: ResponseCache | undefined;
+  /** The trusted-documents registry poller (`refresh()` reloads now). */
+  documents: RegistryPoller;
 }
 
 /** Thrown when the port is taken; main prints its message as the one line a user sees. */
@@ -145,6 +173,8 @@ export async function startApp({
   introspection = true,
   playground = true,
   persistedOnly = false,
+  documentsRefreshMs = 5_000,
+  sseReplayEvents,
   shutdownGraceMs = 10_000,
   streams,
   bus,
@@ -153,6 +183,9 @@ export async function startApp({
   metrics: metricsAccess = {},
   http: httpLimits = {},
   costDetails = 'admin',
+  responseCache,
+  explainCache = false,
+  invalidations,
 }: AppOptions): Promise<RunningApp> {
   const app = express();
   app.disable('x-powered-by');
@@ -173,10 +206,31 @@ export async function startApp({
   httpServer.maxConnections = socketLimits.maxConnections;
   const metrics = createMetrics();
   instrumentClient(data.dynamo.client, metrics);
-  const documents = loadPersistedDocuments();
-  const events = new OrderEvents(bus);
+  const documents = new TrustedDocuments(loadPersistedDocuments());
+  const registry = startRegistryPoller({
+    doc: data.dynamo.doc,
+    tableName: data.tableName,
+    documents,
+    intervalMs: documentsRefreshMs,
+    log: log.child({ component: 'documents' }),
+  });
+  const events = new OrderEvents(bus, sseReplayEvents);
   registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
+  const cache = responseCache
+    ? createResponseCache({
+        schema: buildSchema(),
+        maxBytes: responseCache.maxBytes,
+        maxAgeMs: responseCache.maxAgeSeconds * 1000,
+        holdDownMs: responseCache.indexHoldMs,
+        feedTimeoutMs: FEED_TIMEOUT_MS,
+        maxAnswerBytes: limits.maxResponseBytes,
+      })
+    : undefined;
+  if (cache) registerResponseCacheMetrics(metrics.registry, cache);
+  if (cache && invalidations) feedFromRedis(cache, invalidations);
   const pipeline = createPipeline({
+    cache,
+    explainCache,
     data,
     log,
     auth,
@@ -191,12 +245,18 @@ export async function startApp({
   const apollo = createApollo(pipeline, {
     transport: 'http',
     persistedOnly,
-    documents,
     cacheMaxAgeSeconds,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: shutdownGraceMs }),
       // Subscriptions end before the HTTP server drains: their sockets would hold it open.
-      { serverWillStart: async () => ({ drainServer: async () => subscriptions.dispose() }) },
+      {
+        serverWillStart: async () => ({
+          drainServer: async () => {
+            sse.dispose();
+            await subscriptions.dispose();
+          },
+        }),
+      },
     ],
   });
   const subscriptions = serveSubscriptions({
@@ -205,8 +265,13 @@ export async function startApp({
     sockets,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
+  const sse = createSseHandler({ pipeline, sockets });
   await apollo.start();
+  // The registry's documents are trusted from the first request on.
+  await registry.start();
 
+  // Before compression, which would hold events back until a buffer fills.
+  app.use(SSE_PATH, corsMiddleware(cors), sse.handler);
   // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
   // travels as 8 kB.
   // The HTTP server span, first, so that it covers the whole request (nothing while tracing is off).
@@ -233,6 +298,8 @@ export async function startApp({
     },
     etagForPublicAnswers(),
     express.json({ limit: limits.maxBodyBytes }),
+    documentReference(pipeline),
+    csrfGuard(pipeline),
     ...(persistedOnly ? [persistedOnlyGuard(pipeline)] : []),
     (req, res, next) => {
       // One id per request, taken from x-request-id when the caller (or a proxy) sent a sane one.
@@ -283,6 +350,7 @@ export async function startApp({
     });
   }).catch(async (error: unknown) => {
     await apollo.stop();
+    await registry.stop();
     events.detach();
     throw error;
   });
@@ -304,13 +372,25 @@ export async function startApp({
         pollIntervalMs: streams.pollIntervalMs,
         publish: (event) => events.publish(event),
         onBatch: (batch) => metrics.streamLag.set(batch.lagSeconds),
+        onRecords:
+          cache &&
+          ((records) => {
+            const { tags, changedAtMs } = changedTagsOf(records);
+            if (tags.length > 0) cache.invalidate(tags, changedAtMs);
+          }),
         log: log.child({ component: 'streams' }),
       })
     : undefined;
+  if (consumer && cache) {
+    // Proof that changes reach this instance: a batch read, or a round that found every shard drained.
+    consumer.on('batch', () => cache.feed.beat());
+    consumer.on('round', (round) => round.caughtUp && cache.feed.beat());
+  }
   try {
     await consumer?.start();
   } catch (error) {
     await apollo.stop();
+    await registry.stop();
     events.detach();
     metricsServer?.close();
     throw error;
@@ -324,6 +404,7 @@ export async function startApp({
     // HTTP first (in-flight requests finish, subscriptions close), then the stream consumer.
     stop: async () => {
       await apollo.stop();
+      await registry.stop();
       await consumer?.stop();
       events.detach();
       if (metricsServer) {
@@ -335,5 +416,7 @@ export async function startApp({
     metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
     events,
     consumer,
+    cache,
+    documents: registry,
   };
 }

@@ -20,6 +20,10 @@ export const CORS_REQUEST_HEADERS = [
   'authorization',
   'apollo-require-preflight',
   'x-apollo-operation-name',
+  // The server takes a sane one as the request's id (and echoes it): a frontend may correlate.
+  'x-request-id',
+  // Server-Sent Events resume (graphql-sse sends it on reconnect).
+  'last-event-id',
 ] as const;
 
 const LOCALHOST = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;

@@ -21,7 +21,8 @@ export function etagForPublicAnswers(): RequestHandler {
         (typeof body === 'string' || Buffer.isBuffer(body))
       ) {
         // Express answers 304 itself when the request's If-None-Match names this ETag (req.fresh).
-        res.setHeader('etag', etagOf(body));
+        // The response cache's ETag (of the cached answer) stays: the same for its miss and hits.
+        if (!res.getHeader('etag')) res.setHeader('etag', etagOf(body));
       }
       return send(body);
     };

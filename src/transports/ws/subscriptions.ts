@@ -27,6 +27,7 @@ import type { SocketLimits } from '../../config.js';
 import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { hasExpired } from '../../pipeline/execution.js';
+import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 
 export interface SubscriptionOptions {
@@ -60,14 +61,20 @@ export const closeReason = (prefix: string, message: string): string =>
     .toString()
     .replace(/\uFFFD$/, '');
 
-const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const value = params?.authorization ?? params?.Authorization;
-  return typeof value === 'string' ? value : undefined;
-};
-
-const persistedHashOf = (extensions: Record<string, unknown> | null | undefined): string | undefined => {
-  const persisted = extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
-  return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+/**
+ * The token of `connection_init`: `authorization` (or `Authorization`) at the top, or under
+ * `headers` as clients that reuse their HTTP headers put it. A value that is not a string is
+ * refused (4401), never read as anonymous.
+ */
+export const authorizationOf = (params: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const headers = params?.headers;
+  const nested =
+    typeof headers === 'object' && headers !== null
+      ? ((headers as Record<string, unknown>).authorization ?? (headers as Record<string, unknown>).Authorization)
+      : undefined;
+  const value = params?.authorization ?? params?.Authorization ?? nested;
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : 'invalid';
 };
 
 export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
@@ -149,15 +156,8 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
             ),
           ];
         }
-        const verdict = await admission.admit(
-          {
-            query: payload.query,
-            persistedHash: persistedHashOf(payload.extensions),
-            operationName: payload.operationName,
-            variables: payload.variables,
-          },
-          'ws',
-        );
+        // A document id travels in extensions or beside the query, as over HTTP.
+        const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
         state.operationNames.set(id, verdict.operationName);
         const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);

@@ -1,0 +1,60 @@
+/** The response cache's Prometheus metrics, read from its counters at each scrape. */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { ResponseCache } from './responseCache.js';
+
+export function registerResponseCacheMetrics(registry: Registry, cache: ResponseCache): void {
+  const { stats } = cache;
+  new Counter({
+    name: 'tablegraph_response_cache_requests_total',
+    help: 'Queries that went through the response cache, by outcome (hit, miss, bypass)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ outcome: 'hit' }, stats.hits);
+      this.inc({ outcome: 'miss' }, stats.misses);
+      this.inc({ outcome: 'bypass' }, stats.bypasses);
+    },
+  });
+  new Counter({
+    name: 'tablegraph_response_cache_evictions_total',
+    help: 'Cached answers evicted by invalidations and flushes',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stats.evictions);
+    },
+  });
+  new Gauge({
+    name: 'tablegraph_response_cache_bytes',
+    help: 'Bytes the cached answers take (RESPONSE_CACHE_MAX_BYTES bounds it)',
+    registers: [registry],
+    collect() {
+      this.set(cache.bytes);
+    },
+  });
+  new Gauge({
+    name: 'tablegraph_response_cache_entries',
+    help: 'Cached answers',
+    registers: [registry],
+    collect() {
+      this.set(cache.entries);
+    },
+  });
+  new Gauge({
+    name: 'tablegraph_response_cache_feed_up',
+    help: '1 while the invalidation feed is live (the cache serves), 0 while it bypasses',
+    registers: [registry],
+    collect() {
+      this.set(cache.feed.live ? 1 : 0);
+    },
+  });
+  const lag = new Histogram({
+    name: 'tablegraph_response_cache_invalidation_lag_seconds',
+    help: "From a change (the stream record's ApproximateCreationDateTime) to its eviction on this instance",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  cache.onLag((seconds) => lag.observe(seconds));
+}

@@ -1,0 +1,220 @@
+/**
+ * The response cache: answers kept until the table changes what they read, whoever changes it.
+ * It wraps the pipeline's executor (execution.ts `run`), so every transport that executes
+ * through the pipeline (HTTP, Lambda, WebSocket queries) is served by it the same way.
+ *
+ * - Only queries are cached, and only answers without errors whose every read was named by a
+ *   dependency tag (src/db/dependencyRecord.ts). Mutations and subscriptions run as ever; a
+ *   mutation evicts the tags of what it touched before its answer leaves (read-your-writes on
+ *   the writing instance) and hands them to `onWrite` (the other instances, the CDN).
+ * - The key is the document's hash, the operation name, the canonical variables and the scope:
+ *   `public` when the document reads only the catalog (and every read says so), else the
+ *   viewer and role. Nothing read under one viewer is served to another.
+ * - It serves and stores only while its invalidation feed is live (invalidationFeed.ts); a gap
+ *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags).
+ */
+import { createHash } from 'node:crypto';
+import { OperationTypeNode } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { settled } from '../../db/capacity.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { isPublicTag } from '../../table/dependencies.js';
+import { cacheKeyOf, scopeOf } from './cacheKey.js';
+import { documentFactsOf } from './documentFacts.js';
+import { EntryStore } from './entryStore.js';
+import { InvalidationFeed } from './invalidationFeed.js';
+
+/** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
+export const FEED_TIMEOUT_MS = 5000;
+
+export type CacheStatus = 'hit' | 'miss' | 'bypass';
+
+/** What the cache did for one execution: `extensions.cache`, the Cache-Tag headers, the ETag. */
+export interface CacheOutcome {
+  status: CacheStatus;
+  /** Why it bypassed, or why a miss was not stored. */
+  reason?: string | undefined;
+  /** Age of the entry served (hit), in ms. */
+  ageMs?: number | undefined;
+  /** The entry's tags (hit, or a stored miss). */
+  tags: readonly string[];
+  public: boolean;
+  etag?: string | undefined;
+}
+
+export interface ResponseCacheOptions {
+  schema: GraphQLSchema;
+  maxBytes: number;
+  maxAgeMs: number;
+  /** How long after an index tag's invalidation answers read from that index are not stored. */
+  holdDownMs: number;
+  /** How long without proof of a working feed the cache bypasses (it notices a dead feed this fast). */
+  feedTimeoutMs: number;
+  /** Answers larger than this are not stored (they are refused anyway: MAX_RESPONSE_BYTES). */
+  maxAnswerBytes: number;
+  /** Public tags of every invalidation (the CDN purge hook). */
+  onPublicInvalidation?: ((tags: readonly string[]) => void) | undefined;
+}
+
+export interface ResponseCacheStats {
+  hits: number;
+  misses: number;
+  bypasses: number;
+  evictions: number;
+  /** Misses that were not stored, by reason. */
+  notStored: Record<string, number>;
+}
+
+type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+
+export type ResponseCache = ReturnType<typeof createResponseCache>;
+
+const etagOf = (json: string): string => `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+
+export function createResponseCache(options: ResponseCacheOptions) {
+  const stats: ResponseCacheStats = { hits: 0, misses: 0, bypasses: 0, evictions: 0, notStored: {} };
+  const lagObservers = new Set<(seconds: number) => void>();
+  const writeListeners = new Set<(tags: readonly string[]) => void>();
+  const store = new EntryStore({
+    maxBytes: options.maxBytes,
+    maxAgeMs: options.maxAgeMs,
+    holdDownMs: options.holdDownMs,
+    onEvicted: (count) => (stats.evictions += count),
+  });
+  const feed = new InvalidationFeed({ timeoutMs: options.feedTimeoutMs, onGap: () => store.flush() });
+  const factsOf = documentFactsOf(options.schema);
+  const outcomes = new WeakMap<object, CacheOutcome>();
+
+  const notStored = (reason: string) => {
+    stats.notStored[reason] = (stats.notStored[reason] ?? 0) + 1;
+    return reason;
+  };
+
+  const withExplanation = (result: ExecutionResult, outcome: CacheOutcome, explain: boolean): ExecutionResult => {
+    if (!explain) return result;
+    const cache = {
+      status: outcome.status,
+      ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
+      ...(outcome.reason ? { reason: outcome.reason } : {}),
+    };
+    return { ...result, extensions: { ...result.extensions, cache } };
+  };
+
+  /** Evicts `tags` here; returns how many entries went. */
+  function invalidate(tags: readonly string[], createdAtMs?: number): number {
+    const evicted = store.invalidate(tags);
+    if (createdAtMs !== undefined) {
+      const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
+      for (const observe of lagObservers) observe(lag);
+    }
+    const publicTags = tags.filter(isPublicTag);
+    if (publicTags.length > 0) options.onPublicInvalidation?.(publicTags);
+    return evicted;
+  }
+
+  /**
+   * Executes `args` with `run`, through the cache. `explain` adds `extensions.cache` (the
+   * transports ask for it in development only).
+   */
+  async function execute(args: ExecutionArgs, run: Run, explain = false): Promise<ExecutionResult> {
+    const context = args.contextValue as GraphQLContext;
+    const facts = factsOf(args.document);
+    const type = facts.operationType(args.operationName);
+    if (type === OperationTypeNode.MUTATION) {
+      const result = await run(args);
+      const tags = [...context.wrote];
+      if (tags.length > 0) {
+        invalidate(tags);
+        for (const listener of writeListeners) listener(tags);
+      }
+      return result;
+    }
+    if (type !== OperationTypeNode.QUERY) return run(args);
+    const bypass = (reason: string) => {
+      stats.bypasses++;
+      const outcome: CacheOutcome = { status: 'bypass', reason, tags: [], public: false };
+      outcomes.set(context, outcome);
+      return outcome;
+    };
+    if (!feed.live) {
+      const outcome = bypass('invalidation feed down');
+      return withExplanation(await run(args), outcome, explain);
+    }
+    const scope = scopeOf(facts.readsOnlyPublicData, context.viewer);
+    const variables = args.variableValues as Record<string, unknown> | null | undefined;
+    const key = cacheKeyOf(facts.hash, args.operationName, variables, scope);
+    const entry = store.get(key);
+    if (entry) {
+      stats.hits++;
+      const outcome: CacheOutcome = {
+        status: 'hit',
+        ageMs: performance.now() - entry.storedAt,
+        tags: entry.tags,
+        public: entry.public,
+        etag: entry.etag,
+      };
+      outcomes.set(context, outcome);
+      return withExplanation({ data: entry.data as ExecutionResult['data'] }, outcome, explain);
+    }
+
+    stats.misses++;
+    const startedAt = performance.now();
+    const result = await run(args);
+    await settled(context.cost); // a prefetched page's read belongs to this answer's dependencies
+    const outcome: CacheOutcome = { status: 'miss', tags: [], public: false };
+    outcomes.set(context, outcome);
+    const { reads } = context;
+    const tags = [...reads.tags];
+    const isPublic = facts.readsOnlyPublicData && tags.every(isPublicTag);
+    let refusal: string | undefined;
+    if (result.errors?.length) refusal = 'errors';
+    else if (reads.uncacheable) refusal = 'unnamed read';
+    else if (facts.readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
+    else if (!feed.live) refusal = 'invalidation feed down';
+    else {
+      const json = JSON.stringify(result.data ?? null);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > options.maxAnswerBytes) refusal = 'too-large';
+      else {
+        const etag = etagOf(json);
+        refusal = store.set(
+          key,
+          { data: result.data, bytes, tags, public: isPublic, etag, storedAt: performance.now() },
+          startedAt,
+          reads.readIndex,
+        );
+        if (!refusal) Object.assign(outcome, { tags, public: isPublic, etag });
+      }
+    }
+    if (refusal) outcome.reason = `not stored: ${notStored(refusal)}`;
+    return withExplanation(result, outcome, explain);
+  }
+
+  return {
+    /** The schema the cache's documents are checked against: the pipeline runs on this one. */
+    schema: options.schema,
+    execute,
+    invalidate,
+    feed,
+    stats,
+    /** What the cache did for the execution of `context` (undefined when it did nothing). */
+    outcomeOf: (context: object): CacheOutcome | undefined => outcomes.get(context),
+    flush: () => store.flush(),
+    get entries() {
+      return store.size;
+    },
+    get bytes() {
+      return store.bytes;
+    },
+    /** Calls `listener` with the tags of each mutation's writes, after the local eviction (to reach the other instances). */
+    onWrite(listener: (tags: readonly string[]) => void): void {
+      writeListeners.add(listener);
+    },
+    /** Calls `observe` with each invalidation's lag (seconds from the change to the eviction here). */
+    onLag(observe: (seconds: number) => void): () => void {
+      lagObservers.add(observe);
+      return () => lagObservers.delete(observe);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The response cache on three API instances fed by Redis: one standalone consumer reads the
+ * stream and publishes the dependency tags of every change (and heartbeats); every instance
+ * evicts them. Writes go through the API and straight to the table with the SDK; no read that
+ * starts after an instance showed a write may show an older value there. The lags are printed
+ * (docs/caching.md); `npm run bench:cache-staleness` runs the same check with 1,000 writes.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamo } from '../src/db/client.js';
+import type { Dynamo } from '../src/db/client.js';
+import { ensureTable } from '../src/db/ensureTable.js';
+import { productKey } from '../src/table/keys.js';
+import { ChildServers } from './support/childServers.js';
+import type { ChildServer } from './support/childServers.js';
+import { aProduct, store } from './support/factories.js';
+import { endpoint, tokenFor } from './support/harness.js';
+import { pollUntil, postGraphQL } from './support/load.js';
+import { RedisServer } from './support/redisServer.js';
+import { checkStaleReads, STOCK_QUERY } from './support/staleReads.js';
+
+const children = new ChildServers();
+const product = aProduct({ category: 'staleness', stock: 0 });
+let redis: RedisServer;
+let dynamo: Dynamo;
+let tableName: string;
+let apis: ChildServer[];
+let admin: string;
+
+/** `extensions.cache.status` of the stock query on `api`. */
+async function cacheStatus(api: ChildServer): Promise<string | undefined> {
+  const response = await fetch(api.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: admin },
+    body: JSON.stringify({
+      query: STOCK_QUERY,
+      variables: { productId: product.productId, category: product.category },
+      extensions: { cache: true },
+    }),
+  });
+  return ((await response.json()) as { extensions?: { cache?: { status?: string } } }).extensions?.cache?.status;
+}
+
+const liveOn = (api: ChildServer) =>
+  pollUntil(
+    () => cacheStatus(api),
+    (status) => status !== 'bypass',
+    { timeoutMs: 15_000, description: 'a live invalidation feed' },
+  );
+
+let consumer: ChildServer;
+const startConsumer = async () => {
+  consumer = await children.startConsumer(endpoint(), tableName, { REDIS_URL: redis.url, STREAM_POLL_MS: '50' });
+};
+
+beforeAll(async () => {
+  admin = `Bearer ${await tokenFor('cache-admin', 'admin')}`;
+  tableName = `cache-scale-${randomUUID()}`;
+  dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  [redis] = await Promise.all([RedisServer.start(), ensureTable(dynamo.client, tableName, endpoint())]);
+  await store(dynamo.doc, tableName, { products: [product] });
+  const apiEnv = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false', NODE_ENV: 'development' };
+  await startConsumer();
+  apis = await Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv)));
+  // Each instance serves from its cache once the consumer's heartbeats reach it.
+  for (const api of apis) await liveOn(api);
+}, 120_000);
+
+afterAll(async () => {
+  await children.killAll();
+  await redis?.kill();
+  await dynamo?.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  dynamo?.client.destroy();
+});
+
+describe('the response cache on three instances', () => {
+  it('serves hits on every instance once warm', async () => {
+    for (const api of apis) {
+      await postGraphQL(api.url, admin, STOCK_QUERY, { productId: product.productId, category: product.category });
+      expect(await cacheStatus(api)).toBe('hit');
+    }
+  });
+
+  it('evicts every write on every instance within a second, with no stale read after the eviction', async () => {
+    const report = await checkStaleReads({
+      urls: apis.map((api) => api.url),
+      doc: dynamo.doc,
+      tableName,
+      productId: product.productId,
+      category: product.category,
+      admin,
+      writes: 30,
+    });
+    console.info(`response cache across 3 instances: ${JSON.stringify(report)}`);
+    expect(report.stale).toBe(0);
+    expect(report.apiLag.p99).toBeLessThanOrEqual(1000);
+    expect(report.sdkLag.p99).toBeLessThanOrEqual(1000);
+  }, 120_000);
+
+  it('bypasses the cache within 10 s once the consumer is gone, and flushes when it is back', async () => {
+    const variables = { productId: product.productId, category: product.category };
+    await children.kill(consumer);
+    // A change nobody evicts: the instances must stop serving what they hold.
+    await dynamo.doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: productKey(product.productId),
+        UpdateExpression: 'SET stock = :s',
+        ExpressionAttributeValues: { ':s': 999_999 },
+      }),
+    );
+    const noticed = await Promise.all(
+      apis.map((api) =>
+        pollUntil(
+          () => cacheStatus(api),
+          (status) => status === 'bypass',
+          { timeoutMs: 10_000, intervalMs: 50, description: 'a bypass after the consumer died' },
+        ),
+      ),
+    );
+    console.info(`dead feed noticed after ${noticed.map((n) => Math.round(n.ms)).join(', ')} ms`);
+    await startConsumer();
+    for (const api of apis) {
+      await liveOn(api);
+      const read = await postGraphQL(api.url, admin, STOCK_QUERY, variables);
+      expect((read.body?.data as { product: { stock: number } }).product.stock).toBe(999_999);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,188 @@
+/**
+ * The response cache through the HTTP API, on DynamoDB Local with the in-process stream consumer
+ * as its invalidation feed: hits cost no DynamoDB request, whoever writes (a mutation, or the
+ * SDK straight to the table) evicts what the write changed, private answers stay with their
+ * viewer, errors are never stored, and public answers carry their tags for a CDN.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { productKey } from '../src/table/keys.js';
+import { aProduct, anOrder, aUser, store } from './support/factories.js';
+import { startTestServer, tokenFor } from './support/harness.js';
+import type { GraphQLResponse, TestServer } from './support/harness.js';
+
+const CACHE = { maxBytes: 8_000_000, maxAgeSeconds: 300, indexHoldMs: 0, purgeUrl: undefined };
+
+const CATEGORY_PAGE = `query Page($category: String!, $first: Int) {
+  products(category: $category, first: $first) { nodes { productId name stock } }
+}`;
+const USER_ORDERS = `query Orders($userId: ID!) {
+  user(userId: $userId) { userId orders(first: 5) { nodes { orderId status } } }
+}`;
+
+const books = aProduct({ category: 'books', name: 'Atlas', stock: 5 });
+const games = aProduct({ category: 'games', name: 'Chess', stock: 2 });
+const alice = aUser();
+const bob = aUser();
+const aliceOrder = anOrder(alice, [books]);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ streams: true, responseCache: CACHE, explainCache: true, cacheMaxAgeSeconds: 60 });
+  await store(server.dynamo.doc, server.tableName, {
+    users: [alice, bob],
+    products: [books, games],
+    orders: [aliceOrder],
+  });
+  // Serving starts once the consumer has proven the feed (its first drained round).
+  await server.app.consumer?.waitUntilCaughtUp();
+});
+afterAll(() => server.stop());
+
+/** A request asking for `extensions.cache`. */
+async function ask(query: string, variables: object, authorization?: string): Promise<GraphQLResponse<any>> {
+  const response = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+    body: JSON.stringify({ query, variables, extensions: { cache: true } }),
+  });
+  return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<any>;
+}
+const cacheOf = (response: GraphQLResponse<any>) => (response.extensions as any)?.cache?.status as string;
+const requestsOf = (response: GraphQLResponse<any>) => (response.extensions as any)?.cost?.dynamodb?.requests as number;
+
+/** Asks until the answer satisfies `done` (the stream's eviction arrived), at most `timeoutMs`. */
+async function askUntil(
+  query: string,
+  variables: object,
+  done: (r: GraphQLResponse<any>) => boolean,
+  timeoutMs = 5000,
+) {
+  const started = Date.now();
+  for (;;) {
+    const response = await ask(query, variables);
+    if (done(response)) return { response, ms: Date.now() - started };
+    if (Date.now() - started > timeoutMs) throw new Error(`no eviction within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the response cache', () => {
+  it('serves a repeated query from the cache without any DynamoDB request', async () => {
+    const first = await ask(CATEGORY_PAGE, { category: 'games', first: 3 });
+    const second = await ask(CATEGORY_PAGE, { category: 'games', first: 3 });
+    expect(cacheOf(first)).toBe('miss');
+    expect(requestsOf(first)).toBeGreaterThan(0);
+    expect(cacheOf(second)).toBe('hit');
+    expect(requestsOf(second)).toBe(0);
+    expect(second.data).toEqual(first.data);
+  });
+
+  it('shares one entry between variables that differ only in key order, and no more', async () => {
+    await ask(CATEGORY_PAGE, { category: 'games', first: 4 });
+    expect(cacheOf(await ask(CATEGORY_PAGE, { first: 4, category: 'games' }))).toBe('hit');
+    expect(cacheOf(await ask(CATEGORY_PAGE, { first: 2, category: 'games' }))).toBe('miss');
+  });
+
+  it('evicts a page when the SDK changes a product it lists, no API involved', async () => {
+    await ask(CATEGORY_PAGE, { category: 'books' });
+    expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'books' }))).toBe('hit');
+    await server.dynamo.doc.send(
+      new UpdateCommand({
+        TableName: server.tableName,
+        Key: productKey(books.productId),
+        UpdateExpression: 'SET stock = :s',
+        ExpressionAttributeValues: { ':s': 41 },
+      }),
+    );
+    const { response } = await askUntil(
+      CATEGORY_PAGE,
+      { category: 'books' },
+      (r) => r.data?.products.nodes[0].stock === 41,
+    );
+    expect(cacheOf(response)).toBe('miss');
+    expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'books' }))).toBe('hit');
+  });
+
+  it('lets the writer read its own write at once: a mutation evicts what it touched before it answers', async () => {
+    const admin = `Bearer ${await tokenFor('admin', 'admin')}`;
+    await ask(CATEGORY_PAGE, { category: 'games' }, admin);
+    expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'games' }, admin))).toBe('hit');
+    const read = await ask(`query { product(productId: "${games.productId}") { version } }`, {}, admin);
+    const updated = await ask(
+      `mutation($v: Int!) { updateProduct(input: { productId: "${games.productId}", expectedVersion: $v, stock: 17 }) { userErrors { code } } }`,
+      { v: read.data.product.version },
+      admin,
+    );
+    expect(updated.data.updateProduct.userErrors).toEqual([]);
+    const after = await ask(CATEGORY_PAGE, { category: 'games' }, admin);
+    expect(after.data.products.nodes[0].stock).toBe(17);
+  });
+
+  it("keeps a viewer's answer for that viewer: another viewer, or another role, is never served it", async () => {
+    const asAlice = `Bearer ${await tokenFor(alice.userId)}`;
+    const asBob = `Bearer ${await tokenFor(bob.userId)}`;
+    const asAdminAlice = `Bearer ${await tokenFor(alice.userId, 'admin')}`;
+    const mine = await ask(USER_ORDERS, { userId: alice.userId }, asAlice);
+    expect(mine.data.user.orders.nodes).toHaveLength(1);
+    expect(cacheOf(await ask(USER_ORDERS, { userId: alice.userId }, asAlice))).toBe('hit');
+    const bobs = await ask(USER_ORDERS, { userId: alice.userId }, asBob);
+    expect(bobs.data?.user ?? null).toBeNull();
+    expect(cacheOf(bobs)).not.toBe('hit');
+    expect(cacheOf(await ask(USER_ORDERS, { userId: alice.userId }))).not.toBe('hit');
+    expect(cacheOf(await ask(USER_ORDERS, { userId: alice.userId }, asAdminAlice))).toBe('miss');
+  });
+
+  it('never stores an answer with errors: bad input does not poison the cache', async () => {
+    const bad = { category: 'games', first: 1000 };
+    const refused = await ask(CATEGORY_PAGE, bad);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(cacheOf(await ask(CATEGORY_PAGE, bad))).toBe('miss');
+    const forged = await ask(CATEGORY_PAGE, { category: 'games#PROFILE' });
+    expect(forged.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'games#PROFILE' }))).toBe('miss');
+  });
+
+  it('says nothing of the cache unless asked', async () => {
+    const response = await server.gql(CATEGORY_PAGE, { category: 'games' });
+    expect((response.extensions as Record<string, unknown> | undefined)?.cache).toBeUndefined();
+  });
+});
+
+describe('the response cache over HTTP for a CDN', () => {
+  const documents = loadPersistedDocuments();
+  const [hash] = [...documents].find(([, document]) => document.includes('query CategoryPage(')) ?? [];
+  const get = (headers: Record<string, string> = {}) =>
+    fetch(
+      `${server.url}?${new URLSearchParams({
+        operationName: 'CategoryPage',
+        variables: JSON.stringify({ category: 'games' }),
+        extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }),
+      }).toString()}`,
+      { headers: { 'apollo-require-preflight': 'true', ...headers } },
+    );
+
+  it('tags a public answer for purging by tag, with the same ETag on the miss and the hits, and a 304', async () => {
+    const miss = await get();
+    const hit = await get();
+    expect(miss.headers.get('cache-control')).toBe('public, max-age=60');
+    const tags = miss.headers.get('cache-tag')?.split(',');
+    expect(tags).toEqual(expect.arrayContaining(['category:games', `product:${games.productId}`]));
+    expect(miss.headers.get('surrogate-key')?.split(' ').sort()).toEqual(tags?.sort());
+    expect(hit.headers.get('etag')).toBe(miss.headers.get('etag'));
+    // As a browser revalidates (fetch would add `cache-control: no-cache`, which asks for a full answer).
+    const revalidated = await get({ 'if-none-match': miss.headers.get('etag') ?? '', 'cache-control': 'max-age=0' });
+    expect(revalidated.status).toBe(304);
+  });
+
+  it('tags no private answer', async () => {
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenFor(alice.userId)}` },
+      body: JSON.stringify({ query: USER_ORDERS, variables: { userId: alice.userId } }),
+    });
+    expect(response.headers.get('cache-tag')).toBeNull();
+    expect(response.headers.get('surrogate-key')).toBeNull();
+  });
+});

@@ -1,0 +1,243 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { newDependencyRecord, recordItems, recordRead } from '../../src/db/dependencyRecord.js';
+import type { DependencyRecord } from '../../src/db/dependencyRecord.js';
+import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from '../../src/db/pageQueries.js';
+import {
+  categoryToItem,
+  orderToDetailsItem,
+  orderToUserItem,
+  productToItem,
+  userToItem,
+} from '../../src/table/codecs.js';
+import type { Item } from '../../src/table/codecs.js';
+import {
+  emailTag,
+  isIndexTag,
+  isPublicTag,
+  TAG_PATTERN,
+  tagsOfChange,
+  tagsOfWrite,
+} from '../../src/table/dependencies.js';
+import {
+  categoryCounterKey,
+  emailGSI1PK,
+  orderKey,
+  orderShard,
+  productKey,
+  productSaleKey,
+  SEED_MARKER_KEY,
+  streamCheckpointKey,
+  userKey,
+} from '../../src/table/keys.js';
+import type { ItemKey } from '../../src/table/keys.js';
+import { aProduct, anOrder, aUser } from '../support/factories.js';
+
+const image = (item: Item | ItemKey) => marshall(item, { removeUndefinedValues: true });
+const modify = (before: Item, after: Item) => ({
+  Keys: image({ PK: before.PK, SK: before.SK }),
+  OldImage: image(before),
+  NewImage: image(after),
+});
+
+/** What a connection's Query sends, as pagination.ts and shardedPages.ts build it. */
+const queryInput = (query: ReturnType<typeof categoryProductsQuery> | ReturnType<typeof userOrdersQuery>) => ({
+  TableName: 'T',
+  IndexName: query.indexName,
+  KeyConditionExpression: query.keyConditionExpression,
+  ExpressionAttributeValues: query.expressionAttributeValues,
+});
+
+function readsOf(...reads: [operation: string, input: unknown][]): DependencyRecord {
+  const record = newDependencyRecord();
+  for (const [operation, input] of reads) recordRead(record, operation, input);
+  return record;
+}
+
+describe('tagsOfChange (a stream record to what it can change)', () => {
+  const product = aProduct({ productId: 'p1', category: 'books', stock: 3 });
+
+  it('a stock change invalidates the product and every page of its category, the in-stock ones included', () => {
+    const tags = tagsOfChange(modify(productToItem(product), productToItem({ ...product, stock: 0 })));
+    expect(tags.sort()).toEqual(['category:books', 'product:p1']);
+  });
+
+  it('a product moving category invalidates the pages of both categories', () => {
+    const tags = tagsOfChange(modify(productToItem(product), productToItem({ ...product, category: 'games' })));
+    expect(tags.sort()).toEqual(['category:books', 'category:games', 'product:p1']);
+  });
+
+  it('a new product (INSERT, no old image) invalidates its category', () => {
+    const item = productToItem(product);
+    expect(tagsOfChange({ Keys: image(productKey('p1')), NewImage: image(item) }).sort()).toEqual([
+      'category:books',
+      'product:p1',
+    ]);
+  });
+
+  it("a status change of an order's copy invalidates the user's orders, the order and both shop-wide views", () => {
+    const user = aUser({ userId: 'u1' });
+    const order = anOrder(user, [product], { orderId: 'o1' });
+    const tags = tagsOfChange(modify(orderToUserItem(order), orderToUserItem({ ...order, status: 'SHIPPED' })));
+    const shard = orderShard('o1');
+    expect(tags.sort()).toEqual(
+      ['order:o1', `orders:PLACED:${shard}`, `orders:SHIPPED:${shard}`, 'user-orders:u1'].sort(),
+    );
+  });
+
+  it("an order's details item invalidates the order and its shard of the shop's orders", () => {
+    const order = anOrder(aUser({ userId: 'u1' }), [product], { orderId: 'o1' });
+    expect(tagsOfChange({ NewImage: image(orderToDetailsItem(order)) }).sort()).toEqual([
+      'order:o1',
+      `orders:ALL:${orderShard('o1')}`,
+    ]);
+  });
+
+  it('a changed email invalidates the user and the look-ups of the old and the new address', () => {
+    const user = aUser({ userId: 'u1', email: 'old@example.com' });
+    const tags = tagsOfChange(modify(userToItem(user), userToItem({ ...user, email: 'new@example.com' })));
+    expect(tags.sort()).toEqual(['user:u1', emailTag('old@example.com'), emailTag('new@example.com')].sort());
+  });
+
+  it("a category counter invalidates the categories list and the category's own pages", () => {
+    const counter = categoryToItem({ kind: 'Category', name: 'books', productCount: 2 });
+    expect(tagsOfChange({ NewImage: image(counter) }).sort()).toEqual(['categories', 'category:books']);
+  });
+
+  it.each([
+    ['a stream checkpoint', streamCheckpointKey('api', 'shardId-1')],
+    ['a sale marker', productSaleKey('p1', 'o1')],
+    ['the demo marker', SEED_MARKER_KEY],
+  ])('%s changes no answer', (_, key) => {
+    expect(tagsOfChange({ Keys: image(key), NewImage: image({ ...key, anything: 1 }) })).toEqual([]);
+  });
+
+  it('a record without images (a KEYS_ONLY stream) maps its keys as a write would', () => {
+    expect(tagsOfChange({ Keys: image(productKey('p1')) })).toEqual(['product:p1']);
+  });
+});
+
+describe('tagsOfWrite (a touched key to what the writer evicts)', () => {
+  it("names an order's every shop-wide view of its shard, since the key shows neither status", () => {
+    const shard = orderShard('o1');
+    expect(tagsOfWrite(orderKey('o1')).sort()).toEqual(
+      [
+        'order:o1',
+        `orders:ALL:${shard}`,
+        ...['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED'].map((s) => `orders:${s}:${shard}`),
+      ].sort(),
+    );
+  });
+
+  it('names the category of a counter it changed, and the categories list', () => {
+    expect(tagsOfWrite(categoryCounterKey('books')).sort()).toEqual(['categories', 'category:books']);
+  });
+
+  it('names nothing for a sale marker', () => {
+    expect(tagsOfWrite(productSaleKey('p1', 'o1'))).toEqual([]);
+  });
+});
+
+describe('recordRead (what a request read, from the requests the costed client sends)', () => {
+  it('a category page depends on the category (an index range), and then on each product it listed', () => {
+    const record = readsOf(['Query', queryInput(categoryProductsQuery('T', 'books', { inStock: true }))]);
+    expect([...record.tags]).toEqual(['category:books']);
+    expect(record.readIndex).toBe(true);
+    recordItems(record, { Items: [productToItem(aProduct({ productId: 'p1', category: 'books' }))] });
+    expect([...record.tags].sort()).toEqual(['category:books', 'product:p1']);
+  });
+
+  it("a user's orders page (table or LSI1) depends on the user's orders; the item-collection read on the profile too", () => {
+    expect([...readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', 'SHIPPED'))]).tags]).toEqual(['user-orders:u1']);
+    const fused = readsOf([
+      'Query',
+      {
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :orders AND :profile',
+        ExpressionAttributeValues: { ':pk': 'USER#u1' },
+      },
+    ]);
+    expect([...fused.tags].sort()).toEqual(['user-orders:u1', 'user:u1']);
+    expect(fused.readIndex).toBe(false);
+  });
+
+  it('a shop-wide page depends on each shard it read', () => {
+    const query = shopOrdersQuery('T', 'PLACED');
+    const record = readsOf(
+      ...query.shardKeys.map((pk): [string, unknown] => [
+        'Query',
+        {
+          IndexName: query.indexName,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk },
+        },
+      ]),
+    );
+    expect([...record.tags]).toEqual(['orders:PLACED:0', 'orders:PLACED:1', 'orders:PLACED:2', 'orders:PLACED:3']);
+  });
+
+  it('point reads depend on each item, in document-client and low-level form', () => {
+    const record = readsOf(
+      ['BatchGetItem', { RequestItems: { T: { Keys: [userKey('u1'), productKey('p1')] } } }],
+      ['GetItem', { Key: { PK: { S: 'ORDER#o1' }, SK: { S: 'DETAILS' } } }],
+    );
+    expect([...record.tags].sort()).toEqual(['order:o1', 'product:p1', 'user:u1']);
+  });
+
+  it('a look-up by email depends on the address (hashed: an email may hold a comma)', () => {
+    const email = 'a,b@example.com';
+    const record = readsOf([
+      'Query',
+      {
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
+      },
+    ]);
+    expect([...record.tags]).toEqual([emailTag(email)]);
+    expect(emailTag(email)).toMatch(TAG_PATTERN);
+  });
+
+  it.each([
+    ['a Scan', 'Scan', { TableName: 'T' }],
+    [
+      'a Query of an index no tag knows',
+      'Query',
+      { IndexName: 'GSI9', KeyConditionExpression: 'X = :pk', ExpressionAttributeValues: { ':pk': 'ANY' } },
+    ],
+    [
+      'a Query of a partition no tag knows',
+      'Query',
+      { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'META#migrations' } },
+    ],
+    ['a point read of an item no tag knows', 'GetItem', { Key: SEED_MARKER_KEY }],
+  ])('%s makes the answer uncacheable', (_, operation, input) => {
+    expect(readsOf([operation, input]).uncacheable).toBeDefined();
+  });
+
+  it('a read and the change of what it read always share a tag', () => {
+    const product = aProduct({ productId: 'p1', category: 'books' });
+    const user = aUser({ userId: 'u1' });
+    const order = anOrder(user, [product], { orderId: 'o1', status: 'PLACED' });
+    const cases: [read: DependencyRecord, changed: Item][] = [
+      [readsOf(['Query', queryInput(categoryProductsQuery('T', 'books'))]), productToItem(product)],
+      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [productKey('p1')] } } }]), productToItem(product)],
+      [readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', null))]), orderToUserItem(order)],
+      [readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', 'PLACED'))]), orderToUserItem(order)],
+      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [orderKey('o1')] } } }]), orderToDetailsItem(order)],
+      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [userKey('u1')] } } }]), userToItem(user)],
+    ];
+    for (const [read, changed] of cases) {
+      const tags = tagsOfChange({ NewImage: image(changed) });
+      expect(tags.some((tag) => read.tags.has(tag))).toBe(true);
+    }
+  });
+});
+
+describe('tag kinds', () => {
+  it('only catalog tags are public; index ranges are the eventually consistent ones', () => {
+    expect(['product:p1', 'category:books', 'categories'].every(isPublicTag)).toBe(true);
+    expect(['user:u1', 'user-orders:u1', 'order:o1', 'orders:ALL:0', emailTag('a@b.c')].some(isPublicTag)).toBe(false);
+    expect(['category:books', 'orders:ALL:0', emailTag('a@b.c')].every(isIndexTag)).toBe(true);
+    expect(['product:p1', 'user-orders:u1', 'categories'].some(isIndexTag)).toBe(false);
+  });
+});

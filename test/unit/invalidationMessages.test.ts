@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_TAGS_PER_MESSAGE, parseInvalidation } from '../../src/events/invalidationBus.js';
+
+describe('invalidation messages on Redis', () => {
+  it('accepts tags and heartbeats of the current version', () => {
+    expect(parseInvalidation('{"v":1,"kind":"tags","tags":["product:p1","categories"],"changedAt":5}').message).toEqual(
+      {
+        v: 1,
+        kind: 'tags',
+        tags: ['product:p1', 'categories'],
+        changedAt: 5,
+      },
+    );
+    expect(parseInvalidation('{"v":1,"kind":"heartbeat","from":"host:1"}').message?.kind).toBe('heartbeat');
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['another version', '{"v":2,"kind":"tags","tags":[]}'],
+    ['an unknown kind', '{"v":1,"kind":"store","tags":[]}'],
+    ['a tag of another shape', '{"v":1,"kind":"tags","tags":["product:p1#PROFILE"]}'],
+    ['a tag that is not a string', '{"v":1,"kind":"tags","tags":[1]}'],
+    ['too many tags', JSON.stringify({ v: 1, kind: 'tags', tags: Array(MAX_TAGS_PER_MESSAGE + 1).fill('categories') })],
+    ['a huge message', JSON.stringify({ v: 1, kind: 'heartbeat', from: 'x'.repeat(300_000) })],
+  ])('drops %s', (_, raw) => {
+    expect(parseInvalidation(raw).message).toBeUndefined();
+  });
+});
