@@ -178,7 +178,7 @@ export const ENV_SPEC = {
   },
   MAX_QUERY_COST: {
     type: 'integer',
-    default: '50000',
+    default: '5000',
     description: 'largest estimated cost: connection sizes multiply their selections',
     readBy: SERVICE,
   },
@@ -192,6 +192,33 @@ export const ENV_SPEC = {
     type: 'integer',
     default: '4000000',
     description: 'largest answer, in bytes; a larger one is refused instead of sent',
+    readBy: SERVICE,
+  },
+  // Operation budgets: what one operation may spend while it runs (src/pipeline/meter.ts).
+  MAX_OPERATION_REQUESTS: {
+    type: 'integer',
+    default: '100',
+    description: 'most DynamoDB requests one operation (or one subscription event) may make',
+    readBy: SERVICE,
+  },
+  MAX_OPERATION_READ_UNITS: {
+    type: 'integer',
+    default: '1000',
+    description: 'most read capacity units one operation may consume',
+    readBy: SERVICE,
+  },
+  MAX_RESULT_ENTRIES: {
+    type: 'integer',
+    default: '10000',
+    description:
+      'most entries (fields and list elements, `__typename` included) one answer may hold; counted before they are built',
+    readBy: SERVICE,
+  },
+  MAX_RESULT_BYTES: {
+    type: 'integer',
+    default: '4000000',
+    description:
+      'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
     readBy: SERVICE,
   },
   JWT_MAX_AGE: {
@@ -322,6 +349,20 @@ export const ENV_SPEC = {
     default: '200',
     description: 'pause between polls of an idle stream shard',
     readBy: ['consumer'],
+  },
+  // Order events on Redis: who may publish them, and how repeats are dropped.
+  EVENT_SIGNING_SECRET: {
+    type: 'secret',
+    description:
+      'HMAC-SHA256 key (at least 32 characters) of order events on Redis: publishers sign, instances drop unsigned or forged events; set the same on every instance, consumer and stream Lambda',
+    readBy: ['server', 'consumer', 'stream-lambda'],
+  },
+  EVENT_DEDUPE_WINDOW: {
+    type: 'integer',
+    default: '10000',
+    description:
+      'how many recent order events (by stream sequence number) an instance remembers to deliver each change once',
+    readBy: ['server'],
   },
   // The response cache (docs/caching.md)
   RESPONSE_CACHE: {
@@ -637,6 +678,8 @@ export interface Config {
   leaseTtlMs: number;
   /** `npm run consumer`: pause between polls of an idle stream. */
   streamPollMs: number;
+  /** EVENT_SIGNING_SECRET (sign and check events on Redis) and EVENT_DEDUPE_WINDOW (repeats dropped). */
+  events: { signingSecret: string | undefined; dedupeWindow: number };
   /**
    * /metrics access. METRICS_TOKEN: when set, a scraper sending `Authorization: Bearer <token>`
    * may read /metrics from anywhere (loopback clients always may). METRICS_PORT: serve /metrics
@@ -684,6 +727,14 @@ export interface QueryLimits {
   maxBodyBytes: number;
   /** MAX_RESPONSE_BYTES (4,000,000): largest response, in bytes of JSON; a larger answer is replaced by RESPONSE_TOO_LARGE. */
   maxResponseBytes: number;
+  /** MAX_OPERATION_REQUESTS: DynamoDB requests one operation may make while it runs. */
+  maxOperationRequests: number;
+  /** MAX_OPERATION_READ_UNITS: read capacity units one operation may consume. */
+  maxOperationReadUnits: number;
+  /** MAX_RESULT_ENTRIES: entries one answer may hold, counted before they are built. */
+  maxResultEntries: number;
+  /** MAX_RESULT_BYTES: bytes one answer may hold, estimated while it is built. */
+  maxResultBytes: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -717,6 +768,10 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxCost: Number(ENV_SPEC.MAX_QUERY_COST.default),
   maxBodyBytes: Number(ENV_SPEC.MAX_BODY_BYTES.default),
   maxResponseBytes: Number(ENV_SPEC.MAX_RESPONSE_BYTES.default),
+  maxOperationRequests: Number(ENV_SPEC.MAX_OPERATION_REQUESTS.default),
+  maxOperationReadUnits: Number(ENV_SPEC.MAX_OPERATION_READ_UNITS.default),
+  maxResultEntries: Number(ENV_SPEC.MAX_RESULT_ENTRIES.default),
+  maxResultBytes: Number(ENV_SPEC.MAX_RESULT_BYTES.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -869,6 +924,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new ConfigError(`TABLE_NAME must be 3-255 characters of A-Z a-z 0-9 _ . -, got "${tableName}"`);
   }
+  const eventSigningSecret = text(env, 'EVENT_SIGNING_SECRET');
+  if (eventSigningSecret !== undefined && eventSigningSecret.length < 32) {
+    throw new ConfigError('EVENT_SIGNING_SECRET must be at least 32 characters');
+  }
+  const dedupeWindow = integer(env, 'EVENT_DEDUPE_WINDOW');
+  if (dedupeWindow < 1) throw new ConfigError(`EVENT_DEDUPE_WINDOW must be at least 1, got ${dedupeWindow}`);
   const costDetails = oneOf(env, 'COST_DETAILS') ?? 'admin';
   const metricsPort = port(env, 'METRICS_PORT');
   return {
@@ -911,6 +972,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: integer(env, 'MAX_QUERY_COST'),
       maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
       maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES'),
+      maxOperationRequests: integer(env, 'MAX_OPERATION_REQUESTS'),
+      maxOperationReadUnits: integer(env, 'MAX_OPERATION_READ_UNITS'),
+      maxResultEntries: integer(env, 'MAX_RESULT_ENTRIES'),
+      maxResultBytes: integer(env, 'MAX_RESULT_BYTES'),
     },
     sockets: {
       maxSockets: integer(env, 'WS_MAX_SOCKETS'),
@@ -933,6 +998,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consumerPort: port(env, 'CONSUMER_PORT'),
     leaseTtlMs: integer(env, 'LEASE_TTL_MS'),
     streamPollMs: integer(env, 'STREAM_POLL_MS'),
+    events: { signingSecret: eventSigningSecret, dedupeWindow },
     itemCollections: flag(env, 'ITEM_COLLECTION_READS', true),
     streamConsumerName:
       text(env, 'STREAM_CONSUMER_NAME') ??

@@ -32,6 +32,8 @@ export const ErrorCode = {
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** The answer would exceed MAX_RESPONSE_BYTES; nothing of it is sent. */
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
+  /** The operation exceeded a budget while it ran (DynamoDB requests, read capacity, result entries or bytes: `extensions.budget`); nothing of its answer is sent. */
+  BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
   /** PERSISTED_ONLY is on and the document is not a trusted one (the server's manifest, or a published app manifest). */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
 } as const;

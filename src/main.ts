@@ -105,6 +105,7 @@ async function main(): Promise<void> {
         url: config.redisUrl,
         tableName: config.tableName,
         log: log.child({ component: 'redis' }),
+        signingSecret: config.events.signingSecret,
       });
       await bus.start();
       if (config.responseCache && !config.streamConsumer) {
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
         pollIntervalMs: config.streamPollMs,
       },
       bus,
+      eventDedupeWindow: config.events.dedupeWindow,
       metrics: config.metrics,
       http: config.http,
       costDetails: config.costDetails,

@@ -191,7 +191,7 @@ describe('GraphQL over SSE', () => {
       const liveEvent = anEvent();
       await server.app.events.publish(liveEvent);
       counts.published++;
-      want.push(liveEvent.seq!);
+      want.push(liveEvent.seq);
       for (const id of want) {
         const event = await stream.next();
         const code = event.id === undefined ? JSON.parse(event.data).errors?.[0]?.extensions?.code : undefined;
@@ -207,7 +207,7 @@ describe('GraphQL over SSE', () => {
       const away = anEvent();
       await server.app.events.publish(away);
       counts.published++;
-      expected.push(away.seq!);
+      expected.push(away.seq);
     }
     counts.received = received.size;
     // The last cycle's missed event is not fetched again: it is the one left in `expected`.

@@ -34,40 +34,40 @@ afterAll(async () => {
 describe('a shard lease', () => {
   it('is taken by the first consumer and refused to a second while it lasts', async () => {
     const shard = aShard();
-    expect(await leaseOf('a').acquire(shard, T0)).toBe(true);
-    expect(await leaseOf('b').acquire(shard, T0 + TTL - 1)).toBe(false);
+    expect(await leaseOf('a').acquire(shard, T0)).toEqual({ shardId: shard, owner: 'a', epoch: 1 });
+    expect(await leaseOf('b').acquire(shard, T0 + TTL - 1)).toBeUndefined();
     const item = await getItem(dynamo.doc, tableName, streamLeaseKey('processor', shard));
-    expect(item).toMatchObject({ owner: 'a', expiresAt: T0 + TTL, shardId: shard });
+    expect(item).toMatchObject({ owner: 'a', expiresAt: T0 + TTL, shardId: shard, epoch: 1 });
   });
 
   it('is kept alive by renewals, and taken over by another consumer once it expires', async () => {
     const shard = aShard();
     const a = leaseOf('a');
     const b = leaseOf('b');
-    await a.acquire(shard, T0);
-    expect(await a.renew(shard, T0 + TTL - 100)).toBe(true);
+    const tenure = (await a.acquire(shard, T0))!;
+    expect(await a.renew(tenure, T0 + TTL - 100)).toBe(true);
     // Renewed: still a's after the first TTL would have run out.
-    expect(await b.acquire(shard, T0 + TTL + 50)).toBe(false);
-    expect(await b.acquire(shard, T0 + 2 * TTL)).toBe(true);
+    expect(await b.acquire(shard, T0 + TTL + 50)).toBeUndefined();
+    expect(await b.acquire(shard, T0 + 2 * TTL)).toMatchObject({ owner: 'b', epoch: 2 });
     // The old holder learns it lost the shard from its next heartbeat.
-    expect(await a.renew(shard, T0 + 2 * TTL + 1)).toBe(false);
+    expect(await a.renew(tenure, T0 + 2 * TTL + 1)).toBe(false);
   });
 
   it('is free at once after its holder releases it, and a release by a non-holder changes nothing', async () => {
     const shard = aShard();
     const a = leaseOf('a');
     const b = leaseOf('b');
-    await a.acquire(shard, T0);
-    await b.release(shard);
-    expect(await b.acquire(shard, T0 + 1)).toBe(false);
-    await a.release(shard);
-    expect(await b.acquire(shard, T0 + 2)).toBe(true);
+    const tenure = (await a.acquire(shard, T0))!;
+    await b.release({ ...tenure, owner: 'b' });
+    expect(await b.acquire(shard, T0 + 1)).toBeUndefined();
+    await a.release(tenure);
+    expect(await b.acquire(shard, T0 + 2)).toMatchObject({ owner: 'b' });
   });
 
   it('belongs to its consumer name: another group leases the same shard independently', async () => {
     const shard = aShard();
-    expect(await leaseOf('a', 'processor').acquire(shard, T0)).toBe(true);
-    expect(await leaseOf('b', 'archiver').acquire(shard, T0)).toBe(true);
+    expect(await leaseOf('a', 'processor').acquire(shard, T0)).toBeDefined();
+    expect(await leaseOf('b', 'archiver').acquire(shard, T0)).toBeDefined();
   });
 
   it('refuses a shard id that could address another item, before any request', () => {

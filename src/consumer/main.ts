@@ -56,7 +56,13 @@ async function main(): Promise<void> {
 
   try {
     if (config.redisUrl) {
-      const redis = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
+      const redis = new RedisEventBus({
+        url: config.redisUrl,
+        tableName: config.tableName,
+        log,
+        subscribe: false,
+        signingSecret: config.events.signingSecret,
+      });
       await redis.start();
       bus = redis;
       invalidations = new RedisInvalidationBus({

@@ -30,6 +30,8 @@ export interface EventBus {
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;
+  /** Messages received that failed their checks (schema, size, signature): dropped. */
+  readonly rejected: number;
   /** Set by whoever keeps the metrics: called for each event received, with ms since it was published. */
   onDelivered: ((latencyMs: number) => void) | undefined;
   /** Closes connections; publish() afterwards counts as lost. */
@@ -40,6 +42,7 @@ export interface EventBus {
 export class InProcessEventBus implements EventBus {
   private readonly listeners = new Set<OrderEventListener>();
   readonly lost = 0;
+  readonly rejected = 0;
   onDelivered: ((latencyMs: number) => void) | undefined;
 
   publish(event: OrderEventModel): Promise<void> {

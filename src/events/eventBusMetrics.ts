@@ -6,18 +6,42 @@ import { Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { EventBus } from './eventBus.js';
 
-/** `subscribers`: this process's GraphQL subscriptions listening to the bus (API servers only). */
-export function registerEventBusMetrics(registry: Registry, bus: EventBus, subscribers?: () => number): void {
-  if (subscribers) {
+/** What an API server's fan-out (src/graphql/pubsub.ts) reports. */
+export interface FanOutCounts {
+  /** This process's GraphQL subscriptions listening to the bus. */
+  readonly subscriberCount: number;
+  /** Repeats of already delivered events dropped. */
+  readonly duplicates: number;
+}
+
+/** `fanOut`: API servers only. */
+export function registerEventBusMetrics(registry: Registry, bus: EventBus, fanOut?: FanOutCounts): void {
+  if (fanOut) {
     new Gauge({
       name: 'graphql_subscriptions_active',
       help: 'GraphQL subscriptions to order events open on this instance',
       registers: [registry],
       collect() {
-        this.set(subscribers());
+        this.set(fanOut.subscriberCount);
+      },
+    });
+    new Gauge({
+      name: 'tablegraph_event_bus_duplicates_dropped',
+      help: 'Order events this instance had delivered already (same stream sequence number): not delivered again',
+      registers: [registry],
+      collect() {
+        this.set(fanOut.duplicates);
       },
     });
   }
+  new Gauge({
+    name: 'tablegraph_event_bus_rejected_events',
+    help: 'Messages received on the bus that failed their checks (size, schema, signature): dropped',
+    registers: [registry],
+    collect() {
+      this.set(bus.rejected);
+    },
+  });
   new Gauge({
     name: 'tablegraph_event_bus_up',
     help: '1 while the order event bus is connected (always 1 in-process), by kind',

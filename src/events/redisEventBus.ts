@@ -12,12 +12,17 @@
  *   connection) is down is not delivered to those who missed it. The publisher does not queue
  *   while disconnected (a queue would replay stale events in a burst, unbounded): it counts the
  *   event as lost and goes on.
+ * - Every message received is checked before anything reads it (src/events/eventSchema.ts:
+ *   size, schema, and the HMAC signature when `signingSecret` is set). A bad one is dropped and
+ *   counted (`rejected`), with one warning per `warnIntervalMs`, not one per message or listener.
+ *   A publisher refuses an event that would not pass (counted as lost).
  */
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { startReceiveSpan } from '../telemetry/busSpans.js';
 import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js';
+import { decodeEnvelope, encodeEnvelope } from './eventSchema.js';
 import type { OrderEventModel } from './orderEvent.js';
 
 export interface RedisEventBusOptions {
@@ -31,13 +36,10 @@ export interface RedisEventBusOptions {
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
   /** Called when the connection state changes (metrics). */
   onHealth?: ((health: EventBusHealth) => void) | undefined;
-}
-
-/** What travels on the channel: the event and when it was published (for the latency metric). */
-interface Envelope {
-  v: 1;
-  publishedAt: number;
-  event: OrderEventModel;
+  /** EVENT_SIGNING_SECRET: sign what is published, refuse what is received unsigned or forged. */
+  signingSecret?: string | undefined;
+  /** At most one warning about rejected messages per this many ms (default 60 s). */
+  warnIntervalMs?: number | undefined;
 }
 
 export const orderEventsChannel = (tableName: string): string => `tablegraph:order-events:${tableName}`;
@@ -62,6 +64,10 @@ export class RedisEventBus implements EventBus {
   private readonly listeners = new Set<OrderEventListener>();
   private readonly options: RedisEventBusOptions;
   private lostCount = 0;
+  private rejectedCount = 0;
+  /** Rejected since the last warning, and when that was. */
+  private unreported = 0;
+  private lastWarnAt = -Infinity;
   private closed = false;
   private lastStatus: EventBusHealth['status'] | undefined;
   private readonly listening: boolean;
@@ -100,7 +106,10 @@ export class RedisEventBus implements EventBus {
       connection.on('ready', () => this.statusChanged(role));
       connection.on('close', () => this.statusChanged(role));
     }
-    this.subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
+    // The Buffer form: a message's size is checked before it is turned into a string.
+    this.subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) =>
+      this.deliver(channel.toString(), message),
+    );
     if (this.listening) {
       // ioredis subscribes again after a reconnect only to channels whose SUBSCRIBE succeeded:
       // one that failed because Redis was down at start-up would never be retried. Subscribing
@@ -135,9 +144,15 @@ export class RedisEventBus implements EventBus {
       this.lose(event, 'redis is not connected');
       return;
     }
-    const envelope: Envelope = { v: 1, publishedAt: Date.now(), event };
+    let message: string;
     try {
-      await this.publisher.publish(this.channel, JSON.stringify(envelope));
+      message = encodeEnvelope(event, Date.now(), this.options.signingSecret);
+    } catch (error) {
+      this.lose(event, 'the event does not fit the schema or its bounds', error);
+      return;
+    }
+    try {
+      await this.publisher.publish(this.channel, message);
     } catch (error) {
       this.lose(event, 'redis publish failed', error);
     }
@@ -159,6 +174,10 @@ export class RedisEventBus implements EventBus {
     return this.lostCount;
   }
 
+  get rejected(): number {
+    return this.rejectedCount;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
@@ -177,22 +196,16 @@ export class RedisEventBus implements EventBus {
     }
   }
 
-  private deliver(channel: string, message: string): void {
+  private deliver(channel: string, message: Buffer): void {
     if (channel !== this.channel) return;
-    let envelope: Envelope;
-    try {
-      envelope = JSON.parse(message) as Envelope;
-    } catch {
-      this.options.log.warn({ channel }, 'order event on redis is not JSON; ignored');
+    const decoded = decodeEnvelope(message, this.options.signingSecret);
+    if (!decoded.ok) {
+      this.reject(decoded.reason);
       return;
     }
-    if (envelope?.v !== 1 || typeof envelope.event?.order?.orderId !== 'string') {
-      this.options.log.warn({ channel }, 'order event on redis has an unknown shape; ignored');
-      return;
-    }
-    this.onDelivered?.(Date.now() - envelope.publishedAt);
-    const received = startReceiveSpan(this.channel, envelope.event.traceparent);
-    const event = received ? { ...envelope.event, traceparent: received.traceparent } : envelope.event;
+    this.onDelivered?.(Date.now() - decoded.publishedAt);
+    const received = startReceiveSpan(this.channel, decoded.event.traceparent);
+    const event = received ? { ...decoded.event, traceparent: received.traceparent } : decoded.event;
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -201,6 +214,20 @@ export class RedisEventBus implements EventBus {
       }
     }
     received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
+  }
+
+  /** Counts a dropped message; warns at most once per interval, with how many since the last warning. */
+  private reject(reason: string): void {
+    this.rejectedCount++;
+    this.unreported++;
+    const now = performance.now();
+    if (now - this.lastWarnAt < (this.options.warnIntervalMs ?? 60_000)) return;
+    this.options.log.warn(
+      { channel: this.channel, reason, rejected: this.unreported, rejectedTotal: this.rejectedCount },
+      'order events on redis rejected (dropped)',
+    );
+    this.unreported = 0;
+    this.lastWarnAt = now;
   }
 
   private lose(event: OrderEventModel, reason: string, error?: unknown): void {

@@ -8,12 +8,16 @@
  * Better still, the first page newest first without a status filter or a window comes with the
  * user's profile in one Query (the user's item collection, src/db/userCollection.ts): the first
  * such `orders` field is fused with the user's read, any other goes beside it.
+ *
+ * A field or fragment that `@skip`/`@include` removes (literal or variable) is not selected: it
+ * starts no read, and is never the one fused.
  */
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { getNamedType, isObjectType, Kind } from 'graphql';
 import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { Loaders } from '../db/loaders.js';
 import type { OrderStatus } from '../table/models.js';
+import { isIncluded } from './selections.js';
 
 /** The `orders` fields selected directly on the field being resolved (through fragments too). */
 function ordersFields(
@@ -22,6 +26,7 @@ function ordersFields(
   found: FieldNode[] = [],
 ): FieldNode[] {
   for (const selection of selectionSet?.selections ?? []) {
+    if (!isIncluded(selection, info.variableValues)) continue;
     if (selection.kind === Kind.FIELD && selection.name.value === 'orders') found.push(selection);
     else if (selection.kind === Kind.INLINE_FRAGMENT) ordersFields(selection.selectionSet, info, found);
     else if (selection.kind === Kind.FRAGMENT_SPREAD)
@@ -69,11 +74,13 @@ export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, u
 export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
   const selects = (selectionSet: SelectionSetNode | undefined): boolean =>
     (selectionSet?.selections ?? []).some((selection) =>
-      selection.kind === Kind.FIELD
-        ? selection.name.value === name
-        : selection.kind === Kind.INLINE_FRAGMENT
-          ? selects(selection.selectionSet)
-          : selects(info.fragments[selection.name.value]?.selectionSet),
+      !isIncluded(selection, info.variableValues)
+        ? false
+        : selection.kind === Kind.FIELD
+          ? selection.name.value === name
+          : selection.kind === Kind.INLINE_FRAGMENT
+            ? selects(selection.selectionSet)
+            : selects(info.fragments[selection.name.value]?.selectionSet),
     );
   return info.fieldNodes.some((node) => selects(node.selectionSet));
 }

@@ -4,11 +4,17 @@
  * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. Either
  * way every instance sees every change, whoever wrote it; this module listens to the bus once
  * and hands each event to the subscribers connected here that `accept` it.
+ *
+ * Each change reaches a subscriber once: an event whose `seq` (the stream record's sequence
+ * number) was delivered here already, within the last `dedupeWindow` events, is dropped. A
+ * change is published again after a consumer fail-over, a checkpoint replay, or by both the
+ * Lambda and a consumer; the repeat never reaches the subscribers.
  */
 import { EventEmitter } from 'node:events';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { OrderEventModel } from '../events/orderEvent.js';
+import { SeenWindow } from '../events/seenWindow.js';
 
 export type { OrderEventModel } from '../events/orderEvent.js';
 
@@ -17,6 +23,9 @@ export type { OrderEventModel } from '../events/orderEvent.js';
  * the oldest ones rather than growing the server's memory without bound.
  */
 export const MAX_PENDING_EVENTS = 100;
+
+/** Default of EVENT_DEDUPE_WINDOW: how many recent events' `seq` an instance remembers. */
+export const DEFAULT_DEDUPE_WINDOW = 10_000;
 
 /** Events kept for resuming streams (SSE `Last-Event-ID`), by default. */
 export const DEFAULT_REPLAY_EVENTS = 1000;
@@ -32,24 +41,40 @@ export class OrderEvents {
   private readonly emitter = new EventEmitter();
   readonly bus: EventBus;
   private readonly unsubscribe: () => void;
-  /** The latest events that carry a sequence number, oldest first: what a resumed stream replays. */
+  private readonly seen: SeenWindow;
+  private duplicateCount = 0;
+  /** The latest events, oldest first: what a resumed stream replays. */
   private readonly recent: OrderEventModel[] = [];
 
-  /** `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS). */
+  /**
+   * `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS);
+   * `dedupeWindow`: how many recent `seq` are remembered to drop repeats (EVENT_DEDUPE_WINDOW).
+   */
   constructor(
     bus: EventBus = new InProcessEventBus(),
     private readonly replayEvents = DEFAULT_REPLAY_EVENTS,
+    dedupeWindow = DEFAULT_DEDUPE_WINDOW,
   ) {
     // Each subscription adds a listener; thousands of subscribers are fine.
     this.emitter.setMaxListeners(0);
     this.bus = bus;
+    this.seen = new SeenWindow(dedupeWindow);
     this.unsubscribe = bus.subscribe((event) => {
-      if (event.seq !== undefined && SEQ_PATTERN.test(event.seq)) {
+      if (SEQ_PATTERN.test(event.seq)) {
+        if (!this.seen.firstTime(event.seq)) {
+          this.duplicateCount++;
+          return;
+        }
         this.recent.push(event);
         if (this.recent.length > this.replayEvents) this.recent.shift();
       }
       this.emitter.emit('event', event);
     });
+  }
+
+  /** Repeats of an already delivered event dropped so far. */
+  get duplicates(): number {
+    return this.duplicateCount;
   }
 
   /**
@@ -80,7 +105,7 @@ export class OrderEvents {
       resumeAfter === undefined
         ? []
         : this.recent
-            .filter((event) => compareSeq(event.seq!, resumeAfter) > 0 && accept(event))
+            .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && accept(event))
             .slice(-MAX_PENDING_EVENTS);
     let waiting: ((result: IteratorResult<OrderEventModel>) => void) | undefined;
     let done = false;

@@ -37,11 +37,7 @@ export interface StreamHandlerOptions {
 export function createStreamHandler({ doc, tableName, publish, log }: StreamHandlerOptions): StreamLambdaHandler {
   const deliver: PublishOrderEvent =
     publish ??
-    ((event) =>
-      log?.debug(
-        { type: event.type, orderId: event.order.orderId, sequenceNumber: event.sequenceNumber },
-        'order event',
-      ));
+    ((event) => log?.debug({ type: event.type, orderId: event.order.orderId, seq: event.seq }, 'order event'));
   return async (event) => {
     const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
     const first = result.failures[0];
@@ -68,7 +64,13 @@ export async function streamHandlerFromEnv(
   const log = pino({ level: config.logLevel });
   let bus: RedisEventBus | undefined;
   if (config.redisUrl) {
-    bus = new RedisEventBus({ url: config.redisUrl, tableName: config.tableName, log, subscribe: false });
+    bus = new RedisEventBus({
+      url: config.redisUrl,
+      tableName: config.tableName,
+      log,
+      subscribe: false,
+      signingSecret: config.events.signingSecret,
+    });
     await bus.start();
   }
   const redis = bus;

@@ -110,7 +110,9 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
   const parseOptions: ParseOptions = { maxTokens: limits.maxTokens };
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth, flattenFragments: true },
-    maxAliases: { n: limits.maxAliases },
+    // Every alias counts, `__typename`'s too (armor lets those through by default): each one is
+    // another entry of the answer.
+    maxAliases: { n: limits.maxAliases, allowList: [] },
     maxDirectives: { n: limits.maxDirectives },
     // graphql-js enforces this itself while parsing (parseOptions).
     maxTokens: { enabled: false },

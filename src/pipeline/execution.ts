@@ -22,6 +22,8 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import { runMetered } from './meter.js';
+import type { OperationBudgets } from './meter.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import { contextOf } from '../telemetry/traceparent.js';
@@ -40,6 +42,8 @@ export interface ExecutionOptions {
   events: OrderEvents;
   /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
   describe?: DescribeDocument;
+  /** What one operation may spend while it runs (meter.ts). */
+  budgets: OperationBudgets;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;
 }
@@ -61,6 +65,7 @@ export function createExecution({
   log,
   auth,
   events,
+  budgets,
   cache,
   describe = () => ({ hash: undefined, persisted: false }),
 }: ExecutionOptions) {
@@ -76,9 +81,11 @@ export function createExecution({
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone.
+   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone. Every
+   * execution runs under its own meter (meter.ts), whichever executor runs it.
    */
-  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult => execute(args);
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> =>
+    runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
   /** `explain` asks the cache for `extensions.cache` (development only). */
   const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {
     nameOperationSpan(args, describe);

@@ -24,6 +24,7 @@ import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
 import { traceResolvers } from './operationSpans.js';
+import { meterSchema } from './meter.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
@@ -67,7 +68,8 @@ export function createPipeline({
   cache,
   explainCache = false,
 }: PipelineOptions) {
-  const schema = cache?.schema ?? buildSchema();
+  // Every object and list field reports to the operation's meter (meter.ts).
+  const schema = meterSchema(cache?.schema ?? buildSchema());
   traceResolvers(schema);
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
@@ -82,7 +84,20 @@ export function createPipeline({
     documents,
     csrf: createCsrfCheck(documents),
     admission,
-    execution: createExecution({ data, log, auth, events, cache, describe: admission.describe }),
+    execution: createExecution({
+      data,
+      log,
+      auth,
+      events,
+      cache,
+      describe: admission.describe,
+      budgets: {
+        requests: limits.maxOperationRequests,
+        readCapacityUnits: limits.maxOperationReadUnits,
+        entries: limits.maxResultEntries,
+        bytes: limits.maxResultBytes,
+      },
+    }),
     reporter: createReporter({
       log,
       metrics,

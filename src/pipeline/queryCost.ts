@@ -1,15 +1,14 @@
 /**
  * A cost limit that knows every list: a list field's selection costs as many times as the list
- * can hold. A connection's page (`first`/`last`, or the default page size) multiplies its
- * `edges`/`nodes`, `nodes(ids:)` multiplies by its ids, and an order's `items` by the most lines
- * an order may have (97). Large fields weigh what they can weigh (`description`: up to 2,000
- * characters). So twelve aliased `orders(first: 100) { nodes { items { product { description } } } }`
- * cost about 2.4 million and are refused, where the old count (fields, connections only) said
- * 4,813. A unit stands for roughly 100 bytes of response at most. The default limit of 50,000
- * admits a page of 30 orders with every possible line's product (about 38,000: the estimate
- * assumes 97 lines an order) and refuses 40 or more; the response ceiling (MAX_RESPONSE_BYTES)
- * bounds what the data turns out to hold. graphql-armor's own cost limit counts fields without
- * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
+ * holds. A connection's page (`first`/`last`, or the default page size) multiplies its
+ * `edges`/`nodes`, `nodes(ids:)` multiplies by its ids, and an order's `items` by the lines an
+ * order typically holds (TYPICAL_ORDER_LINES), not the most it may. Large fields weigh what they
+ * can weigh (`description`: up to 2,000 characters); `__typename` weighs 1 like any field. A unit
+ * stands for roughly 100 bytes of response at most. The estimate is the fast first refusal, made
+ * before anything runs; the operation meter (meter.ts) is the guarantee, holding what the data
+ * turns out to hold to its budgets while the answer is built (docs/security.md has the figures).
+ * graphql-armor's own cost limit counts fields without list sizes, so this one
+ * (graphql-query-complexity, run after variables are known) replaces it.
  */
 import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectType } from 'graphql';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
@@ -17,12 +16,16 @@ import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { MAX_CATEGORIES } from '../db/loaders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.js';
-import { MAX_ORDER_LINES } from '../writes/placeOrder.js';
 import { MAX_USER_ERRORS } from '../writes/userErrors.js';
+
+/** Lines an order typically holds (the benchmark's and the demo data's orders hold 1-3). */
+export const TYPICAL_ORDER_LINES = 5;
 
 /** Most elements a list field returns, by `Type.field`; a list named nowhere counts as `UNKNOWN_LIST_LENGTH`. */
 export const LIST_BOUNDS: Readonly<Record<string, number>> = {
-  'Order.items': MAX_ORDER_LINES,
+  // What an order typically holds, not the most it may (MAX_ORDER_LINES): the meter bounds what
+  // the data turns out to hold (docs/security.md states the figure).
+  'Order.items': TYPICAL_ORDER_LINES,
   // A path inside an input: ["items", "2", "quantity"] at most.
   'UserError.field': 3,
   // Every category may be listed, and each one's `products` is a Query of its own.
@@ -60,6 +63,8 @@ export function fieldCost(
 ): number {
   // Introspection reads the schema in memory, not the table; whether it is allowed at all is
   // the introspection setting's business.
+  // `__typename` is an entry of the answer like any other field.
+  if (field.name === '__typename') return 1;
   if (owner.startsWith('__') || field.name.startsWith('__')) return 0;
   const key = `${owner}.${field.name}`;
   const weight = FIELD_WEIGHTS[key] ?? 1;

@@ -3,12 +3,19 @@
  * `META#stream / CONSUMER#<name>#SHARD#<shardId>`, holding the last sequence number whose
  * processing completed and whether the shard was read to its end. Written after a batch is
  * processed, never before, so a crash replays a batch rather than losing one (at least once).
+ * A write never moves a checkpoint backwards, and a consumer on leases writes only under its
+ * lease's fence (src/streams/leases.ts): a holder that stalled past its TTL cannot undo the
+ * progress of the one that took over.
  *
  * A checkpoint names its stream: a table whose stream was disabled and enabled again has a
  * new stream with new shards, and an old checkpoint must not be mistaken for one of them.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { Transaction, transactWrite } from '../writes/transact.js';
+import { LeaseLostError } from './leases.js';
+import type { Fence } from './leases.js';
 import { EntityType } from '../table/codecs.js';
 import { STREAM_CHECKPOINT_PK, streamCheckpointKey, streamCheckpointSKPrefix } from '../table/keys.js';
 
@@ -21,6 +28,9 @@ export interface ShardCheckpoint {
 }
 
 const MAX_PAGES = 100;
+
+/** A sequence number as a fixed-width string: compared as text, ordered as the number. */
+export const positionOf = (sequenceNumber: string): string => sequenceNumber.padStart(40, '0');
 
 export class CheckpointStore {
   constructor(
@@ -89,22 +99,60 @@ export class CheckpointStore {
     };
   }
 
-  async save(checkpoint: ShardCheckpoint): Promise<void> {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...streamCheckpointKey(this.consumerName, checkpoint.shardId),
-          entityType: EntityType.Meta,
-          consumerName: this.consumerName,
-          streamArn: this.streamArn,
-          shardId: checkpoint.shardId,
-          ...(checkpoint.sequenceNumber === undefined ? {} : { sequenceNumber: checkpoint.sequenceNumber }),
-          finished: checkpoint.finished,
-          updatedAt: new Date().toISOString(),
-        },
-      }),
-    );
+  /**
+   * The put that writes `checkpoint` unless the stored one is further on: a checkpoint never
+   * moves backwards. Sequence numbers are decimal strings of 21 to 40 digits; `position` is the
+   * same number zero-padded to 40, so that DynamoDB compares them as numbers.
+   */
+  saveParams(checkpoint: ShardCheckpoint): PutCommandInput {
+    const position = checkpoint.sequenceNumber === undefined ? undefined : positionOf(checkpoint.sequenceNumber);
+    return {
+      TableName: this.tableName,
+      Item: {
+        ...streamCheckpointKey(this.consumerName, checkpoint.shardId),
+        entityType: EntityType.Meta,
+        consumerName: this.consumerName,
+        streamArn: this.streamArn,
+        shardId: checkpoint.shardId,
+        ...(checkpoint.sequenceNumber === undefined ? {} : { sequenceNumber: checkpoint.sequenceNumber, position }),
+        finished: checkpoint.finished,
+        updatedAt: new Date().toISOString(),
+      },
+      // Another stream's checkpoint (the stream was re-enabled) is replaced whatever its position.
+      ConditionExpression:
+        position === undefined
+          ? 'attribute_not_exists(#position) OR streamArn <> :arn'
+          : 'attribute_not_exists(#position) OR #position <= :position OR streamArn <> :arn',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':arn': this.streamArn,
+        ...(position === undefined ? {} : { ':position': position }),
+      },
+    };
+  }
+
+  /**
+   * Writes `checkpoint`, under `fence` when given (in one transaction with the lease's
+   * condition). Resolves `saved`, or `behind` when the stored checkpoint is further on (nothing
+   * written). Rejects with LeaseLostError when the fence's tenure is over (nothing written).
+   */
+  async save(checkpoint: ShardCheckpoint, fence?: Fence): Promise<'saved' | 'behind'> {
+    const put = this.saveParams(checkpoint);
+    if (!fence) {
+      try {
+        await this.doc.send(new PutCommand(put));
+        return 'saved';
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return 'behind';
+        throw error;
+      }
+    }
+    const transaction = new Transaction().add('fence', fence.condition).add('checkpoint', { Put: put });
+    const outcome = await transactWrite(this.doc, transaction);
+    if (outcome.committed) return 'saved';
+    if (outcome.cancellation.failed('fence')) throw new LeaseLostError(fence.tenure);
+    if (outcome.cancellation.failed('checkpoint')) return 'behind';
+    throw new Error(`checkpoint transaction cancelled: ${outcome.cancellation.describe()}`);
   }
 
   /**

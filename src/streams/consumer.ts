@@ -30,7 +30,8 @@ import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-st
 import type { RetryPolicy } from '../db/batchGet.js';
 import type { Dynamo } from '../db/client.js';
 import { CheckpointStore } from './checkpoints.js';
-import { LeaseStore } from './leases.js';
+import { LeaseLostError, LeaseStore } from './leases.js';
+import type { Fence } from './leases.js';
 import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
@@ -96,6 +97,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private shards: ShardSet | undefined;
   private store: CheckpointStore | undefined;
   private leases: ShardLeases | undefined;
+  private leaseStore: LeaseStore | undefined;
   private arn: string | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
@@ -150,6 +152,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       const leaseStore = new LeaseStore({ doc: dynamo.doc, tableName, consumerName: this.consumerName, owner, ttlMs });
       const leases = new ShardLeases(leaseStore, ttlMs, this.log, () => this.wake?.());
       this.leases = leases;
+      this.leaseStore = leaseStore;
       await leases.maintain(shards.values());
       leases.start(() => shards.values());
     }
@@ -231,7 +234,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         if (this.leases && this.store) await this.leases.restartTaken(shards, this.store);
         for (const shard of shards.values()) {
           // A shard that ended while its checkpoint could not be written is never polled again.
-          if (shard.finished && shard.checkpointDue) await shard.retryCheckpoint();
+          if (shard.finished && shard.checkpointDue) await this.fenced(shard, (fence) => shard.retryCheckpoint(fence));
         }
         const mine = shards.ready().filter((shard) => this.leases?.holds(shard.info.shardId) ?? true);
         const polled = await Promise.all(mine.map((shard) => this.poll(shard)));
@@ -248,30 +251,65 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     }
   }
 
+  /**
+   * Runs `work` under the fence of `shard`'s lease (no fence without leases). Not ours any more:
+   * nothing runs. Fenced off: the shard is dropped at once, and false returned.
+   */
+  private async fenced(shard: ShardReader, work: (fence: Fence | undefined) => Promise<void>): Promise<boolean> {
+    if (!this.leases || !this.leaseStore) {
+      await work(undefined);
+      return true;
+    }
+    const tenure = this.leases.tenure(shard.info.shardId);
+    if (!tenure) return false;
+    try {
+      await work(this.leaseStore.fence(tenure));
+      return true;
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      this.leases.drop(tenure);
+      this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
+      return false;
+    }
+  }
+
   /** One GetRecords on `shard`, processed and checkpointed. Never throws. */
   private async poll(shard: ShardReader): Promise<'records' | 'empty' | 'error' | 'waiting'> {
     if (shard.waiting) return 'waiting';
     const started = performance.now();
+    let outcome: 'records' | 'empty' | 'error' | 'waiting' = 'error';
     try {
-      if (shard.checkpointDue) await shard.retryCheckpoint();
-      const { records, next } = await shard.read();
-      if (records.length === 0) {
-        if (next === undefined) await this.finish(shard);
-        return 'empty';
-      }
-      await this.handleBatch(shard, records, next, started);
-      return 'records';
+      const held = await this.fenced(shard, async (fence) => {
+        if (shard.checkpointDue) await shard.retryCheckpoint(fence);
+        const { records, next } = await shard.read();
+        if (records.length === 0) {
+          if (next === undefined) await this.finish(shard, fence);
+          outcome = 'empty';
+          return;
+        }
+        await this.handleBatch(shard, records, next, started, fence);
+        outcome = 'records';
+      });
+      return held ? outcome : 'waiting';
     } catch (error) {
       if (shard.recover(error)) this.nextRefreshAt = 0; // the shard may have left the stream
       return 'error';
     }
   }
 
+  /**
+   * Processes a page (soldCount under the fence), publishes its events, then checkpoints it
+   * (under the fence). Events cannot be fenced by DynamoDB: on leases they are held until the
+   * page is processed and published only if the tenure is still current then (one consistent
+   * read); a holder stalled between that read and the publish can still publish a page twice,
+   * which every API instance drops by `seq`. Throws LeaseLostError when fenced off.
+   */
   private async handleBatch(
     shard: ShardReader,
     records: _Record[],
     next: string | undefined,
     started: number,
+    fence: Fence | undefined,
   ): Promise<void> {
     const { dynamo, tableName, publish, concurrency, onRecords } = this.options;
     try {
@@ -279,7 +317,21 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
-    const result = await processRecords(records, { doc: dynamo.doc, tableName, publish, log: this.log, concurrency });
+    const held: OrderEvent[] = [];
+    const result = await processRecords(records, {
+      doc: dynamo.doc,
+      tableName,
+      publish: fence ? (event) => void held.push(event) : publish,
+      log: this.log,
+      concurrency,
+      fence,
+    });
+    const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
+    if (lost) throw lost.error;
+    if (fence && held.length > 0 && publish) {
+      if (!(await this.leaseStore?.isCurrent(fence.tenure))) throw new LeaseLostError(fence.tenure);
+      for (const event of held) await publish(event);
+    }
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;
     if (failure) {
@@ -291,10 +343,11 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     shard.processed(records, applied, next, failure?.sequenceNumber);
     let checkpointed = false;
     try {
-      if (!failure && next === undefined) await this.finish(shard);
-      else if (shard.checkpointDue) await shard.saveCheckpoint();
+      if (!failure && next === undefined) await this.finish(shard, fence);
+      else if (shard.checkpointDue) await shard.saveCheckpoint(fence);
       checkpointed = !shard.checkpointDue;
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       // Processed but not recorded: the next poll tries again, a crash replays the batch.
       this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
     }
@@ -313,9 +366,9 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   }
 
   /** The shard is closed and read to its end: record it, and look for its children now. */
-  private async finish(shard: ShardReader): Promise<void> {
+  private async finish(shard: ShardReader, fence: Fence | undefined): Promise<void> {
     this.nextRefreshAt = 0;
-    await shard.finish();
+    await shard.finish(fence);
   }
 
   /**

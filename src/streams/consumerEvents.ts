@@ -29,9 +29,16 @@ export interface RoundReport {
   caughtUp: boolean;
 }
 
+/** A write under a lease tenure was refused: another consumer took the shard, this one dropped it. */
+export interface FencedReport {
+  shardId: string;
+  epoch: number;
+}
+
 export interface StreamConsumerEvents {
   batch: [BatchReport];
   round: [RoundReport];
+  fenced: [FencedReport];
 }
 
 /**

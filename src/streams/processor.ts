@@ -9,8 +9,8 @@
  * - REMOVE: nothing (deleting an order is not a cancellation).
  *
  * Delivery is at least once: the soldCount changes are idempotent (sale markers, see
- * soldCount.ts), events may be published again for a redelivered record (consumers dedupe by
- * `sequenceNumber` if they must).
+ * soldCount.ts), events may be published again for a redelivered record (each API instance drops a
+ * repeated `seq`).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -21,6 +21,8 @@ import type { Item } from '../table/codecs.js';
 import { InvalidKeyError } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
 import { startRecordTrace } from './recordTrace.js';
+import { LeaseLostError } from './leases.js';
+import type { Fence } from './leases.js';
 import { updateSoldCount } from './soldCount.js';
 
 /**
@@ -51,8 +53,11 @@ export interface OrderEvent {
   order: OrderModel;
   /** The status before the change; null for ORDER_PLACED. */
   previousStatus: OrderStatus | null;
-  /** The stream record's sequence number: the same for a redelivered record (a dedupe key). */
-  sequenceNumber: string;
+  /**
+   * The stream record's SequenceNumber (a decimal string): the same for a redelivered record,
+   * which is how every API instance drops a repeat (src/graphql/pubsub.ts).
+   */
+  seq: string;
   /** ISO-8601, when DynamoDB recorded the change (ApproximateCreationDateTime: whole seconds on AWS). */
   at: string;
   /** W3C trace context of the processing, while traced: each subscriber's execution joins the write's trace. */
@@ -71,6 +76,11 @@ export interface ProcessorDeps {
   log?: StreamLog | undefined;
   /** How many items' records are processed at once (records of one item always in order). Default 8. */
   concurrency?: number | undefined;
+  /**
+   * The lease tenure the records are read under: every soldCount transaction is conditioned on
+   * it. Once a write is refused for it (LeaseLostError, in `failures`) nothing more is applied.
+   */
+  fence?: Fence | undefined;
 }
 
 export interface RecordFailure {
@@ -125,9 +135,11 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
+  let fenced = false;
   const worker = async () => {
-    for (let group = queue.shift(); group; group = queue.shift()) {
+    for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
       for (const index of group) {
+        if (fenced) break;
         const record = records[index] as ChangeRecord;
         try {
           await processRecord(record, deps, result);
@@ -141,6 +153,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
             );
             continue;
           }
+          if (error instanceof LeaseLostError) fenced = true;
           result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
           break; // later changes of this item wait for this one (their order matters to subscribers)
         }
@@ -160,7 +173,14 @@ async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: 
   try {
     if (change.soldCount) {
       const doc = traced?.doc ?? deps.doc;
-      const outcome = await updateSoldCount(doc, deps.tableName, change.event.order, change.soldCount);
+      const outcome = await updateSoldCount(
+        doc,
+        deps.tableName,
+        change.event.order,
+        change.soldCount,
+        undefined,
+        deps.fence,
+      );
       result.soldCountChanges += outcome.changed;
       if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
     }
@@ -192,12 +212,7 @@ function orderChangeOf(record: ChangeRecord): OrderChange | null {
   const oldItem = imageOf(stream?.OldImage);
   if (!newItem || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
   const order = itemToOrder(newItem);
-  const base = {
-    order,
-    sequenceNumber: sequenceOf(record),
-    seq: sequenceOf(record) || undefined,
-    at: timeOf(stream?.ApproximateCreationDateTime),
-  };
+  const base = { order, seq: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) };
   if (record.eventName === 'INSERT') {
     return {
       event: { type: 'ORDER_PLACED', previousStatus: null, ...base },

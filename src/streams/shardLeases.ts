@@ -1,12 +1,20 @@
 /**
- * The leases one consumer holds (src/streams/leases.ts), kept by a heartbeat: every third of the
- * TTL it renews what it holds, releases the shards it has read to their end and tries to take
- * every other unfinished shard (a free or expired lease). A consumer reads only the shards
- * `holds()` says are its own; a lease whose renewal keeps failing (DynamoDB unreachable) stops
- * counting as held once its TTL has passed, as it does for everyone else.
+ * The leases one consumer holds (src/streams/leases.ts), kept by a heartbeat. Every third of
+ * the TTL it announces itself, renews what it holds, releases the shards it has read to their
+ * end, and balances: with N consumers running and M unfinished shards, each ends up with
+ * ⌊M/N⌋ or ⌈M/N⌉ of them.
+ *
+ * - Above ⌈M/N⌉ it releases the surplus (another consumer takes it at its next beat);
+ * - below ⌈M/N⌉ it takes free or expired leases;
+ * - below ⌊M/N⌋ with nothing free it takes a shard over from the consumer holding the most
+ *   (conditional on that holder's tenure: the fence stops the old holder's in-flight batch).
+ *
+ * A consumer reads only the shards `holds()` says are its own: a lease whose renewal keeps
+ * failing (DynamoDB unreachable) stops counting as held once its TTL has passed, as it does for
+ * everyone else. A write refused by the fence (`drop()`) ends the tenure at once.
  */
 import type { CheckpointStore } from './checkpoints.js';
-import type { LeaseStore } from './leases.js';
+import type { LeaseRecord, LeaseStore, Tenure } from './leases.js';
 import type { StreamLog } from './processor.js';
 import type { ShardSet } from './shardSet.js';
 
@@ -15,9 +23,14 @@ interface LeasedShard {
   readonly finished: boolean;
 }
 
+interface Held {
+  tenure: Tenure;
+  /** When the lease runs out, by our clock (measured from before the write was sent). */
+  until: number;
+}
+
 export class ShardLeases {
-  /** shardId -> when our lease runs out, by our clock (measured from before the write was sent). */
-  private readonly held = new Map<string, number>();
+  private readonly held = new Map<string, Held>();
   private readonly taken = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private beat: Promise<void> | undefined;
@@ -34,15 +47,44 @@ export class ShardLeases {
     return this.store.owner;
   }
 
+  /** How often the heartbeat runs: the renewal period. */
+  get periodMs(): number {
+    return Math.max(50, Math.floor(this.ttlMs / 3));
+  }
+
   holds(shardId: string, now = Date.now()): boolean {
-    const until = this.held.get(shardId);
-    return until !== undefined && now < until;
+    const held = this.held.get(shardId);
+    return held !== undefined && now < held.until;
+  }
+
+  /** The tenure under which `shardId` is read now; undefined when it is not ours. */
+  tenure(shardId: string, now = Date.now()): Tenure | undefined {
+    return this.holds(shardId, now) ? this.held.get(shardId)?.tenure : undefined;
   }
 
   get count(): number {
     let count = 0;
     for (const shardId of this.held.keys()) if (this.holds(shardId)) count++;
     return count;
+  }
+
+  /** The shard ids held now. */
+  get shardIds(): string[] {
+    return [...this.held.keys()].filter((shardId) => this.holds(shardId));
+  }
+
+  /**
+   * A write under `tenure` was refused by the fence: another consumer holds the shard. Stop
+   * reading it at once (the reader is restarted from the checkpoint if the lease comes back).
+   */
+  drop(tenure: Tenure): void {
+    const held = this.held.get(tenure.shardId);
+    if (held?.tenure.epoch !== tenure.epoch) return;
+    this.held.delete(tenure.shardId);
+    this.log.warn(
+      { shardId: tenure.shardId, owner: this.owner, epoch: tenure.epoch },
+      'stream shard lease lost: a write was fenced off; dropping the shard',
+    );
   }
 
   /**
@@ -76,52 +118,138 @@ export class ShardLeases {
 
   /** One heartbeat over `shards`. Never rejects: failures are logged, and retried next beat. */
   async maintain(shards: Iterable<LeasedShard>): Promise<void> {
-    const work = [...shards].map(async ({ info: { shardId }, finished }) => {
-      const at = Date.now();
-      try {
-        if (finished) {
-          if (this.held.delete(shardId)) await this.store.release(shardId);
-        } else if (this.held.has(shardId)) {
-          if (await this.store.renew(shardId, at)) this.held.set(shardId, at + this.ttlMs);
-          else {
-            this.held.delete(shardId);
-            this.log.warn({ shardId, owner: this.owner }, 'stream shard lease lost to another consumer');
-          }
-        } else if (await this.store.acquire(shardId, at)) {
-          this.held.set(shardId, at + this.ttlMs);
-          this.taken.add(shardId);
-          this.log.info({ shardId, owner: this.owner }, 'stream shard lease taken');
-        }
-      } catch (error) {
-        this.log.warn({ err: error, shardId }, 'stream shard lease not renewed or taken; retrying');
-      }
+    const all = [...shards];
+    const at = Date.now();
+    await this.store.announce(at).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'stream consumer not announced; retrying');
     });
-    await Promise.all(work);
+    await Promise.all(all.map((shard) => this.keep(shard)));
+    const unfinished = all.filter((shard) => !shard.finished).map((shard) => shard.info.shardId);
+    try {
+      await this.balance(unfinished, at);
+    } catch (error) {
+      this.log.warn({ err: error }, 'stream shard leases not balanced; retrying');
+    }
     if (this.taken.size > 0) this.onTaken();
   }
 
-  /** Beats every third of the TTL until stop(). */
+  /** Renews a held lease, or releases it once its shard is finished. */
+  private async keep({ info: { shardId }, finished }: LeasedShard): Promise<void> {
+    const held = this.held.get(shardId);
+    if (!held) return;
+    const at = Date.now();
+    try {
+      if (finished) {
+        this.held.delete(shardId);
+        await this.store.release(held.tenure);
+      } else if (await this.store.renew(held.tenure, at)) {
+        // A fenced write may have dropped the tenure meanwhile: do not bring it back.
+        if (this.held.get(shardId) === held) held.until = at + this.ttlMs;
+      } else if (this.held.get(shardId) === held) {
+        this.held.delete(shardId);
+        this.log.warn({ shardId, owner: this.owner }, 'stream shard lease lost to another consumer');
+      }
+    } catch (error) {
+      this.log.warn({ err: error, shardId }, 'stream shard lease not renewed; retrying');
+    }
+  }
+
+  /** Takes, sheds or takes over leases so that this consumer holds its share of `unfinished`. */
+  private async balance(unfinished: string[], at: number): Promise<void> {
+    if (unfinished.length === 0) return;
+    const [records, running] = await Promise.all([this.store.list(), this.store.running(at)]);
+    const consumers = new Set([...running, this.owner]);
+    const most = Math.ceil(unfinished.length / consumers.size);
+    const least = Math.floor(unfinished.length / consumers.size);
+    const byShard = new Map(records.map((record) => [record.shardId, record]));
+    const mine = () => unfinished.filter((shardId) => this.held.has(shardId));
+
+    for (const shardId of mine().slice(most)) {
+      const held = this.held.get(shardId) as Held;
+      this.held.delete(shardId);
+      await this.store.release(held.tenure).catch((error: unknown) => {
+        this.log.warn({ err: error, shardId }, 'stream shard lease not released; it expires on its own');
+      });
+      this.log.info({ shardId, owner: this.owner }, 'stream shard lease handed on (balancing)');
+    }
+
+    const isFree = (record: LeaseRecord | undefined) =>
+      !record || record.owner === undefined || record.expiresAt < at || !consumers.has(record.owner);
+    for (const shardId of unfinished) {
+      if (mine().length >= most) break;
+      const record = byShard.get(shardId);
+      if (this.held.has(shardId) || !isFree(record)) continue;
+      // A holder that stopped announcing itself is gone, but its lease may not have expired yet.
+      const unexpired = record?.owner !== undefined && record.expiresAt >= at;
+      await this.take(
+        shardId,
+        at,
+        unexpired ? { shardId, owner: record.owner as string, epoch: record.epoch } : undefined,
+      );
+    }
+
+    // Nothing free left and still short: take over from whoever holds the most.
+    while (mine().length < least) {
+      const counts = new Map<string, LeaseRecord[]>();
+      for (const shardId of unfinished) {
+        const record = byShard.get(shardId);
+        if (!record?.owner || isFree(record) || record.owner === this.owner) continue;
+        counts.set(record.owner, [...(counts.get(record.owner) ?? []), record]);
+      }
+      const [, richest] = [...counts].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+      if (!richest || richest.length <= mine().length + 1) break;
+      const victim = richest[richest.length - 1] as LeaseRecord;
+      byShard.delete(victim.shardId);
+      await this.take(victim.shardId, at, {
+        shardId: victim.shardId,
+        owner: victim.owner as string,
+        epoch: victim.epoch,
+      });
+    }
+  }
+
+  private async take(shardId: string, now: number, from?: Tenure): Promise<void> {
+    // The lease runs from when this write is sent, whatever the beat spent before it.
+    const at = Math.max(now, Date.now());
+    try {
+      const tenure = await this.store.acquire(shardId, at, from);
+      if (!tenure) return;
+      this.held.set(shardId, { tenure, until: at + this.ttlMs });
+      this.taken.add(shardId);
+      this.log.info(
+        { shardId, owner: this.owner, epoch: tenure.epoch, ...(from ? { from: from.owner } : {}) },
+        'stream shard lease taken',
+      );
+    } catch (error) {
+      this.log.warn({ err: error, shardId }, 'stream shard lease not taken; retrying');
+    }
+  }
+
+  /** Beats every renewal period until stop(). */
   start(shards: () => Iterable<LeasedShard>): void {
-    this.timer = setInterval(
-      () => {
-        this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
-      },
-      Math.max(50, Math.floor(this.ttlMs / 3)),
-    );
+    this.timer = setInterval(() => {
+      this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
+    }, this.periodMs);
   }
 
   /** Stops the heartbeat and releases every lease still held, so a successor starts at once. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.beat;
-    const ids = [...this.held.keys()];
+    const held = [...this.held.values()];
     this.held.clear();
-    await Promise.all(
-      ids.map((shardId) =>
-        this.store.release(shardId).catch((error: unknown) => {
-          this.log.warn({ err: error, shardId }, 'stream shard lease not released; it expires on its own');
+    await Promise.all([
+      this.store.withdraw().catch((error: unknown) => {
+        this.log.warn({ err: error }, 'stream consumer not withdrawn; it expires on its own');
+      }),
+      ...held.map(({ tenure }) =>
+        this.store.release(tenure).catch((error: unknown) => {
+          this.log.warn(
+            { err: error, shardId: tenure.shardId },
+            'stream shard lease not released; it expires on its own',
+          );
         }),
       ),
-    );
+    ]);
   }
 }

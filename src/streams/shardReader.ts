@@ -27,6 +27,8 @@ import { backoffDelay } from '../db/batchGet.js';
 import type { RetryPolicy } from '../db/batchGet.js';
 import { STREAM_CHECKPOINT_PK } from '../table/keys.js';
 import type { CheckpointStore, ShardCheckpoint } from './checkpoints.js';
+import { LeaseLostError } from './leases.js';
+import type { Fence } from './leases.js';
 import type { StreamLog } from './processor.js';
 import type { ShardInfo } from './shards.js';
 
@@ -166,32 +168,43 @@ export class ShardReader {
    * The shard is closed and was read to its end: it is never read again, and its checkpoint is
    * saved to say so. Rejects like saveCheckpoint() (the shard stays finished, its checkpoint due).
    */
-  async finish(): Promise<void> {
+  async finish(fence?: Fence): Promise<void> {
     this.ended = true;
     this.iterator = undefined;
     this.due = true;
-    await this.saveCheckpoint();
+    await this.saveCheckpoint(fence);
   }
 
-  /** Writes the checkpoint item for the position as it is now. Rejects when the write fails (it stays due). */
-  async saveCheckpoint(): Promise<void> {
+  /**
+   * Writes the checkpoint item for the position as it is now (under `fence`, when reading on a
+   * lease). Rejects when the write fails (it stays due), with LeaseLostError when fenced off. A
+   * stored checkpoint further on is left as it is (never moved backwards) and logged.
+   */
+  async saveCheckpoint(fence?: Fence): Promise<void> {
     const checkpoint: ShardCheckpoint = {
       shardId: this.info.shardId,
       sequenceNumber: this.lastProcessed,
       finished: this.ended,
     };
-    await this.options.store.save(checkpoint);
+    if ((await this.options.store.save(checkpoint, fence)) === 'behind') {
+      this.options.log.warn(
+        { shardId: checkpoint.shardId, sequenceNumber: checkpoint.sequenceNumber },
+        'stream checkpoint not moved backwards: the stored one is further on',
+      );
+    }
     this.due = false;
   }
 
   /**
-   * saveCheckpoint(), logging a failure instead of rejecting. A checkpoint that could not be
-   * written holds nothing up: events keep flowing, a crash replays more.
+   * saveCheckpoint(), logging a failure instead of rejecting (except LeaseLostError: the caller
+   * drops the shard). A checkpoint that could not be written holds nothing up: events keep
+   * flowing, a crash replays more.
    */
-  async retryCheckpoint(): Promise<void> {
+  async retryCheckpoint(fence?: Fence): Promise<void> {
     try {
-      await this.saveCheckpoint();
+      await this.saveCheckpoint(fence);
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       this.options.log.warn(
         { err: error, shardId: this.info.shardId },
         'stream checkpoint still not saved; will retry',

@@ -11,7 +11,8 @@
  *
  * The counter moves only on the edges that change it, each conditioned on the marker's state,
  * so a replayed record changes nothing, in any order. Markers are never deleted: a deleted
- * marker would let a replayed INSERT count its order again.
+ * marker would let a replayed INSERT count its order again. A consumer on leases also puts its
+ * lease's fence in every such transaction: a holder that lost its lease writes nothing at all.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Transaction, transactWrite } from '../writes/transact.js';
@@ -19,6 +20,8 @@ import type { Cancellation, TransactItem } from '../writes/transact.js';
 import type { Item } from '../table/codecs.js';
 import { productKey, productSaleKey } from '../table/keys.js';
 import type { OrderLineModel } from '../table/models.js';
+import { LeaseLostError } from './leases.js';
+import type { Fence } from './leases.js';
 
 /** Where a (product, order) marker ends up: counted, or cancelled (counted and taken back, or never counted). */
 export type SaleState = 'SOLD' | 'CANCELLED';
@@ -26,8 +29,8 @@ export type SaleState = 'SOLD' | 'CANCELLED';
 /** `entityType` of a sale marker (derived bookkeeping, never a GraphQL node). */
 export const SALE_MARKER_ENTITY_TYPE = 'ProductSale';
 
-/** Two actions per line and at most 100 actions per transaction. */
-const LINES_PER_TRANSACTION = 50;
+/** Two actions per line, one for the fence, and at most 100 actions per transaction. */
+const LINES_PER_TRANSACTION = 49;
 
 export interface SoldCountOutcome {
   /** Lines whose product's soldCount changed now. */
@@ -57,6 +60,7 @@ export async function updateSoldCount(
   order: { orderId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] },
   target: SaleState,
   now: Date = new Date(),
+  fence?: Fence,
 ): Promise<SoldCountOutcome> {
   const quantities = new Map<string, number>();
   for (const line of order.items) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
@@ -75,6 +79,7 @@ export async function updateSoldCount(
       target,
       now,
       outcome,
+      fence,
     );
   }
   return outcome;
@@ -88,6 +93,7 @@ async function settleChunk(
   target: SaleState,
   now: Date,
   outcome: SoldCountOutcome,
+  fence: Fence | undefined,
 ): Promise<void> {
   let pending = chunk;
   // Every cancelled attempt settles a line or corrects a guess about one marker; a marker
@@ -95,6 +101,7 @@ async function settleChunk(
   const maxAttempts = 2 * chunk.length + 2;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
     const transaction = new Transaction();
+    if (fence) transaction.add('fence', fence.condition);
     for (const line of pending) {
       const [markerAction, productAction] = lineActions(tableName, orderId, line, target, now);
       transaction.add(markerName(line), markerAction).add(productName(line), productAction);
@@ -108,6 +115,7 @@ async function settleChunk(
       return;
     }
     const cancellation: Cancellation = result.cancellation;
+    if (fence && cancellation.failed('fence')) throw new LeaseLostError(fence.tenure);
     if (cancellation.failedNames.length === 0) {
       throw new Error(`soldCount transaction cancelled: ${cancellation.describe()}`);
     }

@@ -130,9 +130,24 @@ export const streamCheckpointKey = (consumerName: string, shardId: string): Item
  * A shard's lease among the consumers that share `consumerName` (src/streams/leases.ts): the
  * one consumer that may read the shard now. Beside the checkpoints, under another prefix.
  */
+export const streamLeaseSKPrefix = (consumerName: string): string =>
+  `LEASE#${assertId(consumerName, 'consumerName')}#SHARD#`;
 export const streamLeaseKey = (consumerName: string, shardId: string): ItemKey => {
   if (!SHARD_ID_PATTERN.test(shardId)) throw new Error(`unexpected shard id ${describe(shardId)}`);
-  return { PK: STREAM_CHECKPOINT_PK, SK: `LEASE#${assertId(consumerName, 'consumerName')}#SHARD#${shardId}` };
+  return { PK: STREAM_CHECKPOINT_PK, SK: `${streamLeaseSKPrefix(consumerName)}${shardId}` };
+};
+
+/**
+ * A running consumer of `consumerName`, renewed with its leases: how the consumers count each
+ * other to share the shards evenly (src/streams/shardLeases.ts). `worker` is the lease owner
+ * (host, pid and a random part).
+ */
+const WORKER_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+export const streamWorkerSKPrefix = (consumerName: string): string =>
+  `WORKER#${assertId(consumerName, 'consumerName')}#`;
+export const streamWorkerKey = (consumerName: string, worker: string): ItemKey => {
+  if (!WORKER_PATTERN.test(worker)) throw new Error(`unexpected consumer owner ${describe(worker)}`);
+  return { PK: STREAM_CHECKPOINT_PK, SK: `${streamWorkerSKPrefix(consumerName)}${worker}` };
 };
 
 /** The marker item that records that the demo data was written (see src/seed/). */

@@ -81,6 +81,8 @@ export interface AppOptions {
    * the events that any consumer, Lambda or instance publishes. The caller closes it.
    */
   bus?: EventBus;
+  /** How many recent events' `seq` this instance remembers to deliver each change once (EVENT_DEDUPE_WINDOW). */
+  eventDedupeWindow?: number;
   /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
   cors?: CorsOptions;
   /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
@@ -178,6 +180,7 @@ export async function startApp({
   shutdownGraceMs = 10_000,
   streams,
   bus,
+  eventDedupeWindow,
   cors = { origins: [], allowLocalhost: false },
   cacheMaxAgeSeconds = 0,
   metrics: metricsAccess = {},
@@ -214,8 +217,8 @@ export async function startApp({
     intervalMs: documentsRefreshMs,
     log: log.child({ component: 'documents' }),
   });
-  const events = new OrderEvents(bus, sseReplayEvents);
-  registerEventBusMetrics(metrics.registry, events.bus, () => events.subscriberCount);
+  const events = new OrderEvents(bus, sseReplayEvents, eventDedupeWindow);
+  registerEventBusMetrics(metrics.registry, events.bus, events);
   const cache = responseCache
     ? createResponseCache({
         schema: buildSchema(),

@@ -1,0 +1,168 @@
+/**
+ * Order events on a real redis-server: what an instance does with messages it must not trust
+ * (malformed, oversized, forged), what a publisher refuses to send, and once-only delivery to a
+ * subscriber across a replayed event and a Redis restart. Raw messages are sent with a plain
+ * ioredis client, as anyone who can reach Redis could.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeEnvelope } from '../src/events/eventSchema.js';
+import type { OrderEventModel } from '../src/events/orderEvent.js';
+import { orderEventsChannel, RedisEventBus } from '../src/events/redisEventBus.js';
+import { OrderEvents } from '../src/graphql/pubsub.js';
+import { pollUntil } from './support/load.js';
+import { RedisServer } from './support/redisServer.js';
+
+const SECRET = 'the-signing-secret-of-this-test-file-0123456789';
+const AT = '2026-06-01T12:00:00.000Z';
+let redis: RedisServer;
+let raw: Redis;
+const closing: (() => Promise<void>)[] = [];
+let tableNo = 0;
+
+const anEvent = (seq: string, userId = 'alice'): OrderEventModel => ({
+  type: 'ORDER_PLACED',
+  seq,
+  order: {
+    kind: 'Order',
+    orderId: `order-${seq}`,
+    userId,
+    status: 'PLACED',
+    placedAt: AT,
+    updatedAt: AT,
+    items: [{ productId: 'book-1', productName: 'A book', unitPriceCents: 1999, quantity: 1 }],
+    totalCents: 1999,
+    version: 1,
+  },
+  previousStatus: null,
+  at: AT,
+});
+
+/** A bus on a table (channel) of its own, its warnings recorded. */
+async function aBus(options: { signingSecret?: string; tableName?: string; subscribe?: boolean } = {}) {
+  const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
+  const log = {
+    debug: () => undefined,
+    info: () => undefined,
+    error: () => undefined,
+    warn: (fields: Record<string, unknown>, msg: string) => void warnings.push({ fields, msg }),
+  };
+  const tableName = options.tableName ?? `events-${process.pid}-${++tableNo}`;
+  const bus = new RedisEventBus({ url: redis.url, tableName, log: log as never, ...options });
+  await bus.start();
+  closing.push(() => bus.close());
+  return { bus, warnings, channel: orderEventsChannel(tableName), tableName };
+}
+
+/** Resolves with the first event `bus` hands its listeners that satisfies `match`. */
+const next = (bus: RedisEventBus, match: (event: OrderEventModel) => boolean) =>
+  new Promise<OrderEventModel>((resolve) => {
+    const stop = bus.subscribe((event) => {
+      if (!match(event)) return;
+      stop();
+      resolve(event);
+    });
+  });
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+  raw = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  for (const close of closing) await close();
+  raw?.disconnect();
+  await redis?.kill();
+});
+
+describe('an API instance on Redis', () => {
+  it('drops malformed, forged-shaped and oversized messages, counts them, and warns once however many listeners', async () => {
+    const { bus, warnings, channel } = await aBus();
+    const heard: OrderEventModel[][] = [[], [], []];
+    for (const list of heard) bus.subscribe((event) => void list.push(event));
+    const bad = [
+      'not json',
+      '{"v":1,"publishedAt":1,"event":{"order":{"orderId":"x"}}}',
+      JSON.stringify({ v: 2, publishedAt: 1, event: { ...anEvent('1'), seq: undefined } }),
+      JSON.stringify({ v: 2, publishedAt: 1, event: { ...anEvent('2'), order: { orderId: 'a#b' } } }),
+      '[]',
+    ];
+    for (let i = 0; i < 4; i++) for (const message of bad) await raw.publish(channel, message);
+    // 200,000 lines, 14 MB: refused by its size before it is parsed.
+    const huge = anEvent('3');
+    huge.order.items = Array.from({ length: 200_000 }, () => huge.order.items[0]!);
+    await raw.publish(channel, JSON.stringify({ v: 2, publishedAt: 1, event: huge }));
+    const sentAt = performance.now();
+    const good = next(bus, (event) => event.seq === '4');
+    await raw.publish(channel, encodeEnvelope(anEvent('4'), Date.now()));
+    await good;
+    console.info(
+      `a 14 MB message rejected, the next event received ${(performance.now() - sentAt).toFixed(1)} ms later`,
+    );
+    expect(bus.rejected).toBe(4 * bad.length + 1);
+    const rejections = warnings.filter((w) => w.msg.includes('rejected'));
+    expect(rejections).toHaveLength(1);
+    expect(rejections[0]?.fields).toMatchObject({ reason: 'message is not JSON', rejected: 1 });
+    expect(heard.map((list) => list.map((event) => event.seq))).toEqual([['4'], ['4'], ['4']]);
+  });
+
+  it('never publishes an event past its bounds: counted as lost, nothing sent', async () => {
+    const { bus, tableName } = await aBus();
+    const { bus: listener } = await aBus({ tableName });
+    const received: string[] = [];
+    listener.subscribe((event) => void received.push(event.seq));
+    const big = anEvent('10');
+    big.order.items = Array.from({ length: 101 }, () => big.order.items[0]!);
+    const good = next(listener, (event) => event.seq === '11');
+    await bus.publish(big);
+    await bus.publish(anEvent('11'));
+    await good;
+    expect(bus.lost).toBe(1);
+    expect(received).toEqual(['11']);
+  });
+
+  it('with EVENT_SIGNING_SECRET, delivers what its publishers sign and drops what anyone else sends', async () => {
+    const { bus: publisher, tableName } = await aBus({ signingSecret: SECRET, subscribe: false });
+    const { bus, channel } = await aBus({ signingSecret: SECRET, tableName });
+    const received: OrderEventModel[] = [];
+    bus.subscribe((event) => void received.push(event));
+    // A valid event for mallory's benefit, unsigned or signed with a guessed key.
+    await raw.publish(channel, encodeEnvelope(anEvent('20', 'mallory'), Date.now()));
+    await raw.publish(channel, encodeEnvelope(anEvent('21', 'mallory'), Date.now(), 'a-guessed-secret'));
+    const signed = next(bus, (event) => event.seq === '22');
+    await publisher.publish(anEvent('22'));
+    await signed;
+    expect(received.map((event) => event.seq)).toEqual(['22']);
+    expect(bus.rejected).toBe(2);
+  });
+
+  it('delivers each change once to a subscriber across a replayed publish and a Redis restart', async () => {
+    const { bus: publisher, tableName } = await aBus({ subscribe: false });
+    const { bus } = await aBus({ tableName });
+    const events = new OrderEvents(bus, 100);
+    const subscription = events.subscribe(() => true);
+    const seqs: string[] = [];
+    const received = (async () => {
+      for await (const event of subscription) {
+        seqs.push(event.seq);
+        if (seqs.includes('31')) return;
+      }
+    })();
+    await publisher.publish(anEvent('30'));
+    // A consumer fail-over or a checkpoint replay publishes the same record again.
+    await publisher.publish(anEvent('30'));
+    await redis.kill();
+    await redis.restart();
+    await pollUntil(
+      () => Promise.resolve([bus.health().status, publisher.health().status]),
+      (status) => status.every((s) => s === 'up'),
+      { timeoutMs: 15_000, intervalMs: 50, description: 'both buses reconnected' },
+    );
+    await publisher.publish(anEvent('30'));
+    await publisher.publish(anEvent('31'));
+    await received;
+    expect(seqs).toEqual(['30', '31']);
+    expect(events.duplicates).toBe(2);
+    events.detach();
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * The operation meter on a small schema, executed by graphql-js: it counts exactly the entries
+ * the answer holds (every field, `__typename` and its aliases, every list element, fragments and
+ * @skip/@include applied), and stops before the entries past a budget are built.
+ */
+import { buildSchema, execute, parse } from 'graphql';
+import type { GraphQLObjectType } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { newRequestCost } from '../../src/db/capacity.js';
+import { meterSchema, meterOf, runMetered } from '../../src/pipeline/meter.js';
+import type { OperationBudgets } from '../../src/pipeline/meter.js';
+
+const schema = meterSchema(
+  buildSchema(`
+    interface Named { name: String! }
+    type Shelf implements Named { name: String! books: [Book!]! }
+    type Book implements Named { name: String! title: String! shelf: Shelf! }
+    type Query { shelves: [Shelf!]! named: [Named!]! }
+  `),
+);
+(schema.getType('Named') as unknown as { resolveType: (value: { title?: string }) => string }).resolveType = (value) =>
+  value.title === undefined ? 'Shelf' : 'Book';
+
+/** How many titles the executor completed (a resolver of their own: the meter never calls it). */
+let leafReads = 0;
+(schema.getType('Book') as GraphQLObjectType).getFields().title!.resolve = (value: { title: string }) => {
+  leafReads += 1;
+  return value.title;
+};
+const book = (i: number) => ({ name: `b${i}`, title: `Title ${i}`, shelf: () => shelf(0) });
+const shelf = (i: number): { name: string; books: ReturnType<typeof book>[] } => ({
+  name: `s${i}`,
+  books: Array.from({ length: 10 }, (_, j) => book(j)),
+});
+const rootValue = { shelves: () => [shelf(1), shelf(2)], named: () => [shelf(3), book(4)] };
+
+const BUDGETS: OperationBudgets = { requests: 10, readCapacityUnits: 10, entries: 1_000_000, bytes: 1_000_000 };
+
+/** Fields of every object plus elements of every list, the way the meter counts them. */
+function entriesOf(value: unknown): number {
+  if (Array.isArray(value)) return value.length + value.reduce((sum: number, item) => sum + entriesOf(item), 0);
+  if (value && typeof value === 'object')
+    return Object.values(value).reduce((sum: number, item) => sum + 1 + entriesOf(item), 0);
+  return 0;
+}
+
+async function run(query: string, budgets = BUDGETS, variableValues: Record<string, unknown> = {}) {
+  const contextValue = {};
+  let meter: ReturnType<typeof meterOf>;
+  const result = await runMetered(
+    { schema, document: parse(query), rootValue, contextValue, variableValues },
+    budgets,
+    newRequestCost(),
+    (args) => {
+      meter = meterOf(contextValue);
+      return execute(args);
+    },
+  );
+  return { result, entries: meter?.entries ?? 0 };
+}
+
+describe('the operation meter', () => {
+  it.each([
+    ['fields and lists', '{ shelves { name books { title } } }'],
+    ['__typename and its aliases', '{ shelves { __typename a: __typename b: __typename books { t: __typename } } }'],
+    [
+      'fragments, inline and spread',
+      '{ shelves { ...S books { ... on Book { title name } } } } fragment S on Shelf { name n2: name }',
+    ],
+    ['@skip and @include', '{ shelves { name @skip(if: true) books @include(if: false) { title } __typename } }'],
+    ['an interface list', '{ named { name ... on Book { title } ... on Shelf { books { name } } } }'],
+    ['a nested object', '{ shelves { books { shelf { name } } } }'],
+  ])('counts the entries of the answer exactly: %s', async (_, query) => {
+    const { result, entries } = await run(query);
+    expect(result.errors).toBeUndefined();
+    // An interface counts the widest of its types, so only there it may count more.
+    if (query.includes('named')) expect(entries).toBeGreaterThanOrEqual(entriesOf(result.data));
+    else expect(entries).toBe(entriesOf(result.data));
+  });
+
+  it('applies @skip and @include given by variables', async () => {
+    const query = 'query($s: Boolean!) { shelves { name @skip(if: $s) books @include(if: $s) { title } } }';
+    const skipped = await run(query, BUDGETS, { s: true });
+    expect(skipped.result.data).toEqual({ shelves: [{ books: expect.any(Array) }, { books: expect.any(Array) }] });
+    expect(skipped.entries).toBe(entriesOf(skipped.result.data));
+  });
+
+  it('stops before the entries past the budget are built, and answers with BUDGET_EXCEEDED alone', async () => {
+    leafReads = 0;
+    // Each shelf's page of books is 10 + 10 x 3 entries: the first page passes, the second does not.
+    const { result } = await run('{ shelves { books { title a: __typename b: __typename } } }', {
+      ...BUDGETS,
+      entries: 50,
+    });
+    expect(result.data).toBeUndefined();
+    expect(result.errors?.map((error) => error.extensions.code)).toEqual(['BUDGET_EXCEEDED']);
+    expect(result.errors?.[0]?.extensions).toMatchObject({ budget: 'entries', limit: 50 });
+    expect(leafReads).toBe(10);
+  });
+
+  it('stops once the cost record shows more DynamoDB requests than the budget', async () => {
+    const cost = newRequestCost();
+    cost.requests = 11;
+    const result = await runMetered(
+      { schema, document: parse('{ shelves { name } }'), rootValue, contextValue: {} },
+      BUDGETS,
+      cost,
+      execute,
+    );
+    expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BUDGET_EXCEEDED', budget: 'requests' });
+  });
+});
