@@ -13,6 +13,7 @@ const LAYERS = [
     'shared',
     ['src/config.ts', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts', 'src/shutdown.ts'],
   ],
+  ['telemetry', ['src/telemetry/**']],
   ['table', ['src/table/**']],
   ['events', ['src/events/**']],
   ['db', ['src/db/**']],

@@ -41,6 +41,7 @@ export interface VarSpec {
 
 const SERVICE: readonly Reader[] = ['server', 'graphql-lambda'];
 const ALL_SERVICES: readonly Reader[] = ['server', 'graphql-lambda', 'stream-lambda'];
+const TELEMETRY_READERS: readonly Reader[] = [...ALL_SERVICES, 'consumer'];
 
 export const ENV_SPEC = {
   NODE_ENV: {
@@ -426,6 +427,119 @@ export const ENV_SPEC = {
     description: 'time a client has to send `connection_init` after opening the socket',
     readBy: ['server'],
   },
+  // OpenTelemetry (src/telemetry/): the standard variables; nothing is loaded unless an OTLP endpoint is set.
+  OTEL_SDK_DISABLED: {
+    type: 'boolean',
+    default: 'false',
+    description: '`true` turns traces and OTLP metrics off whatever else is set',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_SERVICE_NAME: {
+    type: 'string',
+    defaultText: '`tablegraph-api`, `tablegraph-consumer`, `tablegraph-graphql-lambda` or `tablegraph-stream-lambda`',
+    description: 'the `service.name` resource attribute of every span and metric',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_RESOURCE_ATTRIBUTES: {
+    type: 'list',
+    description: 'more resource attributes, `key=value` pairs (`deployment.environment.name=prod,service.version=1.2`)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    type: 'url',
+    description:
+      'the collector’s OTLP/HTTP base URL (`http://localhost:4318`): traces go to `/v1/traces`, metrics to `/v1/metrics`; unset (and no per-signal endpoint): no telemetry at all',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    type: 'url',
+    description: 'the full URL traces are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: {
+    type: 'url',
+    description: 'the full URL metrics are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_PROTOCOL: {
+    type: ['http/protobuf', 'http/json'],
+    default: 'http/protobuf',
+    description: 'the OTLP encoding (gRPC is not offered: the exporters stay pure JavaScript)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_HEADERS: {
+    type: 'secret',
+    description: 'headers of every export, `key=value` pairs (an API key of a hosted collector)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_EXPORTER_OTLP_TIMEOUT: {
+    type: 'integer',
+    default: '10000',
+    description:
+      'milliseconds an export may take; a collector that does not answer costs a dropped batch, never a request',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_TRACES_EXPORTER: {
+    type: ['otlp', 'none'],
+    default: 'otlp',
+    description: '`none` keeps OTLP metrics but sends no spans',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_METRICS_EXPORTER: {
+    type: ['otlp', 'none'],
+    default: 'otlp',
+    description: '`none` keeps traces but sends no metrics over OTLP (`/metrics` is served either way)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_TRACES_SAMPLER: {
+    type: [
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ],
+    default: 'parentbased_always_on',
+    description: 'which traces are recorded; `parentbased_*` follow the sampled flag of an incoming `traceparent`',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_TRACES_SAMPLER_ARG: {
+    type: 'string',
+    default: '1',
+    description: 'the ratio of the `*traceidratio` samplers, 0 to 1 (`0.01`: one trace in a hundred)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_BSP_MAX_QUEUE_SIZE: {
+    type: 'integer',
+    default: '2048',
+    description: 'spans waiting for export; beyond it spans are dropped and counted (`otel_spans_dropped_total`)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: {
+    type: 'integer',
+    default: '512',
+    description: 'spans per export request',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_BSP_SCHEDULE_DELAY: {
+    type: 'integer',
+    default: '5000',
+    description: 'milliseconds between span exports (the Lambdas flush at the end of every invocation instead)',
+    readBy: TELEMETRY_READERS,
+  },
+  OTEL_METRIC_EXPORT_INTERVAL: {
+    type: 'integer',
+    default: '60000',
+    description: 'milliseconds between OTLP metric exports',
+    readBy: TELEMETRY_READERS,
+  },
+  TRACE_RESOLVERS: {
+    type: 'boolean',
+    default: 'false',
+    description: 'a span per resolved field, for a close look at one slow operation (costly: off by default)',
+    readBy: ['server', 'graphql-lambda'],
+  },
   GRAPHQL_URL: {
     type: 'url',
     default: 'http://localhost:4000/graphql',
@@ -472,6 +586,31 @@ export interface AuthConfig {
   audience: string;
   /** JWT_MAX_AGE: a token older than this (by its `iat`) is refused, whatever its `exp` (default 24 h). */
   maxAgeSeconds?: number | undefined;
+}
+
+/** OpenTelemetry (the OTEL_* variables, src/telemetry/): undefined signals are off and load nothing. */
+export interface TelemetrySettings {
+  /** Span export: set when an OTLP traces endpoint is configured and neither OTEL_SDK_DISABLED nor OTEL_TRACES_EXPORTER=none. */
+  traces:
+    | {
+        url: string;
+        sampler: (typeof ENV_SPEC.OTEL_TRACES_SAMPLER.type)[number];
+        ratio: number;
+        maxQueueSize: number;
+        maxExportBatchSize: number;
+        scheduleDelayMs: number;
+      }
+    | undefined;
+  /** OTLP metric export (the Prometheus /metrics is served either way). */
+  metrics: { url: string; intervalMs: number } | undefined;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** OTEL_SERVICE_NAME; undefined: the process's own default name. */
+  serviceName: string | undefined;
+  resourceAttributes: Record<string, string>;
+  /** TRACE_RESOLVERS: a span per resolved field. */
+  resolverSpans: boolean;
 }
 
 /** Where the server finds DynamoDB (DYNAMODB_MODE). */
@@ -564,6 +703,8 @@ export interface Config {
    * default true; docs/performance.md). Off only to measure what it saves.
    */
   itemCollections: boolean;
+  /** OpenTelemetry traces and metrics (the OTEL_* variables). */
+  telemetry: TelemetrySettings;
 }
 
 /** RESPONSE_CACHE_* and CDN_PURGE_URL. */
@@ -874,6 +1015,70 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer(env, 'MAX_CONNECTIONS'),
     },
     costDetails,
+    telemetry: telemetrySettings(env),
+  };
+}
+
+/** `key=value,key=value` (OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS), values percent-decoded. */
+function pairs(name: string, items: string[]): Record<string, string> {
+  const entries = items.map((item) => {
+    const at = item.indexOf('=');
+    if (at < 1) throw new ConfigError(`${name} must be key=value pairs separated by commas, got "${item}"`);
+    try {
+      return [item.slice(0, at).trim(), decodeURIComponent(item.slice(at + 1).trim())] as const;
+    } catch {
+      throw new ConfigError(`${name} has a value that is not percent-encoded correctly: "${item}"`);
+    }
+  });
+  return Object.fromEntries(entries);
+}
+
+/** A signal's endpoint: its own variable as given, else the base URL with the signal's path. */
+const signalUrl = (own: string | undefined, base: string | undefined, path: string): string | undefined =>
+  own ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}${path}`);
+
+function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
+  const disabled = flag(env, 'OTEL_SDK_DISABLED');
+  const base = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const tracesUrl = signalUrl(text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'), base, '/v1/traces');
+  const metricsUrl = signalUrl(text(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'), base, '/v1/metrics');
+  for (const url of [tracesUrl, metricsUrl]) {
+    if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) {
+      throw new ConfigError(`the OTLP endpoint must be an http:// or https:// URL, got "${url}"`);
+    }
+  }
+  const sampler = oneOf(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const ratioText = text(env, 'OTEL_TRACES_SAMPLER_ARG');
+  const ratio = Number(ratioText);
+  if (sampler.endsWith('traceidratio') && !(ratioText.trim() !== '' && ratio >= 0 && ratio <= 1)) {
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1, got "${ratioText}"`);
+  }
+  const traced = !disabled && oneOf(env, 'OTEL_TRACES_EXPORTER') !== 'none' && tracesUrl !== undefined;
+  const metered = !disabled && oneOf(env, 'OTEL_METRICS_EXPORTER') !== 'none' && metricsUrl !== undefined;
+  return {
+    traces: traced
+      ? {
+          url: tracesUrl,
+          sampler,
+          ratio: sampler.endsWith('traceidratio') ? ratio : 1,
+          maxQueueSize: integer(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+          maxExportBatchSize: integer(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+          scheduleDelayMs: integer(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+        }
+      : undefined,
+    metrics: metered ? { url: metricsUrl, intervalMs: integer(env, 'OTEL_METRIC_EXPORT_INTERVAL') } : undefined,
+    protocol: oneOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf',
+    headers: pairs(
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      (text(env, 'OTEL_EXPORTER_OTLP_HEADERS') ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+    timeoutMs: integer(env, 'OTEL_EXPORTER_OTLP_TIMEOUT'),
+    serviceName: text(env, 'OTEL_SERVICE_NAME'),
+    resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', list(env, 'OTEL_RESOURCE_ATTRIBUTES')),
+    resolverSpans: flag(env, 'TRACE_RESOLVERS'),
   };
 }
 

@@ -13,6 +13,7 @@ import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
 import { createLogger } from './logger.js';
 import { handleStopSignals } from './shutdown.js';
+import { startTelemetry } from './telemetry/start.js';
 import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
@@ -63,8 +64,11 @@ async function main(): Promise<void> {
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
+  // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
+  const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
   const shutdown = handleStopSignals(log, async () => {
     await app?.stop();
+    await telemetry?.shutdown();
     await bus?.close();
     await invalidations?.close();
     streamsClient?.destroy();

@@ -4,6 +4,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../events/eventBus.js';
+import { observeRegistry } from '../telemetry/start.js';
 import { registerEventBusMetrics } from '../events/eventBusMetrics.js';
 import type { BatchReport, StreamConsumer } from '../streams/consumer.js';
 
@@ -12,6 +13,7 @@ export type ConsumerMetrics = ReturnType<typeof createConsumerMetrics>;
 export function createConsumerMetrics(consumer: () => StreamConsumer | undefined, bus: EventBus) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  observeRegistry(registry);
   registerEventBusMetrics(registry, bus);
   const records = new Counter({
     name: 'tablegraph_stream_records_total',

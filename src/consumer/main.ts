@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { handleStopSignals } from '../shutdown.js';
+import { startTelemetry } from '../telemetry/start.js';
 import { DatabaseUnreachableError } from '../db/ensureTable.js';
 import { LocalDynamoError } from '../db/local.js';
 import { openDatabase } from '../db/open.js';
@@ -43,8 +44,10 @@ async function main(): Promise<void> {
   let bus: EventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
+  const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
   const shutdown = handleStopSignals(log, async () => {
     await consumer?.stop();
+    await telemetry?.shutdown();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await bus?.close();
     await invalidations?.close();

@@ -7,6 +7,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IncompleteBatchError } from '../errors.js';
+import { noteCommand } from '../telemetry/dynamoSpans.js';
 import type { Item } from '../table/codecs.js';
 import { itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
@@ -59,9 +60,11 @@ async function readChunk(
   let pending: ItemKey[] = chunk;
   for (let attempt = 0; attempt < retry.maxAttempts; attempt++) {
     if (attempt > 0) await delay(backoffDelay(attempt, retry));
-    const result = await doc.send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } } }),
-    );
+    const command = new BatchGetCommand({
+      RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+    });
+    if (attempt > 0) noteCommand(command, { unprocessedRetry: attempt });
+    const result = await doc.send(command);
     for (const item of result.Responses?.[tableName] ?? []) {
       found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
     }

@@ -32,6 +32,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { tracedSend } from '../telemetry/dynamoSpans.js';
+import { bindClient, traceOf } from '../telemetry/requestTrace.js';
 import { addCall, inFlight } from './capacity.js';
 import type { RequestCost } from './capacity.js';
 import { recordItems, recordRead } from './dependencyRecord.js';
@@ -123,7 +125,8 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
  * The shared document client, as one that adds every call it sends to `cost`: one call
  * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
  * flight until it settles (the response waits for it: capacity.ts `settled`). An execution
- * context makes every read and write through one of these (graphql/context.ts). With `reads`,
+ * context makes every read and write through one of these (graphql/context.ts); its calls are spans of the execution's trace when
+ * it is traced. With `reads`,
  * every read also names what it asked for there (dependencyRecord.ts): the response cache's
  * record of what the answer depends on.
  */
@@ -135,10 +138,15 @@ export function costed(
   const send = (command: object, options?: object): Promise<unknown> => {
     const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
     if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], (command as { input?: unknown }).input);
-    const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
-    const call = reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, output)) : sent;
-    if (!counted) return call;
+    const direct = () => {
+      const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+      return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, output)) : sent;
+    };
+    if (!counted) return direct();
     const [operation, kind] = counted;
+    // A traced execution's calls get a span each (telemetry/dynamoSpans.ts); traceOf is one check while tracing is off.
+    const trace = traceOf(cost);
+    const call = trace ? tracedSend(trace, operation, kind, command, direct) : direct();
     return inFlight(
       cost,
       call.then(
@@ -154,5 +162,7 @@ export function costed(
     );
   };
   // Everything but `send` is the shared client's (its configuration, middleware and sockets).
-  return Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  const client = Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  bindClient(client, cost);
+  return client;
 }

@@ -20,6 +20,7 @@
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { startReceiveSpan } from '../telemetry/busSpans.js';
 import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js';
 import { decodeEnvelope, encodeEnvelope } from './eventSchema.js';
 import type { OrderEventModel } from './orderEvent.js';
@@ -203,13 +204,16 @@ export class RedisEventBus implements EventBus {
       return;
     }
     this.onDelivered?.(Date.now() - decoded.publishedAt);
+    const received = startReceiveSpan(this.channel, decoded.event.traceparent);
+    const event = received ? { ...decoded.event, traceparent: received.traceparent } : decoded.event;
     for (const listener of this.listeners) {
       try {
-        listener(decoded.event);
+        listener(event);
       } catch (error) {
         this.options.log.warn({ err: error }, 'order event listener failed');
       }
     }
+    received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
   }
 
   /** Counts a dropped message; warns at most once per interval, with how many since the last warning. */

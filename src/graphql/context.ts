@@ -17,6 +17,8 @@ import type { DependencyRecord } from '../db/dependencyRecord.js';
 import { createLoaders } from '../db/loaders.js';
 import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
+import { startRequestTrace } from '../telemetry/requestTrace.js';
+import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { OrderEvents } from './pubsub.js';
 
 export interface GraphQLContext {
@@ -69,8 +71,12 @@ export function createContext(
   log: Logger,
   viewer: Viewer | null,
   events: OrderEvents,
+  parent?: TraceParent,
 ): GraphQLContext {
   const cost = newRequestCost();
+  // Traced: the operation span, found from the cost record by every DynamoDB call (telemetry/).
+  const trace = startRequestTrace(cost, parent);
+  const ids = trace?.span.spanContext();
   const reads = newDependencyRecord();
   const counted: DataSources = {
     ...data,
@@ -87,6 +93,10 @@ export function createContext(
     loaders,
     data: counted,
     events,
-    log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
+    log: log.child({
+      requestId,
+      ...(viewer ? { viewer: viewer.userId } : {}),
+      ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
+    }),
   };
 }

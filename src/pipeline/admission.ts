@@ -125,6 +125,8 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
   const validationRules: ValidationRule[] = [...armor.validationRules, ...(introspection ? [] : [NoIntrospection])];
   const allRules = [...specifiedRules, ...validationRules];
   // Documents that passed stage 2, by sha256 of their text: Apollo's documentStore too.
+  // The hash of each admitted document, for the operation span (operationSpans.ts).
+  const hashes = new WeakMap<DocumentNode, string>();
   const admitted = new InMemoryLRUCache<DocumentNode>({
     maxSize: 2 ** 20 * 16,
     sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document),
@@ -181,6 +183,7 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     const errors = validate(schema, parsed, allRules);
     if (errors.length > 0) return refuse(400, ...errors.map((error) => coded(error, VALIDATION_FAILED)));
     await admitted.set(hash, parsed);
+    hashes.set(parsed, hash);
     return { ok: true, document: parsed };
   }
 
@@ -250,6 +253,11 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     operation,
     parseOptions,
     validationRules,
+    /** The sha256 of an admitted document, and whether it is one of the manifest's. */
+    describe: (admittedDocument: DocumentNode): { hash: string | undefined; persisted: boolean } => {
+      const hash = hashes.get(admittedDocument);
+      return { hash, persisted: hash !== undefined && documents.has(hash) };
+    },
     /** Read-only for Apollo: only stage 2 adds documents. */
     documentStore: {
       get: (key: string) => admitted.get(key.slice(key.lastIndexOf(':') + 1)),

@@ -25,12 +25,23 @@ import type { OrderEvents } from '../graphql/pubsub.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
+import type { TraceParent } from '../telemetry/requestTrace.js';
+import { contextOf } from '../telemetry/traceparent.js';
+import { tracing } from '../telemetry/tracing.js';
+import { finishOperationSpan, nameOperationSpan } from './operationSpans.js';
+import type { DescribeDocument } from './operationSpans.js';
+
+/** A subscription event's trace parent: the `traceparent` the event carries (undefined while not tracing). */
+const eventParent = (event: unknown): TraceParent | undefined =>
+  tracing() ? { context: contextOf((event as { traceparent?: unknown } | null)?.traceparent) } : undefined;
 
 export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
+  /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
+  describe?: DescribeDocument;
   /** What one operation may spend while it runs (meter.ts). */
   budgets: OperationBudgets;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
@@ -49,15 +60,23 @@ export type Execution = ReturnType<typeof createExecution>;
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
-export function createExecution({ data, log, auth, events, budgets, cache }: ExecutionOptions) {
+export function createExecution({
+  data,
+  log,
+  auth,
+  events,
+  budgets,
+  cache,
+  describe = () => ({ hash: undefined, persisted: false }),
+}: ExecutionOptions) {
   const verify = createVerifier(auth);
   const measurements = new WeakMap<object, Measurement>();
   // The event each subscription result was executed for (SSE numbers its messages after it).
   const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
-  const context = (viewer: Viewer | null, requestId: string): GraphQLContext =>
-    createContext(data, requestId, log, viewer, events);
+  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
+    createContext(data, requestId, log, viewer, events, parent);
 
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
@@ -68,8 +87,10 @@ export function createExecution({ data, log, auth, events, budgets, cache }: Exe
   const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> =>
     runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
   /** `explain` asks the cache for `extensions.cache` (development only). */
-  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult =>
-    cache ? cache.execute(args, execute_, explain) : execute_(args);
+  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {
+    nameOperationSpan(args, describe);
+    return cache ? cache.execute(args, execute_, explain) : execute_(args);
+  };
 
   /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
   async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
@@ -102,11 +123,19 @@ export function createExecution({ data, log, auth, events, budgets, cache }: Exe
       // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
       // figures would tell another customer's order from a missing one on DynamoDB Local. The
       // opening's reads stay in the subscription's own context, which no report reads.
+      nameOperationSpan(args, describe);
       const opened = await createSourceEventStream(args);
+      // The opening's span ends here; each event's execution has a span of its own, in the
+      // trace of the write that caused the event (the event's traceparent).
+      finishOperationSpan((args.contextValue as GraphQLContext).cost, []);
       if (!(Symbol.asyncIterator in opened)) return opened;
       return mapAsyncIterator(opened, async (event) => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        const result = await measured({ ...args, rootValue: event, contextValue: context(viewer, requestId) });
+        const result = await measured({
+          ...args,
+          rootValue: event,
+          contextValue: context(viewer, requestId, eventParent(event)),
+        });
         sources.set(result, event);
         return result;
       });

@@ -4,12 +4,15 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { observeRegistry } from '../telemetry/start.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Exported over OTLP too when a collector is configured (telemetry/promBridge.ts).
+  observeRegistry(registry);
   return {
     registry,
     requestDuration: new Histogram({

@@ -23,6 +23,7 @@ import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
+import { traceResolvers } from './operationSpans.js';
 import { meterSchema } from './meter.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
@@ -69,7 +70,9 @@ export function createPipeline({
 }: PipelineOptions) {
   // Every object and list field reports to the operation's meter (meter.ts).
   const schema = meterSchema(cache?.schema ?? buildSchema());
+  traceResolvers(schema);
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
+  const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
   return {
     schema,
     limits,
@@ -80,13 +83,14 @@ export function createPipeline({
     formatError,
     documents,
     csrf: createCsrfCheck(documents),
-    admission: createAdmission({ schema, limits, introspection, persistedOnly, documents }),
+    admission,
     execution: createExecution({
       data,
       log,
       auth,
       events,
       cache,
+      describe: admission.describe,
       budgets: {
         requests: limits.maxOperationRequests,
         readCapacityUnits: limits.maxOperationReadUnits,

@@ -13,6 +13,7 @@ import type { Transport } from './admission.js';
 import type { FormatError } from './errorMasking.js';
 import type { Measurement } from './execution.js';
 import { operationLabel } from './metricLabels.js';
+import { finishOperationSpan } from './operationSpans.js';
 import type { Metrics } from './metrics.js';
 import { withinResponseSize } from './responseSize.js';
 import type { SizedResult } from './responseSize.js';
@@ -82,6 +83,7 @@ export function createReporter({
     errors,
     log: requestLog = log,
   }: OperationOutcome): void {
+    finishOperationSpan(cost, errors);
     requestLog.info(
       {
         transport,

@@ -20,6 +20,7 @@ import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { InvalidKeyError } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
+import { startRecordTrace } from './recordTrace.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
 import { updateSoldCount } from './soldCount.js';
@@ -59,6 +60,8 @@ export interface OrderEvent {
   seq: string;
   /** ISO-8601, when DynamoDB recorded the change (ApproximateCreationDateTime: whole seconds on AWS). */
   at: string;
+  /** W3C trace context of the processing, while traced: each subscriber's execution joins the write's trace. */
+  traceparent?: string;
 }
 
 export type PublishOrderEvent = (event: OrderEvent) => void | Promise<void>;
@@ -166,21 +169,30 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
 async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<void> {
   const change = orderChangeOf(record);
   if (!change) return;
-  if (change.soldCount) {
-    const outcome = await updateSoldCount(
-      deps.doc,
-      deps.tableName,
-      change.event.order,
-      change.soldCount,
-      undefined,
-      deps.fence,
-    );
-    result.soldCountChanges += outcome.changed;
-    if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
-  }
-  if (change.publish) {
-    await deps.publish?.(change.event);
-    result.events.push(change.event);
+  const traced = startRecordTrace(deps.doc, record, change.event.type, change.event.order.orderId);
+  try {
+    if (change.soldCount) {
+      const doc = traced?.doc ?? deps.doc;
+      const outcome = await updateSoldCount(
+        doc,
+        deps.tableName,
+        change.event.order,
+        change.soldCount,
+        undefined,
+        deps.fence,
+      );
+      result.soldCountChanges += outcome.changed;
+      if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
+    }
+    if (change.publish) {
+      const event = traced ? { ...change.event, traceparent: traced.trace.traceparent } : change.event;
+      await deps.publish?.(event);
+      result.events.push(event);
+    }
+    traced?.trace.finish();
+  } catch (error) {
+    traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
+    throw error;
   }
 }
 

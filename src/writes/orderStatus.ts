@@ -19,6 +19,7 @@ import {
   userPK,
 } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
+import { traceparentFor } from '../telemetry/requestTrace.js';
 import { Transaction, transactWrite } from './transact.js';
 import type { TransactItem } from './transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
@@ -86,19 +87,28 @@ async function changeOrderStatus(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   });
-  const transaction = new Transaction().add('details', statusUpdate(orderKey(orderId))).add(
-    'userCopy',
-    statusUpdate(
-      { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
-      ', LSI1SK = :lsi1sk, GSI2PK = :gsi2pk',
-      // The status index keys move with the status: the user's view (LSI1, access pattern 8)
-      // and the shop's (GSI2's by-status view, 9).
-      {
-        ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId),
-        ':gsi2pk': shopOrdersGSI2PK(to, orderShard(orderId)),
-      },
-    ),
-  );
+  // The write's trace, for the stream processing of this change (telemetry/); only while traced.
+  const traceparent = traceparentFor(dynamo.doc);
+  const transaction = new Transaction()
+    .add(
+      'details',
+      traceparent
+        ? statusUpdate(orderKey(orderId), ', traceparent = :traceparent', { ':traceparent': traceparent })
+        : statusUpdate(orderKey(orderId)),
+    )
+    .add(
+      'userCopy',
+      statusUpdate(
+        { PK: userPK(before.userId), SK: userOrderSK(before.placedAt, orderId) },
+        ', LSI1SK = :lsi1sk, GSI2PK = :gsi2pk',
+        // The status index keys move with the status: the user's view (LSI1, access pattern 8)
+        // and the shop's (GSI2's by-status view, 9).
+        {
+          ':lsi1sk': userOrderLSI1SK(to, before.placedAt, orderId),
+          ':gsi2pk': shopOrdersGSI2PK(to, orderShard(orderId)),
+        },
+      ),
+    );
   // The user's per-status counts move with it (if_not_exists: see placeOrder).
   transaction.add('statusCounts', {
     Update: {

@@ -24,6 +24,7 @@ import type { Cancellation } from './transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
 import { checkId, checkInt, LIMITS } from './validate.js';
+import { traceparentFor } from '../telemetry/requestTrace.js';
 
 /** TransactWriteItems takes 100 actions; an order needs 3 besides one per line. */
 export const MAX_ORDER_LINES = 97;
@@ -155,7 +156,7 @@ export async function placeOrder(
     totalCents: orderLines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
     version: 1,
   };
-  const transaction = placeOrderTransaction(tableName, order, idempotencyKey, fingerprint);
+  const transaction = placeOrderTransaction(tableName, order, idempotencyKey, fingerprint, traceparentFor(dynamo.doc));
   const outcome = await transactWrite(dynamo.doc, transaction, {
     // One token per call, reused by every retry of this very request: DynamoDB applies it at
     // most once (10 minutes). Concurrent twins get their own tokens, so they reach the
@@ -216,6 +217,7 @@ export function placeOrderTransaction(
   order: OrderModel,
   idempotencyKey: string,
   fingerprint: string,
+  traceparent?: string,
 ): Transaction {
   const transaction = new Transaction();
   order.items.forEach((line, index) =>
@@ -234,7 +236,13 @@ export function placeOrderTransaction(
     .add('details', {
       Put: {
         TableName: tableName,
-        Item: { ...orderToDetailsItem(order), idempotencyKey, requestFingerprint: fingerprint },
+        // The write's trace, for the stream processing of this item (telemetry/); only while traced.
+        Item: {
+          ...orderToDetailsItem(order),
+          idempotencyKey,
+          requestFingerprint: fingerprint,
+          ...(traceparent ? { traceparent } : {}),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     })

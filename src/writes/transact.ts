@@ -12,6 +12,7 @@ import { GraphQLError } from 'graphql';
 import { backoffDelay } from '../db/batchGet.js';
 import type { RetryPolicy } from '../db/batchGet.js';
 import { ErrorCode } from '../errors.js';
+import { noteCommand } from '../telemetry/dynamoSpans.js';
 import type { Item } from '../table/codecs.js';
 import type { ItemKey } from '../table/keys.js';
 
@@ -118,7 +119,10 @@ export async function transactWrite(
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, retry)));
     try {
-      await doc.send(new TransactWriteCommand(input));
+      const command = new TransactWriteCommand(input);
+      // The span of a cancelled attempt names each reason by its action.
+      noteCommand(command, { actions: transaction.names });
+      await doc.send(command);
       return { committed: true };
     } catch (error) {
       const retryable =

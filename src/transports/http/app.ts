@@ -21,6 +21,7 @@ import { registerEventBusMetrics } from '../../events/eventBusMetrics.js';
 import { OrderEvents } from '../../graphql/pubsub.js';
 import { createApollo } from '../../pipeline/apollo.js';
 import { createMetrics, instrumentClient } from '../../pipeline/metrics.js';
+import { httpTraceOf, traceHttpRequest } from '../../telemetry/http.js';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { loadPersistedDocuments } from '../../pipeline/persistedDocuments.js';
 import { startRegistryPoller, TrustedDocuments } from '../../pipeline/trustedDocuments.js';
@@ -276,6 +277,11 @@ export async function startApp({
   app.use(SSE_PATH, corsMiddleware(cors), sse.handler);
   // gzip or br (the client's choice) for answers over 1 kB: an introspection answer of 60 kB
   // travels as 8 kB.
+  // The HTTP server span, first, so that it covers the whole request (nothing while tracing is off).
+  app.use('/graphql', (req, res, next) => {
+    traceHttpRequest(req, res, '/graphql');
+    next();
+  });
   app.use(compression({ threshold: 1024 }));
   app.use('/graphql', corsMiddleware(cors));
 
@@ -309,6 +315,7 @@ export async function startApp({
         pipeline.execution.context(
           await pipeline.execution.viewer(req.headers.authorization),
           res.locals.requestId as string,
+          httpTraceOf(req),
         ),
     }),
   );

@@ -1,0 +1,26 @@
+/**
+ * Whether this process traces, and with what. Unset (the default) every tracing hook is one
+ * check of `tracing()` and nothing else: the SDK is only loaded by start.ts when an exporter
+ * is configured. Contexts are passed explicitly (a request's RequestTrace travels with its cost
+ * record), never through a global context manager: on Node 20 an AsyncLocalStorage costs a
+ * hook on every promise of the process (docs/decisions/telemetry-explicit-context.md).
+ */
+import type { Tracer } from '@opentelemetry/api';
+
+export interface Tracing {
+  tracer: Tracer;
+  /** TRACE_RESOLVERS: a span per resolved field. */
+  resolverSpans: boolean;
+}
+
+let active: Tracing | undefined;
+
+export const tracing = (): Tracing | undefined => active;
+
+/** Called once by start.ts (and by tests that trace in process); undefined stops tracing. */
+export function setTracing(value: Tracing | undefined): void {
+  active = value;
+}
+
+/** Milliseconds since the epoch, finer than Date.now(): a span's end time taken now, set later. */
+export const now = (): number => performance.timeOrigin + performance.now();
