@@ -47,6 +47,7 @@ export default tseslint.config(
       'node_modules/',
       'src/generated/',
       'client/generated/',
+      'examples/storefront/src/gql/',
       '.data/',
       'test/artifacts/',
       'bench/results/',

@@ -441,6 +441,10 @@ describe('loadConfig in production', () => {
       MAX_QUERY_COST: '700',
       MAX_BODY_BYTES: '8000',
       MAX_RESPONSE_BYTES: '90000',
+      MAX_OPERATION_REQUESTS: '7',
+      MAX_OPERATION_READ_UNITS: '70',
+      MAX_RESULT_ENTRIES: '700',
+      MAX_RESULT_BYTES: '7000',
     });
     expect(config.limits).toEqual({
       maxDepth: 3,
@@ -450,6 +454,10 @@ describe('loadConfig in production', () => {
       maxCost: 700,
       maxBodyBytes: 8000,
       maxResponseBytes: 90000,
+      maxOperationRequests: 7,
+      maxOperationReadUnits: 70,
+      maxResultEntries: 700,
+      maxResultBytes: 7000,
     });
   });
 });

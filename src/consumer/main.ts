@@ -27,6 +27,7 @@ import { RedisEventBus } from '../events/redisEventBus.js';
 import { baselineNewTable } from '../migrations/runner.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
+import { serveMetrics } from '../transports/http/metricsRoute.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
 import { invalidationPublisher } from './invalidationPublisher.js';
 
@@ -95,6 +96,8 @@ async function main(): Promise<void> {
     });
     publisher?.watch(consumer);
     const running = consumer;
+    // The API's /metrics handler: the same METRICS_TOKEN and loopback rule.
+    const serveMetricsHere = serveMetrics(metrics.registry, config.metrics);
     server = http.createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (req.method !== 'GET') {
@@ -109,10 +112,7 @@ async function main(): Promise<void> {
         res.writeHead(running.running ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         res.end(JSON.stringify(body));
       } else if (path === '/metrics') {
-        metrics.registry.metrics().then(
-          (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-          () => res.writeHead(500).end(),
-        );
+        serveMetricsHere(req, res).catch(() => res.writeHead(500).end());
       } else {
         res.writeHead(404).end();
       }

@@ -6,6 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import type { Router } from 'express';
 import type { Metrics } from '../../pipeline/metrics.js';
@@ -35,23 +36,34 @@ export function metricsAllowed(
   return isLoopback(remoteAddress) ? 'ok' : 'forbidden';
 }
 
-export function metricsRouter(metrics: Metrics, access: MetricsAccess): Router {
-  const router = express.Router();
-  router.get('/metrics', async (req, res) => {
+/**
+ * GET /metrics as a plain node:http handler, for any server that serves a registry (the API's,
+ * and the stream consumer's on CONSUMER_PORT): one access rule for both.
+ */
+export function serveMetrics(
+  registry: Pick<Metrics['registry'], 'contentType' | 'metrics'>,
+  access: MetricsAccess,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
     const verdict = metricsAllowed(req.socket.remoteAddress, req.headers.authorization, access);
     if (verdict !== 'ok') {
-      res
-        .status(verdict === 'unauthorized' ? 401 : 403)
-        .type('text')
-        .send(
-          access.token
-            ? 'metrics need Authorization: Bearer <METRICS_TOKEN>\n'
-            : 'metrics are served to loopback clients only (set METRICS_TOKEN to scrape from elsewhere)\n',
-        );
+      res.writeHead(verdict === 'unauthorized' ? 401 : 403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(
+        access.token
+          ? 'metrics need Authorization: Bearer <METRICS_TOKEN>\n'
+          : 'metrics are served to loopback clients only (set METRICS_TOKEN to scrape from elsewhere)\n',
+      );
       return;
     }
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+    const text = await registry.metrics();
+    res.writeHead(200, { 'content-type': registry.contentType }).end(text);
+  };
+}
+
+export function metricsRouter(metrics: Metrics, access: MetricsAccess): Router {
+  const router = express.Router();
+  const serve = serveMetrics(metrics.registry, access);
+  router.get('/metrics', (req, res) => serve(req, res));
   return router;
 }
 

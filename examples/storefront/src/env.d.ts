@@ -1,0 +1,5 @@
+/// <reference types="vite/client" />
+interface ImportMetaEnv {
+  readonly VITE_GRAPHQL_URL?: string;
+  readonly VITE_TOKEN?: string;
+}

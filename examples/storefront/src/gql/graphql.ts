@@ -1,0 +1,262 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/**
+ * Why a mutation changed nothing. Expected business failures come back as `userErrors` in the
+ * payload; GraphQL errors are kept for malformed requests and failures of the server.
+ */
+export type ErrorCode =
+  /** createUser/updateUser: another user has this email address. */
+  | 'EMAIL_TAKEN'
+  /** placeOrder: this idempotencyKey was already used by this user for a different order. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** placeOrder: fewer units are in stock than the line asks for. */
+  | 'INSUFFICIENT_STOCK'
+  /** The input broke a rule (format, length, range); `message` says which. */
+  | 'INVALID_INPUT'
+  /** The order's current status does not allow this change. */
+  | 'INVALID_STATUS'
+  /** A referenced user, product or order does not exist. */
+  | 'NOT_FOUND'
+  /** createProduct: a product with this productId exists. */
+  | 'PRODUCT_EXISTS'
+  /** createUser: a user with this userId exists. */
+  | 'USER_EXISTS'
+  /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
+  | 'VERSION_CONFLICT';
+
+/** One line of placeOrder's input. */
+export type OrderLineInput = {
+  /** The product to order. Each product may appear in one line only. */
+  productId: string | number;
+  /** Units to order, 1 to 1000. */
+  quantity: number;
+};
+
+/** The lifecycle of an order: PLACED -> SHIPPED -> DELIVERED, or PLACED -> CANCELLED. */
+export type OrderStatus =
+  /** Cancelled before shipping; its stock was returned. */
+  | 'CANCELLED'
+  /** Received by the customer. */
+  | 'DELIVERED'
+  /** Placed and paid; stock is reserved. */
+  | 'PLACED'
+  /** Handed to the carrier. */
+  | 'SHIPPED';
+
+/** Input of placeOrder. */
+export type PlaceOrderInput = {
+  /**
+   * A key the client makes up once per order (1-64 characters of A-Z a-z 0-9 _ -) and sends
+   * again on every retry of it. Scoped to the user: a repeat with the same items returns the
+   * same order and changes nothing; with other items it is IDEMPOTENCY_KEY_REUSED.
+   */
+  idempotencyKey: string;
+  /** The products and quantities: 1 to 97 lines (what one DynamoDB transaction can hold). */
+  items: Array<OrderLineInput>;
+  /** The user placing the order. */
+  userId: string | number;
+};
+
+/** The order of a product listing. */
+export type ProductOrder = {
+  /** Which way; ascending unless given. */
+  direction?: SortDirection | null | undefined;
+  /** What to sort by. */
+  field: ProductOrderField;
+};
+
+/** What the catalog can be sorted by. */
+export type ProductOrderField =
+  /** Lower-cased name, then productId. */
+  | 'NAME'
+  /** Unit price, then productId. */
+  | 'PRICE';
+
+/** Up or down. */
+export type SortDirection =
+  /** Smallest (or A) first. */
+  | 'ASC'
+  /** Largest (or Z) first. */
+  | 'DESC';
+
+export type CatalogQueryVariables = Exact<{
+  namePrefix?: string | null | undefined;
+  inStock?: boolean | null | undefined;
+  minPrice?: string | null | undefined;
+  maxPrice?: string | null | undefined;
+  orderBy?: ProductOrder | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type CatalogQuery = { products: { nodes: Array<{ productId: string, name: string, category: string, stock: number, price: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type ProductDetailsQueryVariables = Exact<{
+  productId: string | number;
+}>;
+
+
+export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, price: { amount: string, currencyCode: string } } | null };
+
+export type CheckoutMutationVariables = Exact<{
+  input: PlaceOrderInput;
+}>;
+
+
+export type CheckoutMutation = { placeOrder: { order: { orderId: string, status: OrderStatus } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type MyOrdersQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type MyOrdersQuery = { viewer: { userId: string, name: string, orders: { totalCount: number | null, nodes: Array<{ orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type OrderStatusSubscriptionVariables = Exact<{
+  orderId: string | number;
+}>;
+
+
+export type OrderStatusSubscription = { orderUpdated: { order: { orderId: string, status: OrderStatus } } };
+
+export type OrderDetailsQueryVariables = Exact<{
+  orderId: string | number;
+}>;
+
+
+export type OrderDetailsQuery = { order: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productName: string, quantity: number }> } | null };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+
+export const CatalogDocument = new TypedDocumentString(`
+    query Catalog($namePrefix: String, $inStock: Boolean, $minPrice: String, $maxPrice: String, $orderBy: ProductOrder, $first: Int, $after: String) {
+  products(
+    namePrefix: $namePrefix
+    inStock: $inStock
+    minPrice: $minPrice
+    maxPrice: $maxPrice
+    orderBy: $orderBy
+    first: $first
+    after: $after
+  ) {
+    nodes {
+      productId
+      name
+      category
+      stock
+      price {
+        amount
+        currencyCode
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `, {"hash":"sha256:2d787dd7c0a441b5678c07af02e58e25de5ca5d6fce28a63adb2bf0c97b13e45"}) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
+export const ProductDetailsDocument = new TypedDocumentString(`
+    query ProductDetails($productId: ID!) {
+  product(productId: $productId) {
+    productId
+    name
+    description
+    category
+    stock
+    price {
+      amount
+      currencyCode
+    }
+  }
+}
+    `, {"hash":"sha256:d924c1548b518d233bd68e44fd0c293b6bd6704400dc71f0149a2ef3dfa0cbc6"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
+export const CheckoutDocument = new TypedDocumentString(`
+    mutation Checkout($input: PlaceOrderInput!) {
+  placeOrder(input: $input) {
+    order {
+      orderId
+      status
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:609babfd5ddeb6a05c27dbeeea1b88c3d8b4dc8ab8fbc17e4efa6b1e23ab4fb1"}) as unknown as TypedDocumentString<CheckoutMutation, CheckoutMutationVariables>;
+export const MyOrdersDocument = new TypedDocumentString(`
+    query MyOrders($first: Int!, $after: String) {
+  viewer {
+    userId
+    name
+    orders(first: $first, after: $after) {
+      totalCount
+      nodes {
+        orderId
+        status
+        placedAt
+        total {
+          amount
+          currencyCode
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:15dbe61cfb2080e011bd0684baaef8599b410e0e7933cadd157d9e0b6f012ae1"}) as unknown as TypedDocumentString<MyOrdersQuery, MyOrdersQueryVariables>;
+export const OrderStatusDocument = new TypedDocumentString(`
+    subscription OrderStatus($orderId: ID!) {
+  orderUpdated(orderId: $orderId) {
+    order {
+      orderId
+      status
+    }
+  }
+}
+    `, {"hash":"sha256:3e8a92ecf1176ef3f68d192485eb6de84054f434cb120c4f0a1bea80d4ebccbf"}) as unknown as TypedDocumentString<OrderStatusSubscription, OrderStatusSubscriptionVariables>;
+export const OrderDetailsDocument = new TypedDocumentString(`
+    query OrderDetails($orderId: ID!) {
+  order(orderId: $orderId) {
+    orderId
+    status
+    placedAt
+    total {
+      amount
+      currencyCode
+    }
+    items {
+      productName
+      quantity
+    }
+  }
+}
+    `, {"hash":"sha256:ad8b8bfaffd82e6a8ae47ac676591a300abfece4a40287886ae1d7f3a78eee98"}) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
