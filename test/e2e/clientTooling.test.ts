@@ -42,7 +42,11 @@ describe('npm run codegen:check', () => {
   beforeAll(() => {
     // A copy of what codegen reads and writes, so the test can change the schema safely.
     workdir = mkdtempSync(path.join(tmpdir(), 'codegen-drift-'));
-    for (const entry of ['codegen.yml', 'schema.graphql', 'client/operations', 'client/generated', 'src/generated']) {
+    const entries = [
+      ...['codegen.yml', 'schema.graphql', 'client/operations', 'client/generated', 'src/generated'],
+      ...['examples/storefront/src/operations.graphql', 'examples/storefront/src/gql'],
+    ];
+    for (const entry of entries) {
       cpSync(path.join(PROJECT_ROOT, entry), path.join(workdir, entry), { recursive: true });
     }
     // codegen resolves its plugins from the working directory.
