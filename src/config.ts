@@ -458,6 +458,11 @@ export const ENV_SPEC = {
     description: 'the headless browser of the browser tests',
     readBy: ['tests'],
   },
+  STOREFRONT_SCREENSHOT: {
+    type: 'string',
+    description: "a PNG file the storefront's browser test also saves a screenshot to",
+    readBy: ['tests'],
+  },
 } as const satisfies Record<string, VarSpec>;
 
 export type EnvName = keyof typeof ENV_SPEC;

@@ -10,9 +10,9 @@ import { ConfigError, DEFAULT_LIMITS, ENV_SPEC, loadConfig } from '../../src/con
 import { projectRoot } from '../../src/projectRoot.js';
 import { generatedDocs } from '../../scripts/docs/generated.js';
 
-/** Set by the platform or for a child process, not settings of ours. */
+/** Set by the platform or for a child process, not settings of ours; VITE_* are the storefront's build-time values. */
 const PLATFORM = new Set(['PATH', 'HOME', 'CI', 'NODE_NO_WARNINGS', 'NODE_OPTIONS']);
-const isPlatform = (name: string) => PLATFORM.has(name) || /^(AWS_LAMBDA_|VITEST|npm_)/.test(name);
+const isPlatform = (name: string) => PLATFORM.has(name) || /^(AWS_LAMBDA_|VITEST|VITE_|npm_)/.test(name);
 
 /** bench/ has its own BENCH_* settings (docs/configuration.md says so). */
 const SCANNED = ['src', 'scripts', 'resolvers', 'client', 'test', 'infra'];
