@@ -391,12 +391,6 @@ export const ENV_SPEC = {
       'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
     readBy: SERVICE,
   },
-  CDN_PURGE_URL: {
-    type: 'url',
-    description:
-      'receives a POST `{"tags":[...]}` with the public tags of every invalidation (batched, retried a bounded number of times), to purge a CDN by tag',
-    readBy: SERVICE,
-  },
   WS_MAX_SOCKETS: {
     type: 'integer',
     default: '10000',
@@ -712,12 +706,11 @@ export interface Config {
   telemetry: TelemetrySettings;
 }
 
-/** RESPONSE_CACHE_* and CDN_PURGE_URL. */
+/** RESPONSE_CACHE_*. */
 export interface ResponseCacheConfig {
   maxBytes: number;
   maxAgeSeconds: number;
   indexHoldMs: number;
-  purgeUrl: string | undefined;
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -959,7 +952,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             maxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES'),
             maxAgeSeconds: seconds(env, 'RESPONSE_CACHE_MAX_AGE'),
             indexHoldMs: integer(env, 'RESPONSE_CACHE_INDEX_HOLD_MS'),
-            purgeUrl: text(env, 'CDN_PURGE_URL'),
           },
     seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {
