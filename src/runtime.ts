@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
 import { DEFAULT_LIMITS } from './config.js';
-import type { QueryLimits, ResponseCacheConfig } from './config.js';
+import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config.js';
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
@@ -87,6 +87,8 @@ export interface RuntimeOptions {
   responseCache?: ResponseCacheConfig | undefined;
   /** Answer `extensions.cache` to requests that ask (development). */
   explainCache?: boolean;
+  /** What executes operations (the loaded configuration's `executor`); the pipeline's default when unset. */
+  executor?: ExecutorConfig | undefined;
   /**
    * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
    * stream consumer). The caller closes it.
@@ -132,6 +134,7 @@ export async function createRuntime({
   responseCache,
   explainCache = false,
   invalidations,
+  executor,
 }: RuntimeOptions): Promise<Runtime> {
   const metrics = metricsRegistry ? createMetrics() : undefined;
   if (metrics) instrumentClient(data.dynamo.client, metrics);
@@ -170,6 +173,7 @@ export async function createRuntime({
     events,
     metrics,
     costDetails,
+    ...(executor ? { executor } : {}),
   });
   const apollo = createApollo(pipeline, { transport, persistedOnly, cacheMaxAgeSeconds });
   const consumer = consumerFactory?.({ data, log, events, cache, metrics });

@@ -57,6 +57,7 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
       persistedOnly: config.persistedOnly,
       costDetails: config.costDetails,
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
+      executor: config.executor,
       documentsRefreshMs: config.documentsRefreshMs,
       // No timer runs while a function is frozen: the registry is looked at on a request's time.
       documentsPolling: 'on-request',
