@@ -528,6 +528,20 @@ export const ENV_SPEC = {
     description: 'milliseconds between OTLP metric exports',
     readBy: TELEMETRY_READERS,
   },
+  TELEMETRY_FLUSH_TIMEOUT_MS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'the Lambdas: milliseconds an invocation waits, before it returns, for its spans and OTLP metrics to be exported (less when the invocation has less time left); what is not out by then is dropped and counted',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
+  EMF_METRICS: {
+    type: 'boolean',
+    default: 'true',
+    description:
+      'the Lambdas: write the metrics as CloudWatch embedded metric format lines (namespace `tablegraph`) to the function’s log after each invocation',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
   TRACE_RESOLVERS: {
     type: 'boolean',
     default: 'false',
@@ -610,6 +624,10 @@ export interface TelemetrySettings {
   resourceAttributes: Record<string, string>;
   /** TRACE_RESOLVERS: a span per resolved field. */
   resolverSpans: boolean;
+  /** TELEMETRY_FLUSH_TIMEOUT_MS: the Lambdas' bound on the export at the end of an invocation. */
+  flushTimeoutMs: number;
+  /** EMF_METRICS: the Lambdas write CloudWatch EMF lines. */
+  emf: boolean;
 }
 
 /** Where the server finds DynamoDB (DYNAMODB_MODE). */
@@ -1076,6 +1094,8 @@ function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
     serviceName: text(env, 'OTEL_SERVICE_NAME'),
     resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', list(env, 'OTEL_RESOURCE_ATTRIBUTES')),
     resolverSpans: flag(env, 'TRACE_RESOLVERS'),
+    flushTimeoutMs: integer(env, 'TELEMETRY_FLUSH_TIMEOUT_MS'),
+    emf: flag(env, 'EMF_METRICS'),
   };
 }
 
