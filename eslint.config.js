@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers, lowest first. A module may import its own layer and the layers listed before it,
  * never one after it: table -> db -> writes -> GraphQL (graphql, resolvers, pipeline) ->
- * transports -> main (migrations and seed sit beside writes, above db). scripts/, bench/ and test/ sit outside the layers and may use any of them.
+ * runtime -> transports -> main (migrations and seed sit beside writes, above db). scripts/, bench/ and test/ sit outside the layers and may use any of them.
  * @type {[layer: string, patterns: string[]][]} */
 const LAYERS = [
   [
@@ -25,6 +25,8 @@ const LAYERS = [
   ['graphql', ['src/graphql/**', 'src/generated/**']],
   ['resolvers', ['resolvers/**']],
   ['pipeline', ['src/pipeline/**']],
+  // The composition root: built by main.ts, the tests and the GraphQL Lambda, handed to the transports.
+  ['runtime', ['src/runtime.ts', 'src/runtimeConsumer.ts']],
   ['transports', ['src/transports/**', 'src/lambda/**']],
   ['main', ['src/main.ts', 'src/consumer/**']],
 ];

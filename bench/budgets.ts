@@ -22,7 +22,7 @@ import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import { demoItems } from '../src/seed/seed.js';
-import { startApp } from '../src/transports/http/app.js';
+import { startApp } from '../test/support/app.js';
 
 const { values } = parseArgs({
   options: {

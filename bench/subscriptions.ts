@@ -24,7 +24,7 @@ import { startLocalDynamo } from '../src/db/local.js';
 import { projectRoot } from '../src/projectRoot.js';
 import { demoItems } from '../src/seed/seed.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
-import { startApp } from '../src/transports/http/app.js';
+import { startApp } from '../test/support/app.js';
 
 const { values } = parseArgs({
   options: { orders: { type: 'string', default: '40' }, cycles: { type: 'string', default: '3000' } },

@@ -287,6 +287,26 @@ export const ENV_SPEC = {
     description: 'run only the documents of the persisted-documents manifest',
     readBy: SERVICE,
   },
+  // Execution (src/pipeline/executor.ts, docs/performance.md "The executor")
+  EXECUTOR: {
+    type: ['graphql-js', 'compiled', 'differential'],
+    default: 'graphql-js',
+    description:
+      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: tests and staging, never production)',
+    readBy: SERVICE,
+  },
+  COMPILED_DOCUMENTS_MAX: {
+    type: 'integer',
+    default: '1000',
+    description: 'compiled documents one instance keeps (`EXECUTOR=compiled`); the least recently used go first',
+    readBy: SERVICE,
+  },
+  COMPILED_DOCUMENTS_MAX_BYTES: {
+    type: 'integer',
+    default: '33554432',
+    description: 'estimated bytes the compiled documents of one instance may take (32 MiB)',
+    readBy: SERVICE,
+  },
   ITEM_COLLECTION_READS: {
     type: 'boolean',
     default: 'true',
@@ -720,6 +740,8 @@ export interface Config {
    * default true; docs/performance.md). Off only to measure what it saves.
    */
   itemCollections: boolean;
+  /** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations. */
+  executor: ExecutorConfig;
   /** OpenTelemetry traces and metrics (the OTEL_* variables). */
   telemetry: TelemetrySettings;
 }
@@ -729,6 +751,15 @@ export interface ResponseCacheConfig {
   maxBytes: number;
   maxAgeSeconds: number;
   indexHoldMs: number;
+}
+
+/** EXECUTOR, COMPILED_DOCUMENTS_MAX, COMPILED_DOCUMENTS_MAX_BYTES (src/pipeline/executor.ts). */
+export interface ExecutorConfig {
+  executor: 'graphql-js' | 'compiled' | 'differential';
+  /** Compiled documents kept, at most. */
+  maxDocuments: number;
+  /** Estimated bytes of the compiled documents kept, at most. */
+  maxBytes: number;
 }
 
 /** Query limits (docs/security.md); each has an environment variable. */
@@ -1030,7 +1061,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer(env, 'MAX_CONNECTIONS'),
     },
     costDetails,
+    executor: executorConfig(env),
     telemetry: telemetrySettings(env),
+  };
+}
+
+/**
+ * The executor settings alone: loadConfig's `executor`, and the pipeline's default for an entry
+ * point that does not pass its own (so every process honours EXECUTOR).
+ */
+export function executorConfig(env: NodeJS.ProcessEnv = process.env): ExecutorConfig {
+  const executor = oneOf(env, 'EXECUTOR') ?? 'graphql-js';
+  if (executor === 'differential' && oneOf(env, 'NODE_ENV') === 'production') {
+    throw new ConfigError(
+      'EXECUTOR=differential executes every query twice: it is for tests and staging, not production',
+    );
+  }
+  return {
+    executor,
+    maxDocuments: integer(env, 'COMPILED_DOCUMENTS_MAX'),
+    maxBytes: integer(env, 'COMPILED_DOCUMENTS_MAX_BYTES'),
   };
 }
 

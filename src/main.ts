@@ -1,7 +1,8 @@
 /**
  * `npm start`: the database (embedded DynamoDB Local unless configured otherwise), the table,
- * the demo data on first start, then the HTTP server. SIGINT/SIGTERM stop the HTTP server
- * first (in-flight requests finish), then the database child.
+ * the demo data on first start, then the runtime (src/runtime.ts) and the HTTP server over it.
+ * SIGINT/SIGTERM stop the HTTP server first (in-flight requests finish), then the runtime, then
+ * the database child.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
@@ -23,8 +24,11 @@ import { RedisEventBus } from './events/redisEventBus.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
-import { assertPortFree, PortInUseError, startApp } from './transports/http/app.js';
-import type { RunningApp } from './transports/http/app.js';
+import { createRuntime } from './runtime.js';
+import { inProcessConsumer } from './runtimeConsumer.js';
+import type { Runtime } from './runtime.js';
+import { assertPortFree, PortInUseError, serveHttp } from './transports/http/server.js';
+import type { RunningServer } from './transports/http/server.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
@@ -60,14 +64,17 @@ async function main(): Promise<void> {
   // deliberate exception (embedded development mode only).
   const log = createLogger(config);
   let db: OpenDatabase | undefined;
-  let app: RunningApp | undefined;
+  let runtime: Runtime | undefined;
+  let server: RunningServer | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
   const shutdown = handleStopSignals(log, async () => {
-    await app?.stop();
+    // HTTP first (in-flight requests finish, subscriptions close), then what served them.
+    await server?.close();
+    await runtime?.stop();
     await telemetry?.shutdown();
     await bus?.close();
     await invalidations?.close();
@@ -118,9 +125,7 @@ async function main(): Promise<void> {
         await invalidations.start();
       }
     }
-    app = await startApp({
-      host: config.host,
-      port: config.port,
+    runtime = await createRuntime({
       data: {
         dynamo: db.dynamo,
         tableName: config.tableName,
@@ -131,34 +136,41 @@ async function main(): Promise<void> {
       log,
       auth: config.auth,
       limits: config.limits,
-      sockets: config.sockets,
       introspection: config.introspection,
-      playground: config.playground && {
-        defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
-      },
       persistedOnly: config.persistedOnly,
       documentsRefreshMs: config.documentsRefreshMs,
       sseReplayEvents: config.sseReplayEvents,
-      cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
-      shutdownGraceMs: config.shutdownGraceMs,
-      streams: streamsClient && {
-        client: streamsClient,
-        consumerName: config.streamConsumerName,
-        pollIntervalMs: config.streamPollMs,
-      },
+      consumer:
+        streamsClient &&
+        inProcessConsumer({
+          client: streamsClient,
+          consumerName: config.streamConsumerName,
+          pollIntervalMs: config.streamPollMs,
+        }),
       bus,
       eventDedupeWindow: config.events.dedupeWindow,
-      metrics: config.metrics,
-      http: config.http,
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
       invalidations,
+      executor: config.executor,
+    });
+    server = await serveHttp(runtime, {
+      host: config.host,
+      port: config.port,
+      http: config.http,
+      sockets: config.sockets,
+      playground: config.playground && {
+        defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
+      },
+      cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
+      metrics: config.metrics,
+      shutdownGraceMs: config.shutdownGraceMs,
     });
     log.info(
-      { url: app.url, database: db.where, table: config.tableName, eventBus: app.events.bus.health().kind },
-      `tablegraph ready at ${app.url}`,
+      { url: server.url, database: db.where, table: config.tableName, eventBus: runtime.events.bus.health().kind },
+      `tablegraph ready at ${server.url}`,
     );
     if (devTokens) {
       log.info(

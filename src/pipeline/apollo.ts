@@ -1,7 +1,7 @@
 /**
- * Apollo Server as the pipeline's HTTP engine (Express and Lambda): it reads the request
- * envelope and handles automatic persisted queries, while every policy and the executor come
- * from the pipeline. Its documentStore is the admission's cache of parsed and validated documents,
+ * Apollo Server as the pipeline's HTTP engine (node:http and Lambda, through graphqlHttp.ts):
+ * it reads the request envelope and handles automatic persisted queries, while every policy and
+ * the executor come from the pipeline. Its documentStore is the admission's cache of parsed and validated documents,
  * and the admission plugin fills that cache from the request's source before Apollo looks, so
  * Apollo executes only what admission admitted. A refused document is not in the cache:
  * Apollo then parses and validates it with the admission's own options and rules, which

@@ -14,7 +14,7 @@ import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
-import type { AuthConfig } from '../config.js';
+import type { AuthConfig, ExecutorConfig } from '../config.js';
 import { settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
@@ -22,6 +22,11 @@ import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/pubsub.js';
+import { createCompiledExecutor } from './compiledExecutor.js';
+import type { Execute, FallbackClass } from './compiledExecutor.js';
+import { createDifferentialExecutor } from './differentialExecutor.js';
+import type { AnswerPart } from './differentialExecutor.js';
+import { DynamoTape } from './dynamoTape.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
@@ -46,6 +51,12 @@ export interface ExecutionOptions {
   budgets: OperationBudgets;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;
+  /** What executes operations (EXECUTOR); default graphql-js. */
+  executor?: ExecutorConfig | undefined;
+  /** Counts an execution that fell back from the compiled executor to graphql-js. */
+  onFallback?: ((fallback: FallbackClass) => void) | undefined;
+  /** Counts an operation the two executors answered differently (EXECUTOR=differential). */
+  onDifference?: ((part: AnswerPart) => void) | undefined;
 }
 
 /** What one execution cost, for the log line, the metrics and `extensions.cost`. */
@@ -67,25 +78,73 @@ export function createExecution({
   events,
   budgets,
   cache,
+  executor: config,
+  onFallback,
+  onDifference,
   describe = () => ({ hash: undefined, persisted: false }),
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
+  const mode = config?.executor ?? 'graphql-js';
+  // The schema is the one every execution is given: the compiled executor binds itself to the first.
+  let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
+  const compiledFor = (args: ExecutionArgs) =>
+    (compiled ??= createCompiledExecutor({
+      schema: args.schema,
+      maxDocuments: config?.maxDocuments ?? 1000,
+      maxBytes: config?.maxBytes ?? 32 * 1024 * 1024,
+      onFallback,
+    }));
+  // The differential executor's record of each context's DynamoDB calls, by its cost record (Apollo
+  // executes a shallow copy of the context it was given; the copy shares the record).
+  const tapes = new WeakMap<object, DynamoTape>();
   const measurements = new WeakMap<object, Measurement>();
   // The event each subscription result was executed for (SSE numbers its messages after it).
   const sources = new WeakMap<object, unknown>();
 
   /** A fresh context: new loaders and access rules for `viewer`. */
-  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
-    createContext(data, requestId, log, viewer, events, parent);
+  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext => {
+    if (mode !== 'differential') return createContext(data, requestId, log, viewer, events, parent);
+    const tape = new DynamoTape();
+    const recorded = { ...data, dynamo: { client: data.dynamo.client, doc: tape.recorder(data.dynamo.doc) } };
+    const value = createContext(recorded, requestId, log, viewer, events, parent);
+    tapes.set(value.cost, tape);
+    return value;
+  };
+
+  /** A fresh context for `primary`'s viewer whose client replays `primary`'s DynamoDB calls. */
+  const replay = (primary: GraphQLContext) => {
+    const tape = tapes.get(primary.cost);
+    if (!tape) return undefined;
+    const replaying = { ...data, dynamo: { client: data.dynamo.client, doc: tape.replayer(data.dynamo.doc) } };
+    return {
+      tape,
+      context: createContext(replaying, primary.requestId, primary.log, primary.viewer, events, undefined, {
+        traced: false,
+      }),
+    };
+  };
+
+  const compiledExecute: Execute = (args) => compiledFor(args).execute(args);
+  const differential = createDifferentialExecutor({
+    primary: compiledExecute,
+    oracle: execute,
+    budgets,
+    replay,
+    log,
+    onDifference,
+  });
 
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so another executor (a compiled one) replaces graphql-js here alone. Every
-   * execution runs under its own meter (meter.ts), whichever executor runs it.
+   * apollo.ts), so the executor (EXECUTOR: graphql-js, compiled, or both compared) is chosen
+   * here alone. Every execution runs under its own meter (meter.ts), whichever executor runs it.
    */
-  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> =>
-    runMetered(args, budgets, (args.contextValue as GraphQLContext).cost, execute);
+  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> => {
+    if (mode === 'differential') return differential(args);
+    const cost = (args.contextValue as GraphQLContext).cost;
+    return runMetered(args, budgets, cost, mode === 'compiled' ? compiledExecute : execute);
+  };
   /** `explain` asks the cache for `extensions.cache` (development only). */
   const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {
     nameOperationSpan(args, describe);
@@ -103,6 +162,18 @@ export function createExecution({
   }
 
   return {
+    /** Compiles `sources` now (the trusted documents at start-up), when an executor compiles. */
+    precompile(schema: ExecutionArgs['schema'], sources: Iterable<string>): void {
+      if (mode === 'graphql-js') return;
+      const executor = compiledFor({ schema } as ExecutionArgs);
+      for (const source of sources) {
+        try {
+          executor.precompile(source);
+        } catch (error) {
+          log.warn({ err: error }, 'a trusted document could not be compiled: it will run on graphql-js');
+        }
+      }
+    },
     /**
      * The viewer of an `Authorization` header: null without one; throws UNAUTHENTICATED (401)
      * for a refused token.

@@ -32,6 +32,18 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    executorFallbacks: new Counter({
+      name: 'graphql_executor_fallbacks_total',
+      help: 'Executions the compiled executor left to graphql-js, by the class of document (docs/performance.md)',
+      labelNames: ['class'] as const,
+      registers: [registry],
+    }),
+    executorDifferences: new Counter({
+      name: 'graphql_executor_differences_total',
+      help: 'Operations the compiled executor and graphql-js answered differently (EXECUTOR=differential), by part',
+      labelNames: ['part'] as const,
+      registers: [registry],
+    }),
     dynamoRequests: new Counter({
       name: 'dynamodb_requests_total',
       help: 'DynamoDB API calls by operation and outcome',

@@ -14,7 +14,8 @@
  * answer (a size ceiling) into the reporter.
  */
 import type { Logger } from 'pino';
-import type { AuthConfig, QueryLimits } from '../config.js';
+import { executorConfig } from '../config.js';
+import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config.js';
 import type { DataSources } from '../db/loaders.js';
 import { OrderEvents } from '../graphql/pubsub.js';
 import { createAdmission } from './admission.js';
@@ -50,6 +51,11 @@ export interface PipelineOptions {
   cache?: ResponseCache | undefined;
   /** Answer `extensions.cache` to a request that asks for it (`extensions: { cache: true }`): development only. */
   explainCache?: boolean;
+  /**
+   * What executes operations (EXECUTOR, COMPILED_DOCUMENTS_*); read from the environment when not
+   * given, so every entry point honours the setting.
+   */
+  executor?: ExecutorConfig;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -67,12 +73,32 @@ export function createPipeline({
   costDetails = 'admin',
   cache,
   explainCache = false,
+  executor = executorConfig(),
 }: PipelineOptions) {
   // Every object and list field reports to the operation's meter (meter.ts).
   const schema = meterSchema(cache?.schema ?? buildSchema());
   traceResolvers(schema);
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
+  const execution = createExecution({
+    data,
+    log,
+    auth,
+    events,
+    cache,
+    executor,
+    onFallback: (fallback) => metrics?.executorFallbacks.inc({ class: fallback }),
+    onDifference: (part) => metrics?.executorDifferences.inc({ part }),
+    describe: admission.describe,
+    budgets: {
+      requests: limits.maxOperationRequests,
+      readCapacityUnits: limits.maxOperationReadUnits,
+      entries: limits.maxResultEntries,
+      bytes: limits.maxResultBytes,
+    },
+  });
+  // The server's own trusted documents are compiled before the first request asks for them.
+  execution.precompile(schema, documents.own.values());
   return {
     schema,
     limits,
@@ -84,20 +110,7 @@ export function createPipeline({
     documents,
     csrf: createCsrfCheck(documents),
     admission,
-    execution: createExecution({
-      data,
-      log,
-      auth,
-      events,
-      cache,
-      describe: admission.describe,
-      budgets: {
-        requests: limits.maxOperationRequests,
-        readCapacityUnits: limits.maxOperationReadUnits,
-        entries: limits.maxResultEntries,
-        bytes: limits.maxResultBytes,
-      },
-    }),
+    execution,
     reporter: createReporter({
       log,
       metrics,

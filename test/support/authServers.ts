@@ -15,7 +15,7 @@ import { createDynamo } from '../../src/db/client.js';
 import type { Dynamo } from '../../src/db/client.js';
 import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
-import { startApp } from '../../src/transports/http/app.js';
+import { startApp } from './app.js';
 import { endpoint, TEST_CURSOR_SECRET } from './harness.js';
 
 export interface JwksServer {

@@ -15,8 +15,8 @@ import { ensureTable } from '../../src/db/ensureTable.js';
 import type { SchemaGate } from '../../src/db/schemaGate.js';
 import { signToken } from '../../src/auth/tokens.js';
 import type { AuthConfig, Role } from '../../src/auth/tokens.js';
-import { startApp } from '../../src/transports/http/app.js';
-import type { AppOptions, RunningApp } from '../../src/transports/http/app.js';
+import { startApp } from './app.js';
+import type { AppOptions, RunningApp } from './app.js';
 import { createStreamsClient } from '../../src/streams/streamsClient.js';
 import type { TypedDocumentString } from '../../client/generated/graphql.js';
 
@@ -76,6 +76,7 @@ export interface TestServerOptions extends Partial<
     | 'metrics'
     | 'costDetails'
     | 'cors'
+    | 'shutdownGraceMs'
     | 'cacheMaxAgeSeconds'
     | 'responseCache'
     | 'explainCache'

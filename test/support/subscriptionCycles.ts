@@ -16,7 +16,7 @@ import { signToken } from '../../src/auth/tokens.js';
 import { createDynamo } from '../../src/db/client.js';
 import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
-import { startApp } from '../../src/transports/http/app.js';
+import { startApp } from './app.js';
 
 const { values } = parseArgs({ options: { cycles: { type: 'string', default: '2000' } } });
 const cycles = Number(values.cycles);

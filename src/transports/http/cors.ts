@@ -5,7 +5,6 @@
  */
 import type http from 'node:http';
 import cors from 'cors';
-import type { RequestHandler } from 'express';
 
 export interface CorsOptions {
   /** Exact origins, e.g. `https://shop.example.com` (scheme, host and port; no path). */
@@ -32,8 +31,13 @@ export function originAllowed(origin: string, { origins, allowLocalhost }: CorsO
   return origins.includes(origin) || (allowLocalhost && LOCALHOST.test(origin));
 }
 
-/** The CORS middleware of /graphql: answers preflights, and adds the headers to allowed origins' requests. */
-export function corsMiddleware(options: CorsOptions): RequestHandler {
+/**
+ * CORS for /graphql and its stream, on node:http: answers a preflight itself (204) and calls
+ * `next` for any other request, with the headers added when its origin is allowed.
+ */
+export type CorsHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
+
+export function corsHandler(options: CorsOptions): CorsHandler {
   return cors({
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(origin, options)),
     methods: ['GET', 'POST'],

@@ -7,21 +7,23 @@
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import express from 'express';
-import type { Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBusHealth } from '../../events/eventBus.js';
+import { sendJson } from './send.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 const READY_CACHE_MS = 1000;
 // Long enough that a busy DynamoDB (or a busy machine: DynamoDB Local shares it) is not taken
 // for a dead one; a dead one refuses the connection at once and is reported without waiting.
 const PROBE_TIMEOUT_MS = 3000;
 
-export function healthRouter(
+/** GET /healthz and GET /readyz as node:http handlers. */
+export function healthRoutes(
   client: DynamoDBClient,
   tableName: string,
   eventBus: () => EventBusHealth = () => ({ kind: 'in-process', status: 'up' }),
-): Router {
-  const router = express.Router();
+): { healthz: Handler; readyz: Handler } {
   let cached: { at: number; ready: boolean; reason?: string } | undefined;
   // Probes asked for while one is under way share it: a slow DynamoDB gets one DescribeTable, not one per probe.
   let pending: Promise<{ ready: boolean; reason?: string }> | undefined;
@@ -40,22 +42,24 @@ export function healthRouter(
     }
   }
 
-  router.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
-  });
-
-  router.get('/readyz', async (_req, res) => {
-    if (!cached || Date.now() - cached.at > READY_CACHE_MS) {
-      pending ??= probe().finally(() => {
-        pending = undefined;
-      });
-      cached = { at: Date.now(), ...(await pending) };
-    }
-    const details = { eventBus: eventBus() };
-    res
-      .status(cached.ready ? 200 : 503)
-      .set('Cache-Control', 'no-store')
-      .json(cached.ready ? { status: 'ready', details } : { status: 'not ready', reason: cached.reason, details });
-  });
-  return router;
+  const noStore = { 'cache-control': 'no-store' };
+  return {
+    healthz: (req, res) => sendJson(req, res, 200, { status: 'ok' }, noStore),
+    readyz: async (req, res) => {
+      if (!cached || Date.now() - cached.at > READY_CACHE_MS) {
+        pending ??= probe().finally(() => {
+          pending = undefined;
+        });
+        cached = { at: Date.now(), ...(await pending) };
+      }
+      const details = { eventBus: eventBus() };
+      await sendJson(
+        req,
+        res,
+        cached.ready ? 200 : 503,
+        cached.ready ? { status: 'ready', details } : { status: 'not ready', reason: cached.reason, details },
+        noStore,
+      );
+    },
+  };
 }

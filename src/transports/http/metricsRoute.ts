@@ -7,10 +7,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
-import type { Router } from 'express';
 import type { Metrics } from '../../pipeline/metrics.js';
 import { isLoopback } from './loopback.js';
+import { sendBody } from './send.js';
 
 export interface MetricsAccess {
   /** When set, a request carrying this bearer token may scrape from anywhere. */
@@ -56,15 +55,8 @@ export function serveMetrics(
       return;
     }
     const text = await registry.metrics();
-    res.writeHead(200, { 'content-type': registry.contentType }).end(text);
+    await sendBody(req, res, 200, [['content-type', registry.contentType]], text);
   };
-}
-
-export function metricsRouter(metrics: Metrics, access: MetricsAccess): Router {
-  const router = express.Router();
-  const serve = serveMetrics(metrics.registry, access);
-  router.get('/metrics', (req, res) => serve(req, res));
-  return router;
 }
 
 /** METRICS_PORT: /metrics alone on a port of its own (same access rules). Resolves once it listens. */
@@ -74,10 +66,14 @@ export async function startMetricsServer(
   host: string,
   port: number,
 ): Promise<http.Server> {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(metricsRouter(metrics, access));
-  const server = http.createServer(app);
+  const serve = serveMetrics(metrics.registry, access);
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      serve(req, res).catch(() => res.writeHead(500).end());
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

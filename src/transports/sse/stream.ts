@@ -25,6 +25,7 @@ import { ErrorCode } from '../../errors.js';
 import type { OrderEventModel } from '../../graphql/pubsub.js';
 import { SEQ_PATTERN } from '../../graphql/pubsub.js';
 import { hasExpired } from '../../pipeline/execution.js';
+import { BodyRefused, readBody } from '../../pipeline/httpBody.js';
 import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 
@@ -40,22 +41,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-class BodyTooLarge extends Error {}
-
-/** The body, up to `limit` bytes (else BodyTooLarge, before the rest is read). */
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 const answerJson = (res: ServerResponse, status: number, errors: readonly GraphQLFormattedError[]) => {
   if (res.headersSent) return;
@@ -88,11 +73,16 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
     } else {
       let text: string;
       try {
-        text = await readBody(req, pipeline.limits.maxBodyBytes);
+        // The one body limit of every HTTP transport (pipeline/httpBody.ts).
+        text = await readBody(req as AsyncIterable<Uint8Array>, {
+          limit: pipeline.limits.maxBodyBytes,
+          contentLength: req.headers['content-length'],
+          contentEncoding: req.headers['content-encoding'],
+        });
       } catch (error) {
-        if (!(error instanceof BodyTooLarge)) throw error;
-        const message = `The request body exceeds the limit of ${pipeline.limits.maxBodyBytes} bytes`;
-        return refuse(res, 413, coded(message, ErrorCode.PAYLOAD_TOO_LARGE, 413));
+        if (!(error instanceof BodyRefused)) throw error;
+        const code = error.status === 413 ? ErrorCode.PAYLOAD_TOO_LARGE : 'BAD_REQUEST';
+        return refuse(res, error.status, coded(error.message, code, error.status));
       }
       try {
         const parsed: unknown = JSON.parse(text);
@@ -122,12 +112,13 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
       throw error;
     }
     if (hasExpired(viewer)) return refuse(res, 401, coded('The token has expired', ErrorCode.UNAUTHENTICATED, 401));
+    const startedAt = performance.now();
     const verdict = await admission.admit(request, 'sse');
     if (!verdict.ok) {
       return answerJson(
         res,
         verdict.status,
-        reporter.finishErrors(verdict.errors, { transport: 'sse', operationName: null }),
+        reporter.finishErrors(verdict.errors, { transport: 'sse', operationName: null, startedAt }),
       );
     }
     const context = execution.context(viewer, randomUUID());
@@ -149,6 +140,8 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
         measurement: execution.measurementOf(result),
         viewerRole: viewer?.role,
         log: context.log,
+        // A subscription event is timed by its execution (the measurement).
+        startedAt: execution.eventOf(result) === undefined ? startedAt : undefined,
       });
     if (!(Symbol.asyncIterator in outcome)) {
       // A refusal while opening a subscription (FORBIDDEN, a missing order) ends before the stream.

@@ -1,0 +1,172 @@
+/**
+ * Compiled execution: graphql-jit turns a document into a function once, and every later
+ * execution of it runs that function instead of graphql-js's interpreter. graphql-js stays the
+ * oracle (differentialExecutor.ts): where graphql-jit answers differently, the document's class
+ * falls back to graphql-js, and every fall-back is counted by class (`onFallback`, a metric).
+ *
+ * The classes that fall back, each a difference the differential suite found or graphql-jit's
+ * tracker records (docs/decisions/graphql-jit.md):
+ * - `variable-default`: a non-null variable with a default; graphql-jit ignores the default;
+ * - `serial-mutation`: a mutation with more than one root field; graphql-jit keeps running the
+ *   next field after a non-null failure, graphql-js stops;
+ * - `variables`: variables that fail to coerce; graphql-jit's messages and codes differ, so
+ *   graphql-js answers (nothing has executed yet when coercion fails);
+ * - `compile-error`: anything graphql-jit refuses to compile.
+ *
+ * graphql-jit's errors are rebuilt as graphql-js GraphQLErrors (with `extensions`, the path and
+ * the original error), so masking, codes and Apollo's formatting see what graphql-js would give.
+ */
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
+import { execute, getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, print } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { LRUCache } from 'lru-cache';
+
+/** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
+export type FallbackClass = 'variable-default' | 'serial-mutation' | 'variables' | 'compile-error';
+
+export const FALLBACK_CLASSES: readonly FallbackClass[] = [
+  'variable-default',
+  'serial-mutation',
+  'variables',
+  'compile-error',
+];
+
+export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+
+export interface CompiledExecutorOptions {
+  schema: GraphQLSchema;
+  /** Compiled documents kept, at most (COMPILED_DOCUMENTS_MAX). */
+  maxDocuments: number;
+  /** Estimated bytes of the compiled documents kept, at most (COMPILED_DOCUMENTS_MAX_BYTES). */
+  maxBytes: number;
+  /** Called once per execution that graphql-js ran instead, with its class. */
+  onFallback?: (fallback: FallbackClass) => void;
+}
+
+/** A document's entry: its compiled function, or the class that sends it to graphql-js. */
+type Entry = { compiled: CompiledQuery; bytes: number } | { fallback: FallbackClass; bytes: number };
+
+/**
+ * What one compiled document takes, estimated from its text: the generated code and the
+ * closures graphql-jit keeps grow with the document's selections.
+ */
+const BYTES_PER_SOURCE_CHARACTER = 24;
+const ENTRY_OVERHEAD_BYTES = 4096;
+
+/** The class of documents graphql-jit is known to answer differently, before compiling (null: none). */
+export function staticFallbackOf(operation: OperationDefinitionNode): FallbackClass | null {
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.type.kind === Kind.NON_NULL_TYPE && definition.defaultValue) return 'variable-default';
+  }
+  if (operation.operation === OperationTypeNode.MUTATION && operation.selectionSet.selections.length > 1) {
+    return 'serial-mutation';
+  }
+  if (
+    operation.operation === OperationTypeNode.MUTATION &&
+    operation.selectionSet.selections.some((selection) => selection.kind !== Kind.FIELD)
+  ) {
+    // A root fragment may hold several fields: serial in graphql-js, not in graphql-jit.
+    return 'serial-mutation';
+  }
+  return null;
+}
+
+const located = (error: GraphQLError): GraphQLError => {
+  // graphql-jit's own errors have no `extensions` when the thrown error had none, and no
+  // `nodes`: Apollo's formatting needs the former, graphql-js gives both.
+  const rebuilt = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions,
+  });
+  if (error.locations) (rebuilt as { locations: typeof error.locations }).locations = error.locations;
+  return rebuilt;
+};
+
+/** graphql-jit's result in graphql-js's shape: errors rebuilt, and no `errors` key without errors. */
+function normalized(result: ExecutionResult): ExecutionResult {
+  if (!result.errors || result.errors.length === 0) return 'data' in result ? { data: result.data } : result;
+  return { ...result, errors: result.errors.map((error) => located(error)) };
+}
+
+const isPromiseLike = <T>(value: unknown): value is PromiseLike<T> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
+export type CompiledExecutor = ReturnType<typeof createCompiledExecutor>;
+
+export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallback }: CompiledExecutorOptions) {
+  const entries = new LRUCache<string, Entry>({
+    max: maxDocuments,
+    maxSize: maxBytes,
+    sizeCalculation: (entry) => Math.max(1, entry.bytes),
+  });
+  // Documents without a location (built in code, not parsed) are keyed by their printed text.
+  const printed = new WeakMap<DocumentNode, string>();
+  const sourceOf = (document: DocumentNode): string => {
+    const body = document.loc?.source.body;
+    if (body !== undefined) return body;
+    let text = printed.get(document);
+    if (text === undefined) printed.set(document, (text = print(document)));
+    return text;
+  };
+
+  function entryFor(document: DocumentNode, operationName: string | null | undefined): Entry | undefined {
+    const operation = getOperationAST(document, operationName);
+    // No such operation: graphql-js answers it (the same error as ever); nothing to keep.
+    if (!operation) return undefined;
+    const source = sourceOf(document);
+    // By the operation's own name: a request may name it or leave the only one unnamed.
+    const name = operation.name?.value;
+    const key = `${name ?? ''}\n${source}`;
+    const cached = entries.get(key);
+    if (cached) return cached;
+    const bytes = ENTRY_OVERHEAD_BYTES + source.length * BYTES_PER_SOURCE_CHARACTER;
+    const fallback = staticFallbackOf(operation);
+    let entry: Entry;
+    if (fallback) entry = { fallback, bytes };
+    else {
+      const compiled = compileQuery(schema, document, name, {
+        // graphql-js captures no stack for the errors it builds either.
+        disablingCapturingStackErrors: true,
+      });
+      entry = isCompiledQuery(compiled) ? { compiled, bytes } : { fallback: 'compile-error', bytes };
+    }
+    entries.set(key, entry);
+    return entry;
+  }
+
+  const fallBack = (args: ExecutionArgs, fallback: FallbackClass) => {
+    onFallback?.(fallback);
+    return execute(args);
+  };
+
+  /** Executes `args` compiled (graphql-js for the classes that fall back). */
+  function run(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
+    const entry = entryFor(args.document, args.operationName);
+    if (!entry) return execute(args);
+    if ('fallback' in entry) return fallBack(args, entry.fallback);
+    const result = entry.compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
+    const finish = (answer: ExecutionResult): Promise<ExecutionResult> | ExecutionResult =>
+      // Refused variables: no resolver ran, so graphql-js can answer in its own words.
+      !('data' in answer) && answer.errors?.length ? fallBack(args, 'variables') : normalized(answer);
+    return isPromiseLike<ExecutionResult>(result) ? Promise.resolve(result).then(finish) : finish(result);
+  }
+
+  return {
+    execute: run,
+    /** Compiles every operation of `source` now (the trusted documents, at start-up). */
+    precompile(source: string): void {
+      const document = parse(source);
+      for (const definition of document.definitions) {
+        if (definition.kind === Kind.OPERATION_DEFINITION && definition.name) entryFor(document, definition.name.value);
+      }
+      // The only operation of a document may be unnamed.
+      if (document.definitions.length === 1) entryFor(document, undefined);
+    },
+    /** Documents kept, and their estimated bytes (tests, metrics). */
+    get size(): { documents: number; bytes: number } {
+      return { documents: entries.size, bytes: entries.calculatedSize };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The body of a GraphQL request over HTTP, read once for every HTTP transport (node:http, SSE,
+ * Lambda) under the one body limit (MAX_BODY_BYTES): a declared Content-Length over the limit is
+ * refused before a byte is read, and a body that grows past it is refused as soon as it does.
+ * The limit counts decoded bytes, so a small gzip body cannot inflate into a large one.
+ */
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+
+/** What a request body may arrive as: a node stream (node:http), or bytes already in memory (Lambda). */
+export type BodySource = AsyncIterable<Uint8Array> | Uint8Array | string;
+
+/** Why a body was refused: `tooLarge` answers 413, the others 415 or 400. */
+export class BodyRefused extends Error {
+  override name = 'BodyRefused';
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+const chunksOf = (source: BodySource): Iterable<Uint8Array> | AsyncIterable<Uint8Array> =>
+  typeof source === 'string' || source instanceof Uint8Array ? [Buffer.from(source)] : source;
+
+/**
+ * The body as text, at most `limit` decoded bytes. Throws BodyRefused: 413 past the limit, 415
+ * for a Content-Encoding other than gzip, deflate, br or identity, 400 for a body that does not
+ * decode.
+ */
+export async function readBody(
+  source: BodySource,
+  { limit, contentLength, contentEncoding }: { limit: number; contentLength?: string; contentEncoding?: string },
+): Promise<string> {
+  const tooLarge = () => new BodyRefused(413, `The request body exceeds the limit of ${limit} bytes`);
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  const declared = Number(contentLength);
+  // Encoded bytes are never more than decoded ones for a body worth accepting: refuse early.
+  if (contentLength !== undefined && Number.isFinite(declared) && declared > limit) throw tooLarge();
+  let chunks: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string> = chunksOf(source);
+  if (encoding !== 'identity') {
+    const decoder = DECODERS[encoding];
+    if (!decoder) throw new BodyRefused(415, `Content-Encoding ${encoding} is not supported`);
+    chunks = Readable.from(chunks).pipe(decoder()) as AsyncIterable<Uint8Array | string>;
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of chunks) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge();
+      parts.push(
+        typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length),
+      );
+    }
+  } catch (error) {
+    if (error instanceof BodyRefused) throw error;
+    if (encoding === 'identity') throw error;
+    throw new BodyRefused(400, `The request body is not valid ${encoding}`);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * A JSON request body as body-parser's strict mode reads it: an object or an array at the top
+ * (anything else is 400), an empty body as `{}`. Only UTF-8 is read (415 for another charset).
+ */
+export function parseJsonBody(text: string, charset: string | undefined): unknown {
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new BodyRefused(415, `The charset ${charset} is not supported: send UTF-8`);
+  }
+  const trimmed = text.trimStart();
+  if (trimmed === '') return {};
+  if (trimmed[0] !== '{' && trimmed[0] !== '[') throw new BodyRefused(400, 'The request body is not valid JSON');
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    throw new BodyRefused(400, 'The request body is not valid JSON');
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The composition root: everything a process that serves GraphQL builds once, whatever carries
+ * the requests. `main.ts`, the tests and the GraphQL Lambda call `createRuntime`; the transports
+ * (src/transports/http/server.ts, the Lambda adapter) receive it and only bind sockets or
+ * translate events.
+ *
+ * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
+ * documents and their registry poller, the order events, the response cache and its feeds, the
+ * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends them in the
+ * reverse order; a transport stops first (in-flight requests finish), then the runtime.
+ */
+import type { Logger } from 'pino';
+import type { AuthConfig } from './auth/tokens.js';
+import { DEFAULT_LIMITS } from './config.js';
+import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config.js';
+import type { DataSources } from './db/loaders.js';
+import type { EventBus } from './events/eventBus.js';
+import { registerEventBusMetrics } from './events/eventBusMetrics.js';
+import type { RedisInvalidationBus } from './events/invalidationBus.js';
+import { OrderEvents } from './graphql/pubsub.js';
+import { createApollo } from './pipeline/apollo.js';
+import type { GraphQLHttpRuntime } from './pipeline/graphqlHttp.js';
+import { createMetrics, instrumentClient } from './pipeline/metrics.js';
+import type { Metrics } from './pipeline/metrics.js';
+import { loadPersistedDocuments } from './pipeline/persistedDocuments.js';
+import { createPipeline } from './pipeline/pipeline.js';
+import type { Pipeline } from './pipeline/pipeline.js';
+import type { CostDetails } from './pipeline/report.js';
+import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
+import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
+import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
+import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
+import { buildSchema } from './pipeline/schema.js';
+import { startRegistryPoller, TrustedDocuments } from './pipeline/trustedDocuments.js';
+import type { RegistryPoller } from './pipeline/trustedDocuments.js';
+import type { StreamConsumer } from './streams/consumer.js';
+
+/** Builds the stream consumer over the runtime's parts (runtimeConsumer.ts has the in-process one). */
+export type ConsumerFactory = (parts: {
+  data: DataSources;
+  log: Logger;
+  events: OrderEvents;
+  cache: ResponseCache | undefined;
+  metrics: Metrics | undefined;
+}) => StreamConsumer;
+
+export interface RuntimeOptions {
+  data: DataSources;
+  log: Logger;
+  auth: AuthConfig;
+  /** The label of logs and metrics of requests served through Apollo (default `http`). */
+  transport?: GraphQLHttpRuntime['transport'];
+  limits?: QueryLimits;
+  /** Schema introspection (default true; production turns it off). */
+  introspection?: boolean;
+  /** Run only trusted documents (the server's manifest and the registry's app manifests). */
+  persistedOnly?: boolean;
+  /**
+   * How often the trusted-documents registry is read again (default 5000 ms). `timer` polls in
+   * the background; `on-request` (Lambda, where no timer runs while a function is frozen) leaves
+   * it to the caller, through `documents.freshen()` before each request.
+   */
+  documentsRefreshMs?: number;
+  documentsPolling?: 'timer' | 'on-request';
+  /** Keep a Prometheus registry (default true; the Lambda has none). */
+  metricsRegistry?: boolean;
+  /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
+  sseReplayEvents?: number | undefined;
+  /**
+   * Run a stream consumer (`inProcessConsumer` of runtimeConsumer.ts): it keeps soldCount up to
+   * date and feeds this process's subscriptions and response cache with every change of the
+   * table, whoever made it. It starts last and stops after Apollo.
+   */
+  consumer?: ConsumerFactory | undefined;
+  /**
+   * Where order events travel (default: in-process). With a Redis bus, subscribers here receive
+   * the events that any consumer, Lambda or instance publishes. The caller closes it.
+   */
+  bus?: EventBus | undefined;
+  /** How many recent events' `seq` this instance remembers to deliver each change once (EVENT_DEDUPE_WINDOW). */
+  eventDedupeWindow?: number | undefined;
+  /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
+  cacheMaxAgeSeconds?: number;
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
+  costDetails?: CostDetails;
+  /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
+  responseCache?: ResponseCacheConfig | undefined;
+  /** Answer `extensions.cache` to requests that ask (development). */
+  explainCache?: boolean;
+  /** What executes operations (the loaded configuration's `executor`); the pipeline's default when unset. */
+  executor?: ExecutorConfig | undefined;
+  /**
+   * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
+   * stream consumer). The caller closes it.
+   */
+  invalidations?: RedisInvalidationBus | undefined;
+}
+
+export interface Runtime extends GraphQLHttpRuntime {
+  data: DataSources;
+  log: Logger;
+  /** Where durations and errors are counted; undefined when `metricsRegistry: false`. */
+  metrics: Metrics | undefined;
+  pipeline: Pipeline;
+  /** Publish order events here (the stream consumer does) to reach this process's subscribers. */
+  events: OrderEvents;
+  consumer: StreamConsumer | undefined;
+  /** The response cache, when on. */
+  cache: ResponseCache | undefined;
+  /** The trusted-documents registry poller (`refresh()` reloads now, `freshen()` when due). */
+  documents: RegistryPoller;
+  /** Stops Apollo, the registry poller, the stream consumer and the event subscription. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Builds and starts the runtime; a failure on the way stops what had started, then rejects. */
+export async function createRuntime({
+  data,
+  log,
+  auth,
+  transport = 'http',
+  limits = DEFAULT_LIMITS,
+  introspection = true,
+  persistedOnly = false,
+  documentsRefreshMs = 5_000,
+  documentsPolling = 'timer',
+  metricsRegistry = true,
+  sseReplayEvents,
+  consumer: consumerFactory,
+  bus,
+  eventDedupeWindow,
+  cacheMaxAgeSeconds = 0,
+  costDetails = 'admin',
+  responseCache,
+  explainCache = false,
+  invalidations,
+  executor,
+}: RuntimeOptions): Promise<Runtime> {
+  const metrics = metricsRegistry ? createMetrics() : undefined;
+  if (metrics) instrumentClient(data.dynamo.client, metrics);
+  const trusted = new TrustedDocuments(loadPersistedDocuments());
+  const documents = startRegistryPoller({
+    doc: data.dynamo.doc,
+    tableName: data.tableName,
+    documents: trusted,
+    intervalMs: documentsRefreshMs,
+    log: log.child({ component: 'documents' }),
+  });
+  const events = new OrderEvents(bus, sseReplayEvents, eventDedupeWindow);
+  if (metrics) registerEventBusMetrics(metrics.registry, events.bus, events);
+  const cache = responseCache
+    ? createResponseCache({
+        schema: buildSchema(),
+        maxBytes: responseCache.maxBytes,
+        maxAgeMs: responseCache.maxAgeSeconds * 1000,
+        holdDownMs: responseCache.indexHoldMs,
+        feedTimeoutMs: FEED_TIMEOUT_MS,
+        maxAnswerBytes: limits.maxResponseBytes,
+      })
+    : undefined;
+  if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
+  if (cache && invalidations) feedFromRedis(cache, invalidations);
+  const pipeline = createPipeline({
+    cache,
+    explainCache,
+    data,
+    log,
+    auth,
+    limits,
+    introspection,
+    persistedOnly,
+    documents: trusted,
+    events,
+    metrics,
+    costDetails,
+    ...(executor ? { executor } : {}),
+  });
+  const apollo = createApollo(pipeline, { transport, persistedOnly, cacheMaxAgeSeconds });
+  const consumer = consumerFactory?.({ data, log, events, cache, metrics });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await apollo.stop();
+      await documents.stop();
+      await consumer?.stop();
+      events.detach();
+    })());
+  try {
+    await apollo.start();
+    // The registry's documents are trusted from the first request on.
+    if (documentsPolling === 'timer') await documents.start();
+    else await documents.refresh();
+    await consumer?.start();
+  } catch (error) {
+    await stop().catch((stopError: unknown) => log.error({ err: stopError }, 'runtime stop after a failed start'));
+    throw error;
+  }
+  return { transport, data, log, metrics, pipeline, apollo, events, consumer, cache, documents, stop };
+}
