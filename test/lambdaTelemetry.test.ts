@@ -151,7 +151,11 @@ describe('the GraphQL Lambda', () => {
     const body = JSON.stringify({
       query: PLACE_ORDER,
       variables: {
-        input: { userId: user.userId, idempotencyKey: randomUUID(), items: [{ productId: product.productId, quantity: 1 }] },
+        input: {
+          userId: user.userId,
+          idempotencyKey: randomUUID(),
+          items: [{ productId: product.productId, quantity: 1 }],
+        },
       },
     });
     const placed = await handler(
@@ -170,7 +174,9 @@ describe('the GraphQL Lambda', () => {
       writeEmf: (line) => emf.push(JSON.parse(line) as EmfLine),
     });
     try {
-      const { result, lines } = await linesOf(() => lambda.handler(lambdaEvent(inserted, streamArn), contextWith(10_000)));
+      const { result, lines } = await linesOf(() =>
+        lambda.handler(lambdaEvent(inserted, streamArn), contextWith(10_000)),
+      );
       expect(result).toEqual({ batchItemFailures: [] });
       const operation = receiver.trace(traceId).find((span) => span.name === 'mutation');
       const processing = receiver.trace(traceId).find((span) => span.name === 'process ORDER_PLACED');
@@ -183,9 +189,9 @@ describe('the GraphQL Lambda', () => {
         service: 'tablegraph-stream-lambda',
         tablegraph_stream_records_total: 1,
       });
-      expect(metricOf(lines, 'tablegraph_stream_events_published_total')?.tablegraph_stream_events_published_total).toBe(
-        1,
-      );
+      expect(
+        metricOf(lines, 'tablegraph_stream_events_published_total')?.tablegraph_stream_events_published_total,
+      ).toBe(1);
       expect(metricOf(lines, 'dynamodb_requests_total', { operation: 'TransactWriteItems' })).toBeDefined();
     } finally {
       await lambda.close();

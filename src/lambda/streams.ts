@@ -92,7 +92,7 @@ function lambdaMetrics(dynamoClient: Parameters<typeof instrumentClient>[0]) {
   const stream = registerStreamMetrics(metrics.registry);
   return {
     registry: metrics.registry,
-    observe(result: ProcessResult, event: DynamoDBStreamEvent): void {
+    observe: (result: ProcessResult, event: DynamoDBStreamEvent): void => {
       stream.observe({ ...result, failures: result.failures.length, events: result.events.length });
       // Seconds since the newest record of the batch was written (whole seconds on AWS).
       const newest = Math.max(0, ...event.Records.map((record) => record.dynamodb?.ApproximateCreationDateTime ?? 0));

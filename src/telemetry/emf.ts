@@ -101,12 +101,14 @@ export class EmfWriter {
 
   #changes(metric: PromMetric): [Labels, number | number[]][] {
     if (metric.type === 'gauge') {
-      return metric.values.filter(({ labels, value }) => {
-        const key = seriesKey(metric.name, labels);
-        const moved = (this.#previous.get(key) ?? 0) !== value;
-        this.#previous.set(key, value);
-        return moved;
-      }).map(({ labels, value }) => [labels, value]);
+      return metric.values
+        .filter(({ labels, value }) => {
+          const key = seriesKey(metric.name, labels);
+          const moved = (this.#previous.get(key) ?? 0) !== value;
+          this.#previous.set(key, value);
+          return moved;
+        })
+        .map(({ labels, value }) => [labels, value]);
     }
     if (metric.type === 'counter') {
       return metric.values
