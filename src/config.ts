@@ -221,6 +221,27 @@ export const ENV_SPEC = {
       'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
     readBy: SERVICE,
   },
+  // What opening subscriptions may read (src/pipeline/subscribeReads.ts).
+  SUBSCRIBE_READS_PER_VIEWER: {
+    type: 'integer',
+    default: '50',
+    description:
+      'DynamoDB reads one viewer’s subscriptions may make while opening, per `SUBSCRIBE_READ_WINDOW_MS` (a token bucket; more: `RATE_LIMITED`)',
+    readBy: ['server'],
+  },
+  SUBSCRIBE_READS_PER_INSTANCE: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'DynamoDB reads all subscriptions opening on one server may make, per `SUBSCRIBE_READ_WINDOW_MS` (a token bucket; more: `RATE_LIMITED`)',
+    readBy: ['server'],
+  },
+  SUBSCRIBE_READ_WINDOW_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'the window of the subscribe-read budgets: an empty bucket refills completely over it',
+    readBy: ['server'],
+  },
   JWT_MAX_AGE: {
     type: 'string',
     default: '24h',
@@ -782,6 +803,12 @@ export interface QueryLimits {
   maxResultEntries: number;
   /** MAX_RESULT_BYTES: bytes one answer may hold, estimated while it is built. */
   maxResultBytes: number;
+  /** SUBSCRIBE_READS_PER_VIEWER: reads one viewer's subscriptions may make while opening, per window. */
+  subscribeReadsPerViewer: number;
+  /** SUBSCRIBE_READS_PER_INSTANCE: reads all subscriptions opening on this server may make, per window. */
+  subscribeReadsPerInstance: number;
+  /** SUBSCRIBE_READ_WINDOW_MS: an empty subscribe-read bucket refills completely over this. */
+  subscribeReadWindowMs: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -819,6 +846,9 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxOperationReadUnits: Number(ENV_SPEC.MAX_OPERATION_READ_UNITS.default),
   maxResultEntries: Number(ENV_SPEC.MAX_RESULT_ENTRIES.default),
   maxResultBytes: Number(ENV_SPEC.MAX_RESULT_BYTES.default),
+  subscribeReadsPerViewer: Number(ENV_SPEC.SUBSCRIBE_READS_PER_VIEWER.default),
+  subscribeReadsPerInstance: Number(ENV_SPEC.SUBSCRIBE_READS_PER_INSTANCE.default),
+  subscribeReadWindowMs: Number(ENV_SPEC.SUBSCRIBE_READ_WINDOW_MS.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -1022,6 +1052,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOperationReadUnits: integer(env, 'MAX_OPERATION_READ_UNITS'),
       maxResultEntries: integer(env, 'MAX_RESULT_ENTRIES'),
       maxResultBytes: integer(env, 'MAX_RESULT_BYTES'),
+      subscribeReadsPerViewer: integer(env, 'SUBSCRIBE_READS_PER_VIEWER'),
+      subscribeReadsPerInstance: integer(env, 'SUBSCRIBE_READS_PER_INSTANCE'),
+      subscribeReadWindowMs: integer(env, 'SUBSCRIBE_READ_WINDOW_MS'),
     },
     sockets: {
       maxSockets: integer(env, 'WS_MAX_SOCKETS'),
