@@ -376,7 +376,7 @@ export const ENV_SPEC = {
   CONSUMER_PORT: {
     type: 'port',
     default: '9464',
-    description: 'port of `npm run consumer`’s `/healthz` and `/metrics` (`0` picks a free one)',
+    description: 'port of `npm run consumer`’s `/healthz`, `/readyz` and `/metrics` (`0` picks a free one)',
     readBy: ['consumer'],
   },
   LEASE_TTL_MS: {
@@ -730,7 +730,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** `npm run consumer`: the checkpoints and leases its consumers share (STREAM_CONSUMER_NAME, default `processor`). */
   consumerGroup: string;
-  /** `npm run consumer`: the port of its /healthz and /metrics (0 picks a free one). */
+  /** `npm run consumer`: the port of its /healthz, /readyz and /metrics (0 picks a free one). */
   consumerPort: number;
   /** `npm run consumer`: how long a shard lease lasts without a heartbeat. */
   leaseTtlMs: number;

@@ -6,8 +6,9 @@
  *
  * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
  * documents and their registry poller, the order events, the response cache and its feeds, the
- * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends them in the
- * reverse order; a transport stops first (in-flight requests finish), then the runtime.
+ * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends
+ * Apollo, the registry poller, the consumer and the event subscription, in that order; a
+ * transport stops before it (in-flight requests finish first).
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';

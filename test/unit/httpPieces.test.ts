@@ -65,6 +65,16 @@ describe('readBody', () => {
     expect(await refusalOf(readBody(encode('x'.repeat(1000)), { limit: 100, contentEncoding: encoding }))).toBe(413);
   });
 
+  it('answers 400 for a body whose connection was reset halfway', async () => {
+    const stream = Readable.from(
+      (function* () {
+        yield Buffer.from('{"query":');
+        throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+      })(),
+    );
+    expect(await refusalOf(readBody(stream, { limit: 100 }))).toBe(400);
+  });
+
   it('answers 415 for an encoding it cannot decode and 400 for a body that does not decode', async () => {
     expect(await refusalOf(readBody('{}', { limit: 100, contentEncoding: 'compress' }))).toBe(415);
     expect(await refusalOf(readBody('not gzip', { limit: 100, contentEncoding: 'gzip' }))).toBe(400);

@@ -112,7 +112,9 @@ export async function serveHttp(
   const withCors = corsHandler(cors);
   const graphql = graphqlRoute(runtime);
   const sse = createSseHandler({ pipeline, sockets });
-  const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, () => runtime.events.bus.health());
+  const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, {
+    eventBus: () => runtime.events.bus.health(),
+  });
   const servedMetrics =
     runtime.metrics && metricsAccess.port === undefined
       ? serveMetrics(runtime.metrics.registry, metricsAccess)
