@@ -221,6 +221,27 @@ export const ENV_SPEC = {
       'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
     readBy: SERVICE,
   },
+  // What opening subscriptions may read (src/pipeline/subscribeReads.ts).
+  SUBSCRIBE_READS_PER_VIEWER: {
+    type: 'integer',
+    default: '50',
+    description:
+      'DynamoDB reads one viewer’s subscriptions may make while opening, per `SUBSCRIBE_READ_WINDOW_MS` (a token bucket; more: `RATE_LIMITED`)',
+    readBy: ['server'],
+  },
+  SUBSCRIBE_READS_PER_INSTANCE: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'DynamoDB reads all subscriptions opening on one server may make, per `SUBSCRIBE_READ_WINDOW_MS` (a token bucket; more: `RATE_LIMITED`)',
+    readBy: ['server'],
+  },
+  SUBSCRIBE_READ_WINDOW_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'the window of the subscribe-read budgets: an empty bucket refills completely over it',
+    readBy: ['server'],
+  },
   JWT_MAX_AGE: {
     type: 'string',
     default: '24h',
@@ -355,7 +376,7 @@ export const ENV_SPEC = {
   CONSUMER_PORT: {
     type: 'port',
     default: '9464',
-    description: 'port of `npm run consumer`’s `/healthz` and `/metrics` (`0` picks a free one)',
+    description: 'port of `npm run consumer`’s `/healthz`, `/readyz` and `/metrics` (`0` picks a free one)',
     readBy: ['consumer'],
   },
   LEASE_TTL_MS: {
@@ -548,6 +569,20 @@ export const ENV_SPEC = {
     description: 'milliseconds between OTLP metric exports',
     readBy: TELEMETRY_READERS,
   },
+  TELEMETRY_FLUSH_TIMEOUT_MS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'the Lambdas: milliseconds an invocation waits, before it returns, for its spans and OTLP metrics to be exported (less when the invocation has less time left); what is not out by then is dropped and counted',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
+  EMF_METRICS: {
+    type: 'boolean',
+    default: 'true',
+    description:
+      'the Lambdas: write the metrics as CloudWatch embedded metric format lines (namespace `tablegraph`) to the function’s log after each invocation',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
   TRACE_RESOLVERS: {
     type: 'boolean',
     default: 'false',
@@ -630,6 +665,10 @@ export interface TelemetrySettings {
   resourceAttributes: Record<string, string>;
   /** TRACE_RESOLVERS: a span per resolved field. */
   resolverSpans: boolean;
+  /** TELEMETRY_FLUSH_TIMEOUT_MS: the Lambdas' bound on the export at the end of an invocation. */
+  flushTimeoutMs: number;
+  /** EMF_METRICS: the Lambdas write CloudWatch EMF lines. */
+  emf: boolean;
 }
 
 /** Where the server finds DynamoDB (DYNAMODB_MODE). */
@@ -691,7 +730,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** `npm run consumer`: the checkpoints and leases its consumers share (STREAM_CONSUMER_NAME, default `processor`). */
   consumerGroup: string;
-  /** `npm run consumer`: the port of its /healthz and /metrics (0 picks a free one). */
+  /** `npm run consumer`: the port of its /healthz, /readyz and /metrics (0 picks a free one). */
   consumerPort: number;
   /** `npm run consumer`: how long a shard lease lasts without a heartbeat. */
   leaseTtlMs: number;
@@ -764,6 +803,12 @@ export interface QueryLimits {
   maxResultEntries: number;
   /** MAX_RESULT_BYTES: bytes one answer may hold, estimated while it is built. */
   maxResultBytes: number;
+  /** SUBSCRIBE_READS_PER_VIEWER: reads one viewer's subscriptions may make while opening, per window. */
+  subscribeReadsPerViewer: number;
+  /** SUBSCRIBE_READS_PER_INSTANCE: reads all subscriptions opening on this server may make, per window. */
+  subscribeReadsPerInstance: number;
+  /** SUBSCRIBE_READ_WINDOW_MS: an empty subscribe-read bucket refills completely over this. */
+  subscribeReadWindowMs: number;
 }
 
 /** Bounds of the WebSocket transport (graphql-ws); each has an environment variable. */
@@ -801,6 +846,9 @@ export const DEFAULT_LIMITS: QueryLimits = {
   maxOperationReadUnits: Number(ENV_SPEC.MAX_OPERATION_READ_UNITS.default),
   maxResultEntries: Number(ENV_SPEC.MAX_RESULT_ENTRIES.default),
   maxResultBytes: Number(ENV_SPEC.MAX_RESULT_BYTES.default),
+  subscribeReadsPerViewer: Number(ENV_SPEC.SUBSCRIBE_READS_PER_VIEWER.default),
+  subscribeReadsPerInstance: Number(ENV_SPEC.SUBSCRIBE_READS_PER_INSTANCE.default),
+  subscribeReadWindowMs: Number(ENV_SPEC.SUBSCRIBE_READ_WINDOW_MS.default),
 };
 
 /** Thrown for a configuration the server refuses to start with; main prints only its message. */
@@ -1004,6 +1052,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOperationReadUnits: integer(env, 'MAX_OPERATION_READ_UNITS'),
       maxResultEntries: integer(env, 'MAX_RESULT_ENTRIES'),
       maxResultBytes: integer(env, 'MAX_RESULT_BYTES'),
+      subscribeReadsPerViewer: integer(env, 'SUBSCRIBE_READS_PER_VIEWER'),
+      subscribeReadsPerInstance: integer(env, 'SUBSCRIBE_READS_PER_INSTANCE'),
+      subscribeReadWindowMs: integer(env, 'SUBSCRIBE_READ_WINDOW_MS'),
     },
     sockets: {
       maxSockets: integer(env, 'WS_MAX_SOCKETS'),
@@ -1123,6 +1174,8 @@ function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
     serviceName: text(env, 'OTEL_SERVICE_NAME'),
     resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', list(env, 'OTEL_RESOURCE_ATTRIBUTES')),
     resolverSpans: flag(env, 'TRACE_RESOLVERS'),
+    flushTimeoutMs: integer(env, 'TELEMETRY_FLUSH_TIMEOUT_MS'),
+    emf: flag(env, 'EMF_METRICS'),
   };
 }
 

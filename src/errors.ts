@@ -34,6 +34,11 @@ export const ErrorCode = {
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   /** The operation exceeded a budget while it ran (DynamoDB requests, read capacity, result entries or bytes: `extensions.budget`); nothing of its answer is sent. */
   BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
+  /**
+   * A subscription could not open: the reads it needs exceed what subscribing may read per viewer
+   * or per server (`extensions.limit` names the setting, `extensions.retryAfterSeconds` when to retry).
+   */
+  RATE_LIMITED: 'RATE_LIMITED',
   /** PERSISTED_ONLY is on and the document is not a trusted one (the server's manifest, or a published app manifest). */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
   /**

@@ -154,6 +154,7 @@ async function main(): Promise<void> {
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
       invalidations,
+      executor: config.executor,
     });
     server = await serveHttp(runtime, {
       host: config.host,

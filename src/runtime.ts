@@ -6,13 +6,14 @@
  *
  * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
  * documents and their registry poller, the order events, the response cache and its feeds, the
- * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends them in the
- * reverse order; a transport stops first (in-flight requests finish), then the runtime.
+ * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends
+ * Apollo, the registry poller, the consumer and the event subscription, in that order; a
+ * transport stops before it (in-flight requests finish first).
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
 import { DEFAULT_LIMITS } from './config.js';
-import type { QueryLimits, ResponseCacheConfig } from './config.js';
+import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config.js';
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
@@ -64,6 +65,8 @@ export interface RuntimeOptions {
   documentsPolling?: 'timer' | 'on-request';
   /** Keep a Prometheus registry (default true; the Lambda has none). */
   metricsRegistry?: boolean;
+  /** Metrics the caller made (the Lambda's, written as EMF lines): used instead of a registry of the runtime's own. */
+  useMetrics?: Metrics | undefined;
   /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
   sseReplayEvents?: number | undefined;
   /**
@@ -87,6 +90,8 @@ export interface RuntimeOptions {
   responseCache?: ResponseCacheConfig | undefined;
   /** Answer `extensions.cache` to requests that ask (development). */
   explainCache?: boolean;
+  /** What executes operations (the loaded configuration's `executor`); the pipeline's default when unset. */
+  executor?: ExecutorConfig | undefined;
   /**
    * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
    * stream consumer). The caller closes it.
@@ -123,6 +128,7 @@ export async function createRuntime({
   documentsRefreshMs = 5_000,
   documentsPolling = 'timer',
   metricsRegistry = true,
+  useMetrics,
   sseReplayEvents,
   consumer: consumerFactory,
   bus,
@@ -132,8 +138,9 @@ export async function createRuntime({
   responseCache,
   explainCache = false,
   invalidations,
+  executor,
 }: RuntimeOptions): Promise<Runtime> {
-  const metrics = metricsRegistry ? createMetrics() : undefined;
+  const metrics = useMetrics ?? (metricsRegistry ? createMetrics() : undefined);
   if (metrics) instrumentClient(data.dynamo.client, metrics);
   const trusted = new TrustedDocuments(loadPersistedDocuments());
   const documents = startRegistryPoller({
@@ -170,6 +177,7 @@ export async function createRuntime({
     events,
     metrics,
     costDetails,
+    ...(executor ? { executor } : {}),
   });
   const apollo = createApollo(pipeline, { transport, persistedOnly, cacheMaxAgeSeconds });
   const consumer = consumerFactory?.({ data, log, events, cache, metrics });

@@ -1,7 +1,8 @@
 /**
  * `npm run consumer`: stream processing on its own, for N API instances on Redis. It reads the
  * table's stream (soldCount, order events), publishes the events to Redis (REDIS_URL), and
- * serves only /healthz and /metrics on CONSUMER_PORT (default 9464; 0 picks a free port, logged).
+ * serves only /healthz, /readyz and /metrics on CONSUMER_PORT (default 9464; 0 picks a free port,
+ * logged), with the API's handlers.
  *
  * Run two or more for fail-over: they share the checkpoints and leases of one consumer name
  * (STREAM_CONSUMER_NAME, default `processor`), each shard read by the lease holder
@@ -28,6 +29,7 @@ import { RedisEventBus } from '../events/redisEventBus.js';
 import { baselineNewTable } from '../migrations/runner.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
+import { healthRoutes } from '../transports/http/health.js';
 import { serveMetrics } from '../transports/http/metricsRoute.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
 import { invalidationPublisher } from './invalidationPublisher.js';
@@ -99,26 +101,29 @@ async function main(): Promise<void> {
     });
     publisher?.watch(consumer);
     const running = consumer;
-    // The API's /metrics handler: the same METRICS_TOKEN and loopback rule.
-    const serveMetricsHere = serveMetrics(metrics.registry, config.metrics);
+    // The API's route handlers: /healthz and /readyz by the same rules (readiness: DynamoDB answers
+    // and the consumer runs), /metrics with the same METRICS_TOKEN and loopback rule.
+    const health = healthRoutes(db.dynamo.client, config.tableName, {
+      eventBus: () => eventBus.health(),
+      details: () => ({ owner, leasesHeld: running.leasesHeld ?? 0 }),
+      notReady: () => (running.running ? undefined : 'the stream consumer has stopped'),
+    });
+    const routes = new Map([
+      ['/healthz', health.healthz],
+      ['/readyz', health.readyz],
+      ['/metrics', serveMetrics(metrics.registry, config.metrics)],
+    ]);
     server = http.createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (req.method !== 'GET') {
-        res.writeHead(405, { allow: 'GET' }).end();
-      } else if (path === '/healthz') {
-        const body = {
-          status: running.running ? 'ok' : 'stopped',
-          owner,
-          leasesHeld: running.leasesHeld ?? 0,
-          eventBus: eventBus.health(),
-        };
-        res.writeHead(running.running ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify(body));
-      } else if (path === '/metrics') {
-        serveMetricsHere(req, res).catch(() => res.writeHead(500).end());
-      } else {
+      const route = routes.get((req.url ?? '/').split('?')[0] ?? '/');
+      if (!route || (req.method !== 'GET' && req.method !== 'HEAD')) {
         res.writeHead(404).end();
+        return;
       }
+      route(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'unexpected HTTP error');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
     });
     const httpServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -129,7 +134,7 @@ async function main(): Promise<void> {
     const port = (server.address() as AddressInfo).port;
     log.info(
       { port, owner, consumerName: config.consumerGroup, leaseTtlMs: config.leaseTtlMs, database: db.where },
-      `tablegraph consumer ready, /healthz and /metrics on port ${port}`,
+      `tablegraph consumer ready, /healthz, /readyz and /metrics on port ${port}`,
     );
   } catch (error) {
     await shutdown('startup failure').catch(() => undefined);

@@ -68,5 +68,19 @@ export function addCall(
   }
 }
 
+const readGates = new WeakMap<RequestCost, () => void>();
+
+/**
+ * Runs `gate` before each read sent in `cost`'s name (`costed`, client.ts); when it throws, the
+ * read is not sent and fails with that error. The opening of a subscription is gated so
+ * (pipeline/subscribeReads.ts).
+ */
+export function gateReads(cost: RequestCost, gate: () => void): void {
+  readGates.set(cost, gate);
+}
+
+/** The gate of `cost`'s reads, if any. */
+export const readGateOf = (cost: RequestCost): (() => void) | undefined => readGates.get(cost);
+
 /** Rounds capacity figures for display (DynamoDB reports halves for eventually consistent reads). */
 export const roundUnits = (units: number): number => Math.round(units * 100) / 100;

@@ -34,7 +34,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tracedSend } from '../telemetry/dynamoSpans.js';
 import { bindClient, traceOf } from '../telemetry/requestTrace.js';
-import { addCall, inFlight } from './capacity.js';
+import { addCall, inFlight, readGateOf } from './capacity.js';
 import type { RequestCost } from './capacity.js';
 import { recordItems, recordRead } from './dependencyRecord.js';
 import type { DependencyRecord } from './dependencyRecord.js';
@@ -137,6 +137,14 @@ export function costed(
 ): DynamoDBDocumentClient {
   const send = (command: object, options?: object): Promise<unknown> => {
     const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
+    // A gated read (a subscription opening past its budget) is refused before anything is sent.
+    if (counted?.[1] === 'read') {
+      try {
+        readGateOf(cost)?.();
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], (command as { input?: unknown }).input);
     const direct = () => {
       const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
 import type { AuthConfig, ExecutorConfig } from '../config.js';
-import { settled } from '../db/capacity.js';
+import { gateReads, settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
@@ -29,6 +29,8 @@ import type { AnswerPart } from './differentialExecutor.js';
 import { DynamoTape } from './dynamoTape.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
+import { createSubscribeReadLimiter } from './subscribeReads.js';
+import type { SubscribeReadBudgets } from './subscribeReads.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import { contextOf } from '../telemetry/traceparent.js';
@@ -49,6 +51,8 @@ export interface ExecutionOptions {
   describe?: DescribeDocument;
   /** What one operation may spend while it runs (meter.ts). */
   budgets: OperationBudgets;
+  /** What opening subscriptions may read, per viewer and per instance (subscribeReads.ts); none: unbounded. */
+  subscribeReads?: SubscribeReadBudgets | undefined;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;
   /** What executes operations (EXECUTOR); default graphql-js. */
@@ -77,6 +81,7 @@ export function createExecution({
   auth,
   events,
   budgets,
+  subscribeReads,
   cache,
   executor: config,
   onFallback,
@@ -84,6 +89,7 @@ export function createExecution({
   describe = () => ({ hash: undefined, persisted: false }),
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
+  const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
   const mode = config?.executor ?? 'graphql-js';
   // The schema is the one every execution is given: the compiled executor binds itself to the first.
   let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
@@ -186,12 +192,14 @@ export function createExecution({
     execute: measured,
     /**
      * A subscription: its source stream is opened with the subscription's context (the
-     * authorization check reads through it); every event then executes with a fresh context
-     * for the same viewer, and ends the subscription with UNAUTHENTICATED once the token has
-     * expired.
+     * authorization check reads through it), each of whose reads takes from the viewer's and
+     * the instance's subscribe-read budgets (RATE_LIMITED once one is spent; subscribeReads.ts);
+     * every event then executes with a fresh context for the same viewer, and ends the
+     * subscription with UNAUTHENTICATED once the token has expired.
      */
     async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
-      const { viewer, requestId } = args.contextValue as GraphQLContext;
+      const { viewer, requestId, cost } = args.contextValue as GraphQLContext;
+      if (subscribeLimiter) gateReads(cost, () => subscribeLimiter.take(viewer?.userId ?? ''));
       // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
       // figures would tell another customer's order from a missing one on DynamoDB Local. The
       // opening's reads stay in the subscription's own context, which no report reads.

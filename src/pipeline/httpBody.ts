@@ -34,7 +34,7 @@ const chunksOf = (source: BodySource): Iterable<Uint8Array> | AsyncIterable<Uint
 /**
  * The body as text, at most `limit` decoded bytes. Throws BodyRefused: 413 past the limit, 415
  * for a Content-Encoding other than gzip, deflate, br or identity, 400 for a body that does not
- * decode.
+ * decode or that stops arriving (the connection was reset).
  */
 export async function readBody(
   source: BodySource,
@@ -63,8 +63,12 @@ export async function readBody(
     }
   } catch (error) {
     if (error instanceof BodyRefused) throw error;
-    if (encoding === 'identity') throw error;
-    throw new BodyRefused(400, `The request body is not valid ${encoding}`);
+    // The client went away mid-body (or sent bytes that do not decode): its fault, answered
+    // (if anyone still listens) and logged like any refusal, never as a server error.
+    throw new BodyRefused(
+      400,
+      encoding === 'identity' ? 'The request body was cut off' : `The request body is not valid ${encoding}`,
+    );
   }
   return Buffer.concat(parts).toString('utf8');
 }

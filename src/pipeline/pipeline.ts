@@ -96,6 +96,11 @@ export function createPipeline({
       entries: limits.maxResultEntries,
       bytes: limits.maxResultBytes,
     },
+    subscribeReads: {
+      perViewer: limits.subscribeReadsPerViewer,
+      perInstance: limits.subscribeReadsPerInstance,
+      windowMs: limits.subscribeReadWindowMs,
+    },
   });
   // The server's own trusted documents are compiled before the first request asks for them.
   execution.precompile(schema, documents.own.values());

@@ -4,6 +4,11 @@
  * those allowed to see them), the response-size ceiling (responseSize.ts), one log line
  * ("graphql request": transport, operation name, duration, cost, error count) and the metrics
  * (duration by operation label, errors by the code the client was told).
+ *
+ * The duration means the same on every transport: from the admission of the operation (its
+ * document's parse and validation) to the finished result (execution, the cost settled, the
+ * extensions added). Reading the request, verifying the token and writing the answer are not in
+ * it. A subscription event, which is not admitted again, is timed from its execution on.
  */
 import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
@@ -58,6 +63,9 @@ export const visibleCost = (
   costDetails === 'all' || viewerRole === 'admin' ? costExtension(cost) : { dynamodb: { requests: cost.requests } };
 
 export type Reporter = ReturnType<typeof createReporter>;
+
+/** Milliseconds since `startedAt` (a performance.now()), to the hundredth. */
+export const msSince = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
 
 export function createReporter({
   log,
@@ -139,6 +147,8 @@ export function createReporter({
         measurement: Measurement | undefined;
         viewerRole: string | undefined;
         log?: Logger;
+        /** When the operation reached admission (performance.now()); unset for a subscription event. */
+        startedAt?: number | undefined;
       },
     ): FormattedExecutionResult {
       const { errors, ...rest } = result;
@@ -152,7 +162,8 @@ export function createReporter({
       report({
         transport: context.transport,
         operationName: context.operationName,
-        durationMs: context.measurement?.durationMs ?? 0,
+        durationMs:
+          context.startedAt !== undefined ? msSince(context.startedAt) : (context.measurement?.durationMs ?? 0),
         cost,
         errors: formatted ?? [],
         log: context.log,
@@ -167,12 +178,13 @@ export function createReporter({
     /** A refusal or failure without a result (WebSocket `error` message): masked, logged and counted. */
     finishErrors(
       errors: readonly GraphQLError[],
-      context: { transport: Transport; operationName: string | null; log?: Logger },
+      context: { transport: Transport; operationName: string | null; log?: Logger; startedAt?: number | undefined },
     ): GraphQLFormattedError[] {
+      const { startedAt, ...rest } = context;
       const formatted = formatErrors(errors);
       report({
-        ...context,
-        durationMs: 0,
+        ...rest,
+        durationMs: startedAt !== undefined ? msSince(startedAt) : 0,
         cost: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byOperation: {} },
         errors: formatted,
       });

@@ -49,7 +49,7 @@ export class ChildServers {
 
   /**
    * Starts `npm run consumer`'s entry (src/consumer/main.ts) against `endpoint` / `tableName`,
-   * its /healthz and /metrics on a free port, and waits for its ready line.
+   * its /healthz, /readyz and /metrics on a free port, and waits for its ready line.
    */
   async startConsumer(endpoint: string, tableName: string, env: Record<string, string> = {}): Promise<ChildServer> {
     const node = runNode('src/consumer/main.ts', {

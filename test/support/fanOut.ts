@@ -1,5 +1,5 @@
 /**
- * Helpers for tests on a deployment of child processes: /metrics, /healthz and /readyz read as
+ * Helpers for tests on a deployment of child processes: /metrics and /readyz read as
  * values, and graphql-ws subscribers that record the orders they hear of and let a test await
  * them (never sleep).
  */
@@ -31,8 +31,9 @@ export async function metricsOf(server: ChildServer): Promise<Map<string, number
 }
 export const metric = async (server: ChildServer, name: string) => (await metricsOf(server)).get(name) ?? 0;
 
+/** A standalone consumer's /readyz details: its leases and its event bus. */
 export async function health(server: ChildServer): Promise<{ leasesHeld: number; eventBus: { status: string } }> {
-  return (await (await fetch(`${server.origin}/healthz`)).json()) as never;
+  return ((await (await fetch(`${server.origin}/readyz`)).json()) as { details: never }).details;
 }
 
 export async function readyDetails(api: ChildServer): Promise<{ status: number; eventBus: string }> {

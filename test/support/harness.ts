@@ -76,6 +76,7 @@ export interface TestServerOptions extends Partial<
     | 'metrics'
     | 'costDetails'
     | 'cors'
+    | 'shutdownGraceMs'
     | 'cacheMaxAgeSeconds'
     | 'responseCache'
     | 'explainCache'

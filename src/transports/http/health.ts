@@ -4,6 +4,9 @@
  * cached for a second so that frequent probes cost at most one DescribeTable per second.
  * /readyz `details` also report the order event bus (Redis when REDIS_URL is set), which never
  * makes an instance unready: queries and mutations do not depend on it.
+ *
+ * The API server and the standalone stream consumer serve these same two routes; the consumer
+ * adds its own details (owner, leases held) and is not ready once it has stopped.
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -12,6 +15,15 @@ import type { EventBusHealth } from '../../events/eventBus.js';
 import { sendJson } from './send.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface HealthOptions {
+  /** Reported in /readyz `details.eventBus`. */
+  eventBus?: () => EventBusHealth;
+  /** More of /readyz `details` (the consumer: its owner and leases held). */
+  details?: () => Record<string, unknown>;
+  /** Why the process is not ready besides DynamoDB (the consumer: it has stopped); undefined when it is. */
+  notReady?: () => string | undefined;
+}
 
 const READY_CACHE_MS = 1000;
 // Long enough that a busy DynamoDB (or a busy machine: DynamoDB Local shares it) is not taken
@@ -22,7 +34,11 @@ const PROBE_TIMEOUT_MS = 3000;
 export function healthRoutes(
   client: DynamoDBClient,
   tableName: string,
-  eventBus: () => EventBusHealth = () => ({ kind: 'in-process', status: 'up' }),
+  {
+    eventBus = () => ({ kind: 'in-process', status: 'up' }),
+    details: moreDetails = () => ({}),
+    notReady = () => undefined,
+  }: HealthOptions = {},
 ): { healthz: Handler; readyz: Handler } {
   let cached: { at: number; ready: boolean; reason?: string } | undefined;
   // Probes asked for while one is under way share it: a slow DynamoDB gets one DescribeTable, not one per probe.
@@ -52,12 +68,13 @@ export function healthRoutes(
         });
         cached = { at: Date.now(), ...(await pending) };
       }
-      const details = { eventBus: eventBus() };
+      const details = { eventBus: eventBus(), ...moreDetails() };
+      const reason = cached.ready ? notReady() : cached.reason;
       await sendJson(
         req,
         res,
-        cached.ready ? 200 : 503,
-        cached.ready ? { status: 'ready', details } : { status: 'not ready', reason: cached.reason, details },
+        reason === undefined ? 200 : 503,
+        reason === undefined ? { status: 'ready', details } : { status: 'not ready', reason, details },
         noStore,
       );
     },

@@ -112,7 +112,9 @@ export async function serveHttp(
   const withCors = corsHandler(cors);
   const graphql = graphqlRoute(runtime);
   const sse = createSseHandler({ pipeline, sockets });
-  const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, () => runtime.events.bus.health());
+  const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, {
+    eventBus: () => runtime.events.bus.health(),
+  });
   const servedMetrics =
     runtime.metrics && metricsAccess.port === undefined
       ? serveMetrics(runtime.metrics.registry, metricsAccess)
@@ -223,10 +225,11 @@ export async function serveHttp(
       : undefined;
 
   async function close(): Promise<void> {
-    // Subscriptions end first: their sockets would hold the server open.
+    // No new connection from here on (synchronously: the caller may count on it).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Subscriptions and streams end next: their sockets would hold the server open.
     sse.dispose();
     await subscriptions.dispose();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // A response finished after this leaves its keep-alive connection idle: close that too.
     for (const res of inFlight) {
       if (!res.headersSent) res.setHeader('connection', 'close');

@@ -112,12 +112,13 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
       throw error;
     }
     if (hasExpired(viewer)) return refuse(res, 401, coded('The token has expired', ErrorCode.UNAUTHENTICATED, 401));
+    const startedAt = performance.now();
     const verdict = await admission.admit(request, 'sse');
     if (!verdict.ok) {
       return answerJson(
         res,
         verdict.status,
-        reporter.finishErrors(verdict.errors, { transport: 'sse', operationName: null }),
+        reporter.finishErrors(verdict.errors, { transport: 'sse', operationName: null, startedAt }),
       );
     }
     const context = execution.context(viewer, randomUUID());
@@ -139,6 +140,8 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
         measurement: execution.measurementOf(result),
         viewerRole: viewer?.role,
         log: context.log,
+        // A subscription event is timed by its execution (the measurement).
+        startedAt: execution.eventOf(result) === undefined ? startedAt : undefined,
       });
     if (!(Symbol.asyncIterator in outcome)) {
       // A refusal while opening a subscription (FORBIDDEN, a missing order) ends before the stream.

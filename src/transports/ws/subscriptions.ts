@@ -48,6 +48,8 @@ interface SocketState {
   connectionId: string;
   /** Operation names by operation id, for the log line and metrics. */
   operationNames: Map<string, string | null>;
+  /** When each operation reached admission (performance.now()): its reported duration starts there. */
+  startedAt: Map<string, number>;
   expiry?: NodeJS.Timeout | undefined;
   idle?: NodeJS.Timeout | undefined;
 }
@@ -137,7 +139,12 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
           return false;
         }
-        const state: SocketState = { viewer, connectionId: randomUUID(), operationNames: new Map() };
+        const state: SocketState = {
+          viewer,
+          connectionId: randomUUID(),
+          operationNames: new Map(),
+          startedAt: new Map(),
+        };
         states.set(ctx.extra.socket, state);
         armExpiry(ctx, state);
         armIdle(ctx, state);
@@ -156,6 +163,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
             ),
           ];
         }
+        state.startedAt.set(id, performance.now());
         // A document id travels in extensions or beside the query, as over HTTP.
         const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
@@ -178,12 +186,19 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
           measurement: execution.measurementOf(result),
           viewerRole: stateOf(ctx)?.viewer?.role,
           log: (args.contextValue as GraphQLContext | undefined)?.log,
+          // A subscription event is timed by its execution (the measurement).
+          startedAt: execution.eventOf(result) === undefined ? stateOf(ctx)?.startedAt.get(id) : undefined,
         }),
-      onError: (ctx, id, _payload, errors) =>
-        reporter.finishErrors(errors, { transport: 'ws', operationName: operationNameOf(ctx, id) }),
+      onError: (ctx, id, _payload, errors) => {
+        const startedAt = stateOf(ctx)?.startedAt.get(id);
+        // A refused operation never completes: forget it here.
+        stateOf(ctx)?.startedAt.delete(id);
+        return reporter.finishErrors(errors, { transport: 'ws', operationName: operationNameOf(ctx, id), startedAt });
+      },
       onComplete: (ctx, id) => {
         const state = stateOf(ctx);
         state?.operationNames.delete(id);
+        state?.startedAt.delete(id);
         // The hook runs before graphql-ws forgets the operation: arm once it has.
         if (state) setImmediate(() => Object.keys(ctx.subscriptions).length === 0 && armIdle(ctx, state));
       },
