@@ -4,7 +4,8 @@
  * run's DynamoDB Local, all exporting OTLP/HTTP protobuf to a receiver in this process.
  *
  * placeOrder on instance 0 → the consumer's processing of the stream record → a receive span
- * on EACH instance for the Redis event → each instance's subscriber's event execution.
+ * on EACH instance for the Redis event → each instance's subscriber's event execution; and the
+ * consumer's invalidation message → each instance's response-cache eviction, in the same trace.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import { invalidationsChannel } from '../src/events/invalidationBus.js';
 import { orderEventsChannel } from '../src/events/redisEventBus.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
@@ -111,7 +113,8 @@ describe('a placed order’s trace across two instances and Redis', () => {
         count('POST /graphql') >= 1 &&
         count('process ORDER_PLACED') >= 1 &&
         count(`receive ${channel}`) >= 2 &&
-        count('subscription') >= 2
+        count('subscription') >= 2 &&
+        count('invalidate response cache') >= 2
           ? true
           : undefined,
       'the whole trace',
@@ -150,6 +153,18 @@ describe('a placed order’s trace across two instances and Redis', () => {
       // Each subscriber's event hangs under the instance that delivered it.
       expect(instanceOf(receive)).toBe(instanceOf(event));
       expect(event.attributes['graphql.operation.type']).toBe('subscription');
+    }
+
+    // The consumer's invalidation message carried the write's context to each instance's response cache.
+    const evictions = spans.filter((span) => span.name === 'invalidate response cache');
+    expect(evictions.map(instanceOf).sort()).toEqual(['api-0', 'api-1']);
+    for (const eviction of evictions) {
+      expect(eviction).toMatchObject({ kind: CONSUMER, parentSpanId: mutation?.spanId });
+      expect(eviction.attributes).toMatchObject({
+        'messaging.system': 'redis',
+        'messaging.destination.name': invalidationsChannel(tableName),
+      });
+      expect(eviction.attributes['tablegraph.cache.tags']).toBeGreaterThan(0);
     }
   });
 });
