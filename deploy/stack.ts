@@ -15,6 +15,7 @@ import { createRedis } from './redis.js';
 import { createSecrets, grantSecrets, secretEnvironment } from './secrets.js';
 import { createStreamProcessor } from './streamProcessor.js';
 import { createTable } from './table.js';
+import { defineTelemetryParameters, grantTelemetry, telemetryEnvironment } from './telemetry.js';
 
 export interface TablegraphStackProps extends StackProps {
   /** ElastiCache Redis and the VPC wiring for subscription fan-out (REDIS_URL); off by default. */
@@ -28,6 +29,7 @@ export class TablegraphStack extends Stack {
       ...props,
     });
     const params = defineParameters(this);
+    const otel = defineTelemetryParameters(this);
     const table = createTable(this, params);
     const arns: TableArns = {
       table: table.table.attrArn,
@@ -52,6 +54,7 @@ export class TablegraphStack extends Stack {
         JWT_JWKS_URL: params.jwtJwksUrl.valueAsString,
         JWT_ISSUER: params.jwtIssuer.valueAsString,
         JWT_AUDIENCE: params.jwtAudience.valueAsString,
+        ...telemetryEnvironment(otel, 'tablegraph-graphql-lambda'),
       },
       network: redis?.network,
     });
@@ -62,10 +65,11 @@ export class TablegraphStack extends Stack {
     // this function neither uses nor may read.
     const streams = createStreamProcessor(this, {
       streamArn: arns.stream,
-      environment: shared,
+      environment: { ...shared, ...telemetryEnvironment(otel, 'tablegraph-stream-lambda') },
       network: redis?.network,
     });
     grantDynamo(streams.role, 'streams', arns);
+    grantTelemetry(this, otel, [api.role, streams.role]);
 
     const topic = createAlarms(this, { params, api, streams, table });
 

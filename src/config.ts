@@ -569,6 +569,20 @@ export const ENV_SPEC = {
     description: 'milliseconds between OTLP metric exports',
     readBy: TELEMETRY_READERS,
   },
+  TELEMETRY_FLUSH_TIMEOUT_MS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'the Lambdas: milliseconds an invocation waits, before it returns, for its spans and OTLP metrics to be exported (less when the invocation has less time left); what is not out by then is dropped and counted',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
+  EMF_METRICS: {
+    type: 'boolean',
+    default: 'true',
+    description:
+      'the Lambdas: write the metrics as CloudWatch embedded metric format lines (namespace `tablegraph`) to the function’s log after each invocation',
+    readBy: ['graphql-lambda', 'stream-lambda'],
+  },
   TRACE_RESOLVERS: {
     type: 'boolean',
     default: 'false',
@@ -651,6 +665,10 @@ export interface TelemetrySettings {
   resourceAttributes: Record<string, string>;
   /** TRACE_RESOLVERS: a span per resolved field. */
   resolverSpans: boolean;
+  /** TELEMETRY_FLUSH_TIMEOUT_MS: the Lambdas' bound on the export at the end of an invocation. */
+  flushTimeoutMs: number;
+  /** EMF_METRICS: the Lambdas write CloudWatch EMF lines. */
+  emf: boolean;
 }
 
 /** Where the server finds DynamoDB (DYNAMODB_MODE). */
@@ -1086,12 +1104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * point that does not pass its own (so every process honours EXECUTOR).
  */
 export function executorConfig(env: NodeJS.ProcessEnv = process.env): ExecutorConfig {
+  // differential runs every query twice: for tests and staging. It is not refused in production,
+  // so that a production-mode test server is compared like every other.
   const executor = oneOf(env, 'EXECUTOR') ?? 'graphql-js';
-  if (executor === 'differential' && oneOf(env, 'NODE_ENV') === 'production') {
-    throw new ConfigError(
-      'EXECUTOR=differential executes every query twice: it is for tests and staging, not production',
-    );
-  }
   return {
     executor,
     maxDocuments: integer(env, 'COMPILED_DOCUMENTS_MAX'),
@@ -1159,6 +1174,8 @@ function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
     serviceName: text(env, 'OTEL_SERVICE_NAME'),
     resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', list(env, 'OTEL_RESOURCE_ATTRIBUTES')),
     resolverSpans: flag(env, 'TRACE_RESOLVERS'),
+    flushTimeoutMs: integer(env, 'TELEMETRY_FLUSH_TIMEOUT_MS'),
+    emf: flag(env, 'EMF_METRICS'),
   };
 }
 

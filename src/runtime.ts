@@ -65,6 +65,8 @@ export interface RuntimeOptions {
   documentsPolling?: 'timer' | 'on-request';
   /** Keep a Prometheus registry (default true; the Lambda has none). */
   metricsRegistry?: boolean;
+  /** Metrics the caller made (the Lambda's, written as EMF lines): used instead of a registry of the runtime's own. */
+  useMetrics?: Metrics | undefined;
   /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
   sseReplayEvents?: number | undefined;
   /**
@@ -126,6 +128,7 @@ export async function createRuntime({
   documentsRefreshMs = 5_000,
   documentsPolling = 'timer',
   metricsRegistry = true,
+  useMetrics,
   sseReplayEvents,
   consumer: consumerFactory,
   bus,
@@ -137,7 +140,7 @@ export async function createRuntime({
   invalidations,
   executor,
 }: RuntimeOptions): Promise<Runtime> {
-  const metrics = metricsRegistry ? createMetrics() : undefined;
+  const metrics = useMetrics ?? (metricsRegistry ? createMetrics() : undefined);
   if (metrics) instrumentClient(data.dynamo.client, metrics);
   const trusted = new TrustedDocuments(loadPersistedDocuments());
   const documents = startRegistryPoller({

@@ -11,6 +11,8 @@ import { cachedBundle } from '../deploy/bundle.js';
 import { DYNAMODB_PERMISSIONS } from '../deploy/permissions.js';
 import { STREAM_MAX_RETRIES } from '../deploy/streamProcessor.js';
 import { createApp } from '../deploy/synth.js';
+import { GRAPHQL_LAMBDA_SERVICE } from '../src/lambda/graphql.js';
+import { STREAM_LAMBDA_SERVICE } from '../src/lambda/streams.js';
 import { tableDefinition } from '../src/table/definition.js';
 import { dynamoActionsCalled } from './support/dynamoCalls.js';
 import { PROJECT_ROOT } from './support/serverProcess.js';
@@ -151,8 +153,11 @@ describe('the GraphQL function and its HTTP API', () => {
     const secrets = resources('AWS::SecretsManager::Secret');
     expect(secrets).toHaveLength(2);
     for (const [, secret] of secrets) expect(secret.Properties.GenerateSecretString.PasswordLength).toBe(64);
-    const readers = resources('AWS::IAM::Policy').filter(([, policy]) =>
-      JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:'),
+    // The OTLP headers secret's own policy (the telemetry tests below) is not one of these.
+    const readers = resources('AWS::IAM::Policy').filter(
+      ([, policy]) =>
+        JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:') &&
+        policy.Condition !== 'HasOtlpHeadersSecret',
     );
     expect(readers).toHaveLength(1);
     const [graphQL] = functionNamed('tablegraph GraphQL API');
@@ -227,8 +232,57 @@ describe('the stream function', () => {
     expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual([
       'DYNAMODB_MODE',
       'LOG_LEVEL',
+      ...Object.keys(OTEL_VARIABLES).sort(),
       'TABLE_NAME',
     ]);
+  });
+});
+
+/** What each function gets from the telemetry parameters (its OTEL_SERVICE_NAME aside). */
+const OTEL_VARIABLES = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: { Ref: 'OtlpEndpoint' },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { Ref: 'OtlpProtocol' },
+  OTEL_TRACES_SAMPLER: { Ref: 'TracesSampler' },
+  OTEL_TRACES_SAMPLER_ARG: { Ref: 'TracesSamplerRatio' },
+  OTEL_EXPORTER_OTLP_HEADERS_ARN: { Ref: 'OtlpHeadersArn' },
+  OTEL_SERVICE_NAME: expect.any(String),
+};
+
+describe('telemetry', () => {
+  it.each([
+    ['tablegraph GraphQL API', GRAPHQL_LAMBDA_SERVICE],
+    ['tablegraph stream processing (soldCount, order events)', STREAM_LAMBDA_SERVICE],
+  ])('passes the OTEL_* parameters to %s, named %s', (description, service) => {
+    const [, fn] = functionNamed(description);
+    expect(fn.Properties.Environment.Variables).toMatchObject({ ...OTEL_VARIABLES, OTEL_SERVICE_NAME: service });
+  });
+
+  it('is off by default: no endpoint, one trace in a hundred once one is set, no headers secret', () => {
+    const parameters = json.Parameters as Record<string, { Default?: string; AllowedValues?: string[] }>;
+    expect(parameters.OtlpEndpoint?.Default).toBe('');
+    expect(parameters.TracesSampler?.Default).toBe('parentbased_traceidratio');
+    expect(parameters.TracesSamplerRatio?.Default).toBe('0.01');
+    expect(parameters.OtlpProtocol?.AllowedValues).toEqual(['http/protobuf', 'http/json']);
+    expect(parameters.OtlpHeadersArn?.Default).toBe('');
+  });
+
+  it('lets both functions read the headers secret, and that secret only, when one is named', () => {
+    const [, policy] = resources('AWS::IAM::Policy').find(([id]) => id.startsWith('OtlpHeadersSecretRead')) ?? [];
+    expect(policy?.Condition).toBe('HasOtlpHeadersSecret');
+    expect(policy?.Properties.PolicyDocument.Statement).toEqual([
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: 'OtlpHeadersArn' } },
+    ]);
+    const roles = [
+      functionNamed('tablegraph GraphQL API'),
+      functionNamed('tablegraph stream processing (soldCount, order events)'),
+    ]
+      .map(([, fn]) => ({ Ref: roleOf(fn) }))
+      .sort((a, b) => a.Ref.localeCompare(b.Ref));
+    const granted = (policy?.Properties.Roles ?? []) as { Ref: string }[];
+    expect([...granted].sort((a, b) => a.Ref.localeCompare(b.Ref))).toEqual(roles);
+    expect((json.Conditions as Record<string, unknown>).HasOtlpHeadersSecret).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'OtlpHeadersArn' }, ''] }],
+    });
   });
 });
 

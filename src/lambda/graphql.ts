@@ -5,7 +5,8 @@
  * persisted-only check and cost extension; src/transports/lambda/apiGateway.ts translates.
  * The CDK stack (deploy/) deploys it with DYNAMODB_MODE=aws, TABLE_NAME, the JWT settings, and
  * CURSOR_SECRET_ARN / JWT_SECRET_ARN, whose values are read from Secrets Manager at cold start
- * (./secrets.ts).
+ * (./secrets.ts). Telemetry starts at cold start from the OTEL_* settings; each invocation ends
+ * with its EMF lines and a bounded flush (./invocation.ts).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { pino } from 'pino';
@@ -18,10 +19,27 @@ import { CursorCodec } from '../db/cursor.js';
 import { SchemaGate } from '../db/schemaGate.js';
 import { migrationStatus } from '../migrations/status.js';
 import { handleGraphQLHttp } from '../pipeline/graphqlHttp.js';
+import { createMetrics } from '../pipeline/metrics.js';
+import { startHttpTrace } from '../telemetry/http.js';
+import { ATTR } from '../telemetry/semconv.js';
+import { startTelemetry } from '../telemetry/start.js';
+import type { Telemetry } from '../telemetry/start.js';
 import { createRuntime } from '../runtime.js';
 import type { Runtime } from '../runtime.js';
 import { graphqlRequestOf, resultOf } from '../transports/lambda/apiGateway.js';
+import { invocationEnd } from './invocation.js';
 import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
+
+/** The function's `service.name` and EMF `service` dimension, unless OTEL_SERVICE_NAME says otherwise. */
+export const GRAPHQL_LAMBDA_SERVICE = 'tablegraph-graphql-lambda';
+
+export interface GraphQLHandlerOptions {
+  dynamo?: Dynamo | undefined;
+  /** Started before the handler is built (its metrics are then exported over OTLP too). */
+  telemetry?: Telemetry | undefined;
+  /** Where EMF lines go (tests); the log (stdout) by default. */
+  writeEmf?: ((line: string) => void) | undefined;
+}
 
 export type GraphQLLambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -33,7 +51,10 @@ export type GraphQLLambdaHandler = (
  * exported `handler` reads the environment). The runtime starts at once; a failed start is
  * tried again by the next request.
  */
-export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dynamo } = {}): GraphQLLambdaHandler {
+export function createGraphQLHandler(
+  config: Config,
+  { dynamo, telemetry, writeEmf }: GraphQLHandlerOptions = {},
+): GraphQLLambdaHandler {
   const log = pino({ level: config.logLevel, redact: ['authorization', '*.authorization'] });
   dynamo ??= createDynamo({ endpoint: config.endpoint, region: config.region });
   const schema = new SchemaGate();
@@ -45,6 +66,7 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
     schema,
     itemCollections: config.itemCollections,
   };
+  const metrics = createMetrics({ process: false });
   let starting: Promise<Runtime> | undefined;
   const runtime = (): Promise<Runtime> =>
     (starting ??= createRuntime({
@@ -61,18 +83,38 @@ export function createGraphQLHandler(config: Config, { dynamo }: { dynamo?: Dyna
       documentsRefreshMs: config.documentsRefreshMs,
       // No timer runs while a function is frozen: the registry is looked at on a request's time.
       documentsPolling: 'on-request',
-      // Lambda's metrics are its own (CloudWatch); no Prometheus registry to scrape here.
-      metricsRegistry: false,
+      // Nothing scrapes a function: its metrics go to the log as EMF lines (./invocation.ts).
+      useMetrics: metrics,
     }).catch((error: unknown) => {
       starting = undefined;
       throw error;
     }));
   runtime().catch((error: unknown) => log.error({ err: error }, 'GraphQL runtime failed to start'));
-  return async (event) => {
-    const ready = await runtime();
-    await ready.documents.freshen();
-    await checkSchema();
-    return resultOf(await handleGraphQLHttp(graphqlRequestOf(event), ready));
+  const end = invocationEnd({
+    config,
+    service: config.telemetry.serviceName ?? GRAPHQL_LAMBDA_SERVICE,
+    registry: metrics.registry,
+    telemetry,
+    log,
+    writeEmf,
+  });
+  return async (event, context) => {
+    const trace = startHttpTrace(event.requestContext.http.method, '/graphql', event.headers ?? {}, {
+      [ATTR.URL_PATH]: event.rawPath.slice(0, 256),
+      [ATTR.URL_SCHEME]: 'https',
+    });
+    let status = 500;
+    try {
+      const ready = await runtime();
+      await ready.documents.freshen();
+      await checkSchema();
+      const result = await resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
+      status = result.statusCode ?? 200;
+      return result;
+    } finally {
+      trace?.end(status);
+      await end(context);
+    }
   };
 }
 
@@ -109,9 +151,10 @@ function schemaChecker(
   };
 }
 
-const built = coldStart(async () =>
-  createGraphQLHandler(loadConfig(await resolveSecrets(process.env, secretsManagerReader()))),
-);
+const built = coldStart(async () => {
+  const config = loadConfig(await resolveSecrets(process.env, secretsManagerReader()));
+  return createGraphQLHandler(config, { telemetry: await startTelemetry(config.telemetry, GRAPHQL_LAMBDA_SERVICE) });
+});
 
 // With provisioned concurrency, Lambda initialises environments before any request: read the
 // secrets then, not on a client's time. A failure here is retried by the first invocation.

@@ -13,6 +13,10 @@
  * to Redis, where every API instance hears them (src/events/redisEventBus.ts); the connection
  * is opened on a cold start and kept across invocations. An event published while Redis is
  * unreachable is lost (logged, never a failed batch: soldCount must go on).
+ *
+ * Telemetry starts at cold start from the OTEL_* settings (a secret OTLP header by
+ * OTEL_EXPORTER_OTLP_HEADERS_ARN); each invocation ends with its EMF lines and a bounded flush
+ * (./invocation.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
@@ -20,8 +24,17 @@ import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createDynamo } from '../db/client.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
+import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
 import { processRecords } from '../streams/processor.js';
-import type { PublishOrderEvent, StreamLog } from '../streams/processor.js';
+import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
+import { registerStreamMetrics } from '../streams/streamMetrics.js';
+import { startTelemetry } from '../telemetry/start.js';
+import type { Telemetry } from '../telemetry/start.js';
+import { invocationEnd } from './invocation.js';
+import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
+
+/** The function's `service.name` and EMF `service` dimension, unless OTEL_SERVICE_NAME says otherwise. */
+export const STREAM_LAMBDA_SERVICE = 'tablegraph-stream-lambda';
 
 export type StreamLambdaHandler = (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>;
 
@@ -31,15 +44,27 @@ export interface StreamHandlerOptions {
   /** Where order events go; without it they are only logged (debug). */
   publish?: PublishOrderEvent | undefined;
   log?: StreamLog | undefined;
+  /** Told what each batch did (the function's metrics). */
+  observe?: ((result: ProcessResult, event: DynamoDBStreamEvent) => void) | undefined;
+  /** Awaited before each invocation returns, whatever happened (EMF lines, the telemetry flush). */
+  end?: ((context?: Context) => Promise<void>) | undefined;
 }
 
 /** Builds a handler (tests pass their own clients; the exported `handler` reads the environment). */
-export function createStreamHandler({ doc, tableName, publish, log }: StreamHandlerOptions): StreamLambdaHandler {
+export function createStreamHandler({
+  doc,
+  tableName,
+  publish,
+  log,
+  observe,
+  end,
+}: StreamHandlerOptions): StreamLambdaHandler {
   const deliver: PublishOrderEvent =
     publish ??
     ((event) => log?.debug({ type: event.type, orderId: event.order.orderId, seq: event.seq }, 'order event'));
-  return async (event) => {
+  const handle: StreamLambdaHandler = async (event) => {
     const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
+    observe?.(result, event);
     const first = result.failures[0];
     if (!first) return { batchItemFailures: [] };
     log?.warn(
@@ -50,6 +75,30 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
     if (!first.sequenceNumber) throw first.error;
     return { batchItemFailures: [{ itemIdentifier: first.sequenceNumber }] };
   };
+  if (!end) return handle;
+  return async (event, context) => {
+    try {
+      return await handle(event, context);
+    } finally {
+      await end(context);
+    }
+  };
+}
+
+/** The stream metrics of the function: the consumer's names (streamMetrics.ts), its DynamoDB calls, the lag. */
+function lambdaMetrics(dynamoClient: Parameters<typeof instrumentClient>[0]) {
+  const metrics = createMetrics({ process: false });
+  instrumentClient(dynamoClient, metrics);
+  const stream = registerStreamMetrics(metrics.registry);
+  return {
+    registry: metrics.registry,
+    observe: (result: ProcessResult, event: DynamoDBStreamEvent): void => {
+      stream.observe({ ...result, failures: result.failures.length, events: result.events.length });
+      // Seconds since the newest record of the batch was written (whole seconds on AWS).
+      const newest = Math.max(0, ...event.Records.map((record) => record.dynamodb?.ApproximateCreationDateTime ?? 0));
+      if (newest > 0) metrics.streamLag.set(Math.max(0, Date.now() / 1000 - newest));
+    },
+  };
 }
 
 /**
@@ -58,10 +107,20 @@ export function createStreamHandler({ doc, tableName, publish, log }: StreamHand
  */
 export async function streamHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
+  {
+    telemetry,
+    writeEmf,
+  }: {
+    /** Started before (the function's metrics are then exported over OTLP too). */
+    telemetry?: Telemetry | undefined;
+    /** Where EMF lines go (tests); the log (stdout) by default. */
+    writeEmf?: ((line: string) => void) | undefined;
+  } = {},
 ): Promise<{ handler: StreamLambdaHandler; close: () => Promise<void> }> {
   const config = loadConfig(env);
   const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
   const log = pino({ level: config.logLevel });
+  const metrics = lambdaMetrics(dynamo.client);
   let bus: RedisEventBus | undefined;
   if (config.redisUrl) {
     bus = new RedisEventBus({
@@ -80,6 +139,15 @@ export async function streamHandlerFromEnv(
       tableName: config.tableName,
       publish: redis && ((orderEvent) => redis.publish(orderEvent)),
       log,
+      observe: metrics.observe,
+      end: invocationEnd({
+        config,
+        service: config.telemetry.serviceName ?? STREAM_LAMBDA_SERVICE,
+        registry: metrics.registry,
+        telemetry,
+        log,
+        writeEmf,
+      }),
     }),
     close: async () => {
       await redis?.close();
@@ -88,10 +156,11 @@ export async function streamHandlerFromEnv(
   };
 }
 
-let built: Promise<StreamLambdaHandler> | undefined;
+const built = coldStart(async () => {
+  const env = await resolveSecrets(process.env, secretsManagerReader());
+  const telemetry = await startTelemetry(loadConfig(env).telemetry, STREAM_LAMBDA_SERVICE);
+  return (await streamHandlerFromEnv(env, { telemetry })).handler;
+});
 
 /** The Lambda entry point: `index.handler` of the bundle (deploy/bundle.ts). */
-export const handler: StreamLambdaHandler = async (event, context) => {
-  built ??= streamHandlerFromEnv().then(({ handler: fromEnv }) => fromEnv);
-  return (await built)(event, context);
-};
+export const handler: StreamLambdaHandler = async (event, context) => (await built())(event, context);

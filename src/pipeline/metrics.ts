@@ -8,9 +8,13 @@ import { observeRegistry } from '../telemetry/start.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-export function createMetrics() {
+/**
+ * `process: false` leaves out prom-client's process and Node.js metrics: a Lambda writes its
+ * metrics to its log (EMF), where they would be a line each per invocation for nothing.
+ */
+export function createMetrics({ process = true }: { process?: boolean } = {}) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  if (process) collectDefaultMetrics({ register: registry });
   // Exported over OTLP too when a collector is configured (telemetry/promBridge.ts).
   observeRegistry(registry);
   return {
