@@ -7,6 +7,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { ConsumerFactory } from './runtime.js';
 import { changedTagsOf } from './streams/changedTags.js';
+import { traceInvalidation } from './telemetry/busSpans.js';
 import { StreamConsumer } from './streams/consumer.js';
 
 export interface InProcessConsumerOptions {
@@ -29,8 +30,8 @@ export function inProcessConsumer({ client, consumerName, pollIntervalMs }: InPr
       onRecords:
         cache &&
         ((records) => {
-          const { tags, changedAtMs } = changedTagsOf(records);
-          if (tags.length > 0) cache.invalidate(tags, changedAtMs);
+          const { tags, changedAtMs, traceparents } = changedTagsOf(records);
+          if (tags.length > 0) traceInvalidation(traceparents, tags.length, () => cache.invalidate(tags, changedAtMs));
         }),
       log: log.child({ component: 'streams' }),
     });

@@ -24,8 +24,15 @@ export function invalidationPublisher(bus: RedisInvalidationBus, owner: string) 
   return {
     /** The consumer's onRecords hook: the batch's tags, published before the batch is processed. */
     records: (records: readonly _Record[]): void => {
-      const { tags, changedAtMs } = changedTagsOf(records);
-      if (tags.length > 0) void bus.publish({ v: 1, kind: 'tags', tags, changedAt: changedAtMs });
+      const { tags, changedAtMs, traceparents } = changedTagsOf(records);
+      if (tags.length === 0) return;
+      void bus.publish({
+        v: 1,
+        kind: 'tags',
+        tags,
+        changedAt: changedAtMs,
+        ...(traceparents.length > 0 ? { traceparents } : {}),
+      });
     },
     /** Beats for `consumer` from now on. */
     watch(consumer: StreamConsumer): void {
