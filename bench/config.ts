@@ -23,6 +23,11 @@ export interface BenchConfig {
   connections: number[];
   /** Seconds measured per run, after `warmupSeconds` of unmeasured load. */
   durationSeconds: number;
+  /**
+   * Times each cell is measured, the variants of a cell taking turns (a cell is warmed up once,
+   * before its first round); the tables show the median and the range (rounds.ts).
+   */
+  rounds: number;
   warmupSeconds: number;
   /** Operations to run (ids from operations.ts); empty for all. */
   ops: string[];
@@ -55,6 +60,7 @@ const DEFAULTS: BenchConfig = {
   scaleDetails: false,
   connections: [1, 4, 16],
   durationSeconds: 2,
+  rounds: 1,
   warmupSeconds: 1,
   ops: [],
   systems: [],
@@ -79,6 +85,7 @@ const NAMES: Record<keyof BenchConfig, string> = {
   scaleDetails: 'scale-details',
   connections: 'connections',
   durationSeconds: 'duration',
+  rounds: 'rounds',
   warmupSeconds: 'warmup',
   ops: 'ops',
   systems: 'systems',
@@ -107,10 +114,15 @@ export function usage(): string {
 
 export function loadBenchConfig(argv: string[] = process.argv.slice(2), env = process.env): BenchConfig {
   const flags = new Map<string, string>();
-  for (const arg of argv) {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
     if (!match) throw new Error(`unknown argument ${arg}\n${usage()}`);
-    flags.set(match[1] as string, match[2] ?? 'true');
+    // `--rounds 5` as well as `--rounds=5`; a flag alone (`--quick`) means true.
+    const next = argv[i + 1];
+    const spaced = match[2] === undefined && next !== undefined && !next.startsWith('--');
+    flags.set(match[1] as string, match[2] ?? (spaced ? next : 'true'));
+    if (spaced) i += 1;
   }
   const config: BenchConfig = { ...DEFAULTS };
   if (flags.get('quick') === 'true' || env.BENCH_QUICK === 'true') {
@@ -152,6 +164,7 @@ export function loadBenchConfig(argv: string[] = process.argv.slice(2), env = pr
       (config as unknown as Record<string, unknown>)[key] = raw;
     }
   }
+  if (!Number.isInteger(config.rounds)) throw new Error(`--rounds must be a whole number, got ${config.rounds}`);
   if (config.ordersMin < 21) throw new Error('--orders-min must be at least 21 (a page of 20 plus one)');
   if (config.ordersMax < config.ordersMin) throw new Error('--orders-max must be at least --orders-min');
   if (config.scaleOnly && config.scaleOrders === 0) throw new Error('--scale-only needs --scale-orders above 0');

@@ -62,7 +62,10 @@ export function renderPerformanceTables(results: BenchResults): string {
   return [
     `Run of ${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC: ${environment.cpus} × ${environment.cpuModel}, Node ${environment.node}, ${environment.database}; ` +
       `${dataset.users} users with ${config.ordersMin}-${config.ordersMax} orders, ${dataset.products} products; ` +
-      `${config.warmupSeconds} s warm-up and ${config.durationSeconds} s of load per cell, all systems interleaved cell by cell. ` +
+      `${config.warmupSeconds} s warm-up and ${(config.rounds ?? 1) > 1 ? `${config.rounds} rounds of ` : ''}${config.durationSeconds} s of load per cell, all systems interleaved cell by cell` +
+      ((config.rounds ?? 1) > 1
+        ? ' (round by round: a figure is the median of the rounds, [min–max] their range, a ratio the median of the per-round ratios). '
+        : '. ') +
       'Full results: [bench/results/latest.md](../bench/results/latest.md).',
     '',
     '### tablegraph against the raw SDK chain',

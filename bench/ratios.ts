@@ -4,6 +4,7 @@
  * two runs on a shared 2-core machine are not comparable. Pure: bench/results/latest.md and
  * docs/performance.md (scripts/performanceDoc.ts) both render from here.
  */
+import { pairedRatio, range } from './rounds.js';
 import type { BenchResults } from './run.js';
 
 export interface RatioRow {
@@ -13,11 +14,17 @@ export interface RatioRow {
   label: string;
   p50Ms: number;
   rawP50Ms: number;
+  /** With --rounds: the median of the per-round ratios, and their range (else undefined). */
   p50Ratio: number;
+  p50RatioRange: [number, number] | undefined;
   p99Ratio: number;
   cpuMsPerRequest: number;
   rawCpuMsPerRequest: number;
   cpuRatio: number;
+  cpuRatioRange: [number, number] | undefined;
+  /** With --rounds: the range of the cell's p50 and CPU per request over its rounds. */
+  p50RangeMs: [number, number] | undefined;
+  cpuRangeMs: [number, number] | undefined;
   /** DynamoDB requests per operation, as the responses reported them. */
   requests: number;
   rawRequests: number;
@@ -44,6 +51,14 @@ export function ratioRows(results: BenchResults): RatioRow[] {
       for (const variant of variants) {
         const run = results.runs.find((r) => r.op === op.id && r.variant === variant.key && r.connections === c);
         if (!run) continue;
+        const p50 = pairedRatio(run.rounds?.p50Ms, raw.rounds?.p50Ms, run.latencyMs.p50 / raw.latencyMs.p50);
+        const p99 = pairedRatio(run.rounds?.p99Ms, raw.rounds?.p99Ms, run.latencyMs.p99 / raw.latencyMs.p99);
+        const cpu = pairedRatio(
+          run.rounds?.cpuMsPerRequest,
+          raw.rounds?.cpuMsPerRequest,
+          run.cpuMsPerRequest / raw.cpuMsPerRequest,
+        );
+        const spread = (values: number[] | undefined) => (values && values.length > 1 ? range(values) : undefined);
         rows.push({
           op: op.id,
           connections: c,
@@ -51,11 +66,15 @@ export function ratioRows(results: BenchResults): RatioRow[] {
           label: variant.label,
           p50Ms: run.latencyMs.p50,
           rawP50Ms: raw.latencyMs.p50,
-          p50Ratio: run.latencyMs.p50 / raw.latencyMs.p50,
-          p99Ratio: run.latencyMs.p99 / raw.latencyMs.p99,
+          p50Ratio: p50.median,
+          p50RatioRange: p50.range,
+          p99Ratio: p99.median,
           cpuMsPerRequest: run.cpuMsPerRequest,
           rawCpuMsPerRequest: raw.cpuMsPerRequest,
-          cpuRatio: run.cpuMsPerRequest / raw.cpuMsPerRequest,
+          cpuRatio: cpu.median,
+          cpuRatioRange: cpu.range,
+          p50RangeMs: spread(run.rounds?.p50Ms),
+          cpuRangeMs: spread(run.rounds?.cpuMsPerRequest),
           requests: run.dynamodb.requests,
           rawRequests: raw.dynamodb.requests,
         });
@@ -66,10 +85,17 @@ export function ratioRows(results: BenchResults): RatioRow[] {
 }
 
 const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
-const mark = (ratio: number, goal: number) => `${f(ratio)}x${ratio <= goal ? ' ✅' : ''}`;
+const within = (spread: [number, number] | undefined, digits = 2) =>
+  spread ? ` [${f(spread[0], digits)}–${f(spread[1], digits)}]` : '';
+const mark = (ratio: number, goal: number, spread?: [number, number]) =>
+  `${f(ratio)}x${within(spread)}${ratio <= goal ? ' ✅' : ''}`;
 const count = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 
-/** The markdown table of ratioRows: one row per operation, concurrency and tablegraph variant. */
+/**
+ * The markdown table of ratioRows: one row per operation, concurrency and tablegraph variant.
+ * With --rounds, medians with the range of the rounds in brackets: a cell's p50 and CPU, and
+ * the per-round ratios.
+ */
 export function renderRatioTable(results: BenchResults): string {
   const header = [
     'operation',
@@ -86,11 +112,11 @@ export function renderRatioTable(results: BenchResults): string {
     row.op,
     String(row.connections),
     row.label,
-    `${f(row.p50Ms, 1)} (${f(row.rawP50Ms, 1)})`,
-    mark(row.p50Ratio, P50_GOAL),
+    `${f(row.p50Ms, 1)}${within(row.p50RangeMs, 1)} (${f(row.rawP50Ms, 1)})`,
+    mark(row.p50Ratio, P50_GOAL, row.p50RatioRange),
     `${f(row.p99Ratio)}x`,
-    `${f(row.cpuMsPerRequest)} (${f(row.rawCpuMsPerRequest)})`,
-    mark(row.cpuRatio, CPU_GOAL),
+    `${f(row.cpuMsPerRequest)}${within(row.cpuRangeMs)} (${f(row.rawCpuMsPerRequest)})`,
+    mark(row.cpuRatio, CPU_GOAL, row.cpuRatioRange),
     `${count(row.requests)} (${count(row.rawRequests)})`,
   ]);
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

@@ -6,6 +6,11 @@ import type { BenchResults } from './run.js';
 const n = (value: number | undefined, digits = 1): string =>
   value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
 const compact = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+/** A median with the range of its rounds in brackets (`--rounds` above 1). */
+const withRange = (value: number, values: number[] | undefined, digits: number): string =>
+  values && values.length > 1
+    ? `${n(value, digits)} [${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}]`
+    : n(value, digits);
 
 function table(header: string[], rows: string[][], align?: string[]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -36,10 +41,13 @@ export function renderMarkdown(results: BenchResults): string {
   );
   if (results.runs.length > 0) {
     out.push(
-      `Each cell: ${config.warmupSeconds} s warm-up, then ${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
+      `Each cell: ${config.warmupSeconds} s warm-up, then ${(config.rounds ?? 1) > 1 ? `${config.rounds} rounds of ` : ''}${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
         'Systems: **tablegraph** (`node --import tsx src/main.ts` with LOG_LEVEL=warn, NODE_ENV=development, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
         '**raw chain, one request per level** (raw SDK calls in the order of the server with item-collection fusion off), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). ' +
-        'All are separate processes; CPU and RSS are read from /proc for the system’s process.',
+        'All are separate processes; CPU and RSS are read from /proc for the system’s process.' +
+        ((config.rounds ?? 1) > 1
+          ? ' The variants of a cell take turns round by round; a figure is the median of the rounds, [min–max] their range, and a ratio the median of the per-round ratios.'
+          : ''),
       '',
     );
   } else {
@@ -110,9 +118,9 @@ export function renderMarkdown(results: BenchResults): string {
             label(run.variant),
             String(run.connections),
             n(run.requestsPerSecond, 0),
-            n(run.latencyMs.p50),
+            withRange(run.latencyMs.p50, run.rounds?.p50Ms, 1),
             n(run.latencyMs.p95),
-            n(run.latencyMs.p99),
+            withRange(run.latencyMs.p99, run.rounds?.p99Ms, 1),
             `${run.requests}${run.failures ? ` (${run.failures} failed)` : ''}`,
             run.dynamodb.requestsMin === run.dynamodb.requestsMax
               ? compact(run.dynamodb.requests)
@@ -121,7 +129,7 @@ export function renderMarkdown(results: BenchResults): string {
             cost ? n(cost.amazon.readUnits) : '–',
             n(run.dynamodb.writeCapacityUnits),
             cost ? n(cost.amazon.writeUnits + cost.amazon.indexWriteUnits) : '–',
-            n(run.cpuMsPerRequest, 2),
+            withRange(run.cpuMsPerRequest, run.rounds?.cpuMsPerRequest, 2),
             n(run.rssMb, 0),
             `${n(run.backgroundCores, 2)}${run.backgroundCores > BUSY ? ' ⚠' : ''}`,
           ];

@@ -33,6 +33,8 @@ import type { Operation } from './operations.js';
 import { backgroundMeter, cpuMs, PROJECT_ROOT, waitUntilIdle } from './procs.js';
 import type { Child } from './procs.js';
 import { renderMarkdown } from './report.js';
+import { combineRounds } from './rounds.js';
+import type { RoundValues } from './rounds.js';
 import { evaluateTargets } from './targets.js';
 import type { TargetRow } from './targets.js';
 import { runScale } from './scale.js';
@@ -43,6 +45,8 @@ import type { SystemId, Variant } from './systems.js';
 export interface RunRow extends LoadResult {
   op: string;
   variant: string;
+  /** Each round's figures (`--rounds`); the row's own are their medians. Absent in older results. */
+  rounds?: RoundValues;
 }
 
 export interface BenchResults {
@@ -259,34 +263,48 @@ async function main(): Promise<void> {
   for (const op of ops) {
     progress(`load: ${op.id} (${op.title})`);
     for (const connections of config.connections) {
-      for (const variant of variants.filter((v) => applies(v, op))) {
-        const spec = {
-          target: targetOf(variant),
-          dbPid: local.pid,
-          operationName: op.operationName,
-          query: op.query,
-          connections,
-          headers,
-        };
-        await warmUp({
-          ...spec,
-          variables: op.variables(opSeed(op) + 100 + connections, `w${connections}-${variant.key}`),
-          seconds: config.warmupSeconds,
-        });
-        await settleAll();
-        const result = await runLoadWhenQuiet(
-          {
-            ...spec,
-            variables: op.variables(opSeed(op) + connections, `c${connections}-${variant.key}`),
-            seconds: config.durationSeconds,
-          },
-          settleAll,
-        );
-        await settleIdle();
-        runs.push({ op: op.id, variant: variant.key, ...result });
-        progress(
-          `  c=${String(connections).padEnd(3)} ${variant.key.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(5)} req/s  p50 ${result.latencyMs.p50.toFixed(1).padStart(7)} ms  p99 ${result.latencyMs.p99.toFixed(1).padStart(7)} ms  ${result.dynamodb.requests.toFixed(1)} DynamoDB req/op  CPU ${result.cpuMsPerRequest.toFixed(2)} ms/req${result.failures ? `  FAILURES ${result.failures}: ${result.failureSample}` : ''}`,
-        );
+      const cell = variants.filter((v) => applies(v, op));
+      const spec = (variant: Variant) => ({
+        target: targetOf(variant),
+        dbPid: local.pid,
+        operationName: op.operationName,
+        query: op.query,
+        connections,
+        headers,
+      });
+      const measured = new Map<string, LoadResult[]>(cell.map((variant) => [variant.key, []]));
+      // Round by round, the variants of the cell take turns: each round compares them under
+      // the same conditions, and --rounds N gives every variant N turns.
+      for (let round = 1; round <= config.rounds; round += 1) {
+        for (const variant of cell) {
+          if (round === 1) {
+            await warmUp({
+              ...spec(variant),
+              variables: op.variables(opSeed(op) + 100 + connections, `w${connections}-${variant.key}`),
+              seconds: config.warmupSeconds,
+            });
+          }
+          await settleAll();
+          const result = await runLoadWhenQuiet(
+            {
+              ...spec(variant),
+              variables: op.variables(
+                opSeed(op) + connections + 10_000 * (round - 1),
+                `c${connections}-${variant.key}${round > 1 ? `-r${round}` : ''}`,
+              ),
+              seconds: config.durationSeconds,
+            },
+            settleAll,
+          );
+          await settleIdle();
+          measured.get(variant.key)?.push(result);
+          progress(
+            `  c=${String(connections).padEnd(3)} ${variant.key.padEnd(11)}${config.rounds > 1 ? ` r${round}` : ''} ${result.requestsPerSecond.toFixed(0).padStart(5)} req/s  p50 ${result.latencyMs.p50.toFixed(1).padStart(7)} ms  p99 ${result.latencyMs.p99.toFixed(1).padStart(7)} ms  ${result.dynamodb.requests.toFixed(1)} DynamoDB req/op  CPU ${result.cpuMsPerRequest.toFixed(2)} ms/req${result.failures ? `  FAILURES ${result.failures}: ${result.failureSample}` : ''}`,
+          );
+        }
+      }
+      for (const variant of cell) {
+        runs.push({ op: op.id, variant: variant.key, ...combineRounds(measured.get(variant.key) ?? []) });
       }
     }
   }

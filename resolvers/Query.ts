@@ -16,7 +16,9 @@ export const Query: QueryResolvers = {
     return access.user(access.viewer.userId);
   },
   node: (_, { id }, { access }) => loadNode(access, id, 'id'),
-  nodes: (_, { ids }, { access }) => {
+  // Async, like `products`: a non-null field that throws synchronously makes graphql-js abandon
+  // its siblings' pending results, whose rejections then go unhandled.
+  nodes: async (_, { ids }, { access }) => {
     if (ids.length > MAX_NODE_IDS) throw new BadUserInputError(`ids may hold at most ${MAX_NODE_IDS} ids`, 'ids');
     // Every id decoded before any is loaded: a forged one refuses the field without a read
     // scheduled for the ids before it (a read nobody would wait for or count).
@@ -32,7 +34,7 @@ export const Query: QueryResolvers = {
   userByEmail: (_, { email }, { access }) => access.userByEmail(normalizeEmail(email)),
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
   product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),
-  products: (_, { category, ...args }, { loaders, data }, info) =>
+  products: async (_, { category, ...args }, { loaders, data }, info) =>
     productListing(category == null ? null : normalizeCategory(category), args, { loaders, schema: data.schema }, info),
   orders: async (_, { status, placedAfter, placedBefore, ...args }, { access, data }) => {
     const window = { placedAfter, placedBefore };

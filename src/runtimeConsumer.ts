@@ -7,6 +7,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { ConsumerFactory } from './runtime.js';
 import { changedTagsOf } from './streams/changedTags.js';
+import { traceInvalidation } from './telemetry/busSpans.js';
 import { StreamConsumer } from './streams/consumer.js';
 
 export interface InProcessConsumerOptions {
@@ -36,9 +37,9 @@ export function inProcessConsumer({
       onRecords:
         (cache || purge) &&
         ((records) => {
-          const { tags, changedAtMs } = changedTagsOf(records);
+          const { tags, changedAtMs, traceparents } = changedTagsOf(records);
           if (tags.length === 0) return;
-          cache?.invalidate(tags, changedAtMs);
+          if (cache) traceInvalidation(traceparents, tags.length, () => cache.invalidate(tags, changedAtMs));
           purge?.(tags);
         }),
       log: log.child({ component: 'streams' }),

@@ -22,8 +22,15 @@ export function invalidationPublisher(bus: RedisInvalidationBus, owner: string) 
   };
   return {
     /** A batch's tags (changedTagsOf, in the consumer's onRecords hook), published before the batch is processed. */
-    tags: ({ tags, changedAtMs }: ChangedTags): void => {
-      if (tags.length > 0) void bus.publish({ v: 1, kind: 'tags', tags, changedAt: changedAtMs });
+    tags: ({ tags, changedAtMs, traceparents }: ChangedTags): void => {
+      if (tags.length === 0) return;
+      void bus.publish({
+        v: 1,
+        kind: 'tags',
+        tags,
+        changedAt: changedAtMs,
+        ...(traceparents.length > 0 ? { traceparents } : {}),
+      });
     },
     /** Beats for `consumer` from now on. */
     watch(consumer: StreamConsumer): void {

@@ -9,8 +9,16 @@
  * - `variable-default`: a non-null variable with a default; graphql-jit ignores the default;
  * - `serial-mutation`: a mutation with more than one root field; graphql-jit keeps running the
  *   next field after a non-null failure, graphql-js stops;
+ * - `conditional-duplicate`: a response key asked for more than once where one of its fields
+ *   sits under @skip or @include; graphql-js puts the key where it is first included, graphql-jit
+ *   where it first appears (skipped or not), so the key order of `data` differs;
  * - `variables`: variables that fail to coerce; graphql-jit's messages and codes differ, so
  *   graphql-js answers (nothing has executed yet when coercion fails);
+ * - `null-bubbling`: a query answer in which a non-null field failed and nulled its parent.
+ *   graphql-js stops completing the parent's remaining fields once one fails synchronously;
+ *   graphql-jit completes them all and reports their errors too. The query is executed again by
+ *   graphql-js on the same loaders (their cache makes the second run read little or nothing),
+ *   and its answer is the one sent. Mutations are never executed twice: theirs is graphql-jit's;
  * - `compile-error`: anything graphql-jit refuses to compile.
  *
  * graphql-jit's errors are rebuilt as graphql-js GraphQLErrors (with `extensions`, the path and
@@ -19,16 +27,29 @@
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { execute, getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, print } from 'graphql';
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type {
+  DirectiveNode,
+  DocumentNode,
+  ExecutionArgs,
+  ExecutionResult,
+  FragmentDefinitionNode,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionNode,
+  SelectionSetNode,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 
 /** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
-export type FallbackClass = 'variable-default' | 'serial-mutation' | 'variables' | 'compile-error';
+export type FallbackClass =
+  'variable-default' | 'serial-mutation' | 'conditional-duplicate' | 'variables' | 'null-bubbling' | 'compile-error';
 
 export const FALLBACK_CLASSES: readonly FallbackClass[] = [
   'variable-default',
   'serial-mutation',
+  'conditional-duplicate',
   'variables',
+  'null-bubbling',
   'compile-error',
 ];
 
@@ -45,7 +66,7 @@ export interface CompiledExecutorOptions {
 }
 
 /** A document's entry: its compiled function, or the class that sends it to graphql-js. */
-type Entry = { compiled: CompiledQuery; bytes: number } | { fallback: FallbackClass; bytes: number };
+type Entry = { compiled: CompiledQuery; mutation: boolean; bytes: number } | { fallback: FallbackClass; bytes: number };
 
 /**
  * What one compiled document takes, estimated from its text: the generated code and the
@@ -54,8 +75,49 @@ type Entry = { compiled: CompiledQuery; bytes: number } | { fallback: FallbackCl
 const BYTES_PER_SOURCE_CHARACTER = 24;
 const ENTRY_OVERHEAD_BYTES = 4096;
 
+const isConditional = (node: { directives?: readonly DirectiveNode[] | undefined }): boolean =>
+  node.directives?.some((directive) => directive.name.value === 'skip' || directive.name.value === 'include') ?? false;
+
+/**
+ * True when, in one selection (fragments and inline fragments merged in, whatever their type
+ * condition: it errs on the side of graphql-js), a response key occurs more than once and one of
+ * its occurrences is conditional (its field, or a fragment around it, has @skip or @include).
+ * The sub-selections of a key are checked merged, as the executors merge them.
+ */
+function hasConditionalDuplicate(
+  selectionSets: readonly SelectionSetNode[],
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): boolean {
+  const keys = new Map<string, { count: number; conditional: boolean; children: SelectionSetNode[] }>();
+  const collect = (selections: readonly SelectionNode[], underCondition: boolean, depth: number): void => {
+    for (const selection of selections) {
+      const condition = underCondition || isConditional(selection);
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const entry = keys.get(key) ?? { count: 0, conditional: false, children: [] };
+        entry.count += 1;
+        entry.conditional ||= condition;
+        if (selection.selectionSet) entry.children.push(selection.selectionSet);
+        keys.set(key, entry);
+      } else if (depth < 32) {
+        const set =
+          selection.kind === Kind.INLINE_FRAGMENT
+            ? selection.selectionSet
+            : fragments.get(selection.name.value)?.selectionSet;
+        if (set) collect(set.selections, condition, depth + 1);
+      }
+    }
+  };
+  for (const set of selectionSets) collect(set.selections, false, 0);
+  for (const entry of keys.values()) {
+    if (entry.count > 1 && entry.conditional) return true;
+    if (entry.children.length && hasConditionalDuplicate(entry.children, fragments)) return true;
+  }
+  return false;
+}
+
 /** The class of documents graphql-jit is known to answer differently, before compiling (null: none). */
-export function staticFallbackOf(operation: OperationDefinitionNode): FallbackClass | null {
+export function staticFallbackOf(operation: OperationDefinitionNode, document?: DocumentNode): FallbackClass | null {
   for (const definition of operation.variableDefinitions ?? []) {
     if (definition.type.kind === Kind.NON_NULL_TYPE && definition.defaultValue) return 'variable-default';
   }
@@ -68,6 +130,13 @@ export function staticFallbackOf(operation: OperationDefinitionNode): FallbackCl
   ) {
     // A root fragment may hold several fields: serial in graphql-js, not in graphql-jit.
     return 'serial-mutation';
+  }
+  if (document) {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    if (hasConditionalDuplicate([operation.selectionSet], fragments)) return 'conditional-duplicate';
   }
   return null;
 }
@@ -88,6 +157,25 @@ const located = (error: GraphQLError): GraphQLError => {
 function normalized(result: ExecutionResult): ExecutionResult {
   if (!result.errors || result.errors.length === 0) return 'data' in result ? { data: result.data } : result;
   return { ...result, errors: result.errors.map((error) => located(error)) };
+}
+
+/**
+ * True when an error nulled more than its own field: a parent on its path is null (or all of
+ * `data` is), which only a failed non-null field does.
+ */
+export function hasBubbledNull(result: ExecutionResult): boolean {
+  if (!result.errors?.length) return false;
+  if (result.data === null) return true;
+  for (const error of result.errors) {
+    let at: unknown = result.data;
+    const path = error.path ?? [];
+    for (let i = 0; i < path.length - 1; i += 1) {
+      at = (at as Record<string | number, unknown>)[path[i] as string | number];
+      if (at === null) return true;
+      if (typeof at !== 'object' || at === undefined) break;
+    }
+  }
+  return false;
 }
 
 const isPromiseLike = <T>(value: unknown): value is PromiseLike<T> =>
@@ -122,7 +210,7 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     const cached = entries.get(key);
     if (cached) return cached;
     const bytes = ENTRY_OVERHEAD_BYTES + source.length * BYTES_PER_SOURCE_CHARACTER;
-    const fallback = staticFallbackOf(operation);
+    const fallback = staticFallbackOf(operation, document);
     let entry: Entry;
     if (fallback) entry = { fallback, bytes };
     else {
@@ -130,15 +218,24 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
         // graphql-js captures no stack for the errors it builds either.
         disablingCapturingStackErrors: true,
       });
-      entry = isCompiledQuery(compiled) ? { compiled, bytes } : { fallback: 'compile-error', bytes };
+      entry = isCompiledQuery(compiled)
+        ? { compiled, mutation: operation.operation === OperationTypeNode.MUTATION, bytes }
+        : { fallback: 'compile-error', bytes };
     }
     entries.set(key, entry);
     return entry;
   }
 
+  // Answers graphql-js gave after the compiled run (their cost includes both runs).
+  const reran = new WeakSet<object>();
   const fallBack = (args: ExecutionArgs, fallback: FallbackClass) => {
     onFallback?.(fallback);
     return execute(args);
+  };
+  const rerun = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+    const result = await fallBack(args, 'null-bubbling');
+    reran.add(result);
+    return result;
   };
 
   /** Executes `args` compiled (graphql-js for the classes that fall back). */
@@ -147,9 +244,12 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     if (!entry) return execute(args);
     if ('fallback' in entry) return fallBack(args, entry.fallback);
     const result = entry.compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
-    const finish = (answer: ExecutionResult): Promise<ExecutionResult> | ExecutionResult =>
+    const finish = (answer: ExecutionResult): Promise<ExecutionResult> | ExecutionResult => {
       // Refused variables: no resolver ran, so graphql-js can answer in its own words.
-      !('data' in answer) && answer.errors?.length ? fallBack(args, 'variables') : normalized(answer);
+      if (!('data' in answer) && answer.errors?.length) return fallBack(args, 'variables');
+      if (entry.mutation || !hasBubbledNull(answer)) return normalized(answer);
+      return rerun(args);
+    };
     return isPromiseLike<ExecutionResult>(result) ? Promise.resolve(result).then(finish) : finish(result);
   }
 
@@ -164,6 +264,8 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
       // The only operation of a document may be unnamed.
       if (document.definitions.length === 1) entryFor(document, undefined);
     },
+    /** True for an answer graphql-js gave after a compiled run of the same operation (`null-bubbling`). */
+    reran: (result: object): boolean => reran.has(result),
     /** Documents kept, and their estimated bytes (tests, metrics). */
     get size(): { documents: number; bytes: number } {
       return { documents: entries.size, bytes: entries.calculatedSize };

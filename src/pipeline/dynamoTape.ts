@@ -10,8 +10,9 @@
  *
  * A call is matched by its command and its input (a batch's keys in any order). Loaders may batch
  * differently when answers come back at once instead of over the network; a BatchGetItem that
- * matches no recorded call is then answered item by item from every batch the first execution
- * read, and the replay is marked inexact (its request counts no longer comparable). A call the
+ * matches no recorded call is then answered item by item from every item the first execution
+ * read (by BatchGetItem, or by a Query of the table whose items a loader may have been primed
+ * with), and the replay is marked inexact (its request counts no longer comparable). A call the
  * first execution never made cannot be answered: it fails with ReplayMissError.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -54,7 +55,7 @@ function canonical(value: unknown): string {
 const itemKey = (table: string, key: Item): string => `${table}\n${canonical({ PK: key.PK, SK: key.SK })}`;
 
 /** A command's name and input as one string; a batch's keys sorted (DynamoDB answers a batch unordered anyway). */
-function callKey(command: object): string {
+export function callKey(command: object): string {
   const name = command.constructor.name;
   const input = (command as { input?: unknown }).input;
   if (name === 'BatchGetCommand') {
@@ -125,9 +126,16 @@ export class DynamoTape {
     return this.calls.filter((call) => !call.used).length;
   }
 
-  /** Files a settled BatchGetItem's items by key (the item-by-item answers). */
+  /** Files the items a settled read returned by key (the item-by-item answers). */
   private index(key: string, input: unknown, outcome: Outcome): void {
-    if (!outcome.ok || !key.startsWith('BatchGetCommand:')) return;
+    if (!outcome.ok) return;
+    // A Query's items too: a loader primed with them in one run may ask for them in the other.
+    const { Items, TableName } = outcome.output as { Items?: Item[] } & { TableName?: string };
+    const table = (input as { TableName?: string }).TableName ?? TableName;
+    if (key.startsWith('QueryCommand:') && table && !(input as { IndexName?: string }).IndexName) {
+      for (const item of Items ?? []) if (typeof item.PK === 'string') this.items.set(itemKey(table, item), item);
+    }
+    if (!key.startsWith('BatchGetCommand:')) return;
     const { RequestItems = {} } = input as BatchGetInput;
     const { Responses = {}, UnprocessedKeys = {} } = outcome.output as BatchGetOutput;
     const unprocessed = new Set(

@@ -133,6 +133,7 @@ export function createExecution({
   const compiledExecute: Execute = (args) => compiledFor(args).execute(args);
   const differential = createDifferentialExecutor({
     primary: compiledExecute,
+    reran: (result) => compiled?.reran(result) ?? false,
     oracle: execute,
     budgets,
     replay,

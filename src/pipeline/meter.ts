@@ -251,6 +251,8 @@ const metered = new WeakSet<GraphQLSchema>();
 export const meterOf = (context: unknown): OperationMeter | undefined =>
   typeof context === 'object' && context !== null ? meters.get(context) : undefined;
 
+const ignore = (): void => undefined;
+
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
@@ -273,9 +275,13 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
         if (!meter) return resolve(source, args, context, info);
         meter.check();
         const value: unknown = resolve(source, args, context, info);
-        return isPromiseLike(value)
-          ? value.then((resolved) => meter.resolved(resolved, info))
-          : meter.resolved(value, info);
+        if (!isPromiseLike(value)) return meter.resolved(value, info);
+        const counted = Promise.resolve(value).then((resolved) => meter.resolved(resolved, info));
+        // graphql-js drops a pending field's promise when a sibling non-null field throws
+        // synchronously: its rejection would then be unhandled, which ends a Node process. The
+        // executor still sees the rejection through the promise it is given.
+        counted.catch(ignore);
+        return counted;
       };
     }
   }
@@ -297,8 +303,10 @@ export async function runMetered(
   if (typeof context === 'object' && context !== null) meters.set(context, meter);
   try {
     meter.root(args);
-  } catch {
-    return { errors: [meter.exceeded as BudgetExceededError] };
+  } catch (error) {
+    if (error instanceof BudgetExceededError) return { errors: [error] };
+    // Variables that do not coerce (a directive's `if` missing): the executor refuses them in its
+    // own words, before any field runs, so there is nothing for the meter to count.
   }
   const result = await execute(args);
   return meter.exceeded ? { errors: [meter.exceeded] } : result;
