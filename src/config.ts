@@ -313,7 +313,7 @@ export const ENV_SPEC = {
     type: ['graphql-js', 'compiled', 'differential'],
     default: 'graphql-js',
     description:
-      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: tests and staging, never production)',
+      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
     readBy: SERVICE,
   },
   COMPILED_DOCUMENTS_MAX: {
@@ -410,27 +410,33 @@ export const ENV_SPEC = {
     type: ['on', 'off'],
     default: 'on',
     description:
-      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live',
-    readBy: SERVICE,
+      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live; the GraphQL Lambda never caches (it has no feed)',
+    readBy: ['server'],
   },
   RESPONSE_CACHE_MAX_BYTES: {
     type: 'integer',
     default: '67108864',
     description: 'bytes the cached answers of one instance may take (64 MiB); the least recently used go first',
-    readBy: SERVICE,
+    readBy: ['server'],
   },
   RESPONSE_CACHE_MAX_AGE: {
     type: 'seconds',
     default: '300',
     description: 'the oldest a cached answer may be, whatever the invalidations; `0` turns the cache off',
-    readBy: SERVICE,
+    readBy: ['server'],
   },
   RESPONSE_CACHE_INDEX_HOLD_MS: {
     type: 'integer',
     default: '1000',
     description:
       'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
-    readBy: SERVICE,
+    readBy: ['server'],
+  },
+  CDN_PURGE_URL: {
+    type: 'url',
+    description:
+      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream',
+    readBy: ['server', 'consumer', 'stream-lambda'],
   },
   WS_MAX_SOCKETS: {
     type: 'integer',
@@ -728,6 +734,8 @@ export interface Config {
   streamConsumerName: string;
   /** REDIS_URL: order events travel over Redis pub/sub instead of staying in the process. */
   redisUrl: string | undefined;
+  /** CDN_PURGE_URL: where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
+  cdnPurgeUrl: string | undefined;
   /** `npm run consumer`: the checkpoints and leases its consumers share (STREAM_CONSUMER_NAME, default `processor`). */
   consumerGroup: string;
   /** `npm run consumer`: the port of its /healthz, /readyz and /metrics (0 picks a free one). */
@@ -994,6 +1002,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
   }
   const tableName = text(env, 'TABLE_NAME');
+  const cdnPurgeUrl = text(env, 'CDN_PURGE_URL');
+  if (cdnPurgeUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(cdnPurgeUrl)) {
+    throw new ConfigError('CDN_PURGE_URL must be an http:// or https:// URL');
+  }
   const redisUrl = text(env, 'REDIS_URL');
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
     throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
@@ -1073,6 +1085,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // in every instance would publish each event once per instance.
     streamConsumer: flag(env, 'STREAM_CONSUMER', mode !== 'aws' && !redisUrl),
     redisUrl,
+    cdnPurgeUrl,
     consumerGroup: text(env, 'STREAM_CONSUMER_NAME') ?? 'processor',
     consumerPort: port(env, 'CONSUMER_PORT'),
     leaseTtlMs: integer(env, 'LEASE_TTL_MS'),

@@ -21,6 +21,7 @@ import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.
 import type { OpenDatabase } from './db/open.js';
 import { RedisInvalidationBus } from './events/invalidationBus.js';
 import { RedisEventBus } from './events/redisEventBus.js';
+import { CdnPurger } from './streams/cdnPurge.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
@@ -69,12 +70,14 @@ async function main(): Promise<void> {
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
+  let purger: CdnPurger | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
   const shutdown = handleStopSignals(log, async () => {
     // HTTP first (in-flight requests finish, subscriptions close), then what served them.
     await server?.close();
     await runtime?.stop();
+    await purger?.close();
     await telemetry?.shutdown();
     await bus?.close();
     await invalidations?.close();
@@ -106,6 +109,11 @@ async function main(): Promise<void> {
     streamsClient = config.streamConsumer
       ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
       : undefined;
+    // Only a server that reads the stream itself purges the CDN (else the consumer does).
+    if (streamsClient && config.cdnPurgeUrl) {
+      purger = new CdnPurger({ url: config.cdnPurgeUrl, log: log.child({ component: 'cdn-purge' }) });
+    }
+    const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
     if (config.redisUrl) {
       // Never blocks start-up for long: queries and mutations do not need Redis.
       bus = new RedisEventBus({
@@ -147,6 +155,7 @@ async function main(): Promise<void> {
           client: streamsClient,
           consumerName: config.streamConsumerName,
           pollIntervalMs: config.streamPollMs,
+          purge,
         }),
       bus,
       eventDedupeWindow: config.events.dedupeWindow,

@@ -7,6 +7,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { ConsumerFactory } from './runtime.js';
 import { changedTagsOf } from './streams/changedTags.js';
+import { traceInvalidation } from './telemetry/busSpans.js';
 import { StreamConsumer } from './streams/consumer.js';
 
 export interface InProcessConsumerOptions {
@@ -14,9 +15,16 @@ export interface InProcessConsumerOptions {
   /** Names its checkpoints: one name per server instance. */
   consumerName: string;
   pollIntervalMs?: number | undefined;
+  /** The public tags of every change go to the CDN purge hook too (CDN_PURGE_URL; src/streams/cdnPurge.ts). */
+  purge?: ((tags: readonly string[]) => void) | undefined;
 }
 
-export function inProcessConsumer({ client, consumerName, pollIntervalMs }: InProcessConsumerOptions): ConsumerFactory {
+export function inProcessConsumer({
+  client,
+  consumerName,
+  pollIntervalMs,
+  purge,
+}: InProcessConsumerOptions): ConsumerFactory {
   return ({ data, log, events, cache, metrics }) => {
     const consumer = new StreamConsumer({
       dynamo: data.dynamo,
@@ -27,10 +35,12 @@ export function inProcessConsumer({ client, consumerName, pollIntervalMs }: InPr
       publish: (event) => events.publish(event),
       onBatch: (batch) => metrics?.streamLag.set(batch.lagSeconds),
       onRecords:
-        cache &&
+        (cache || purge) &&
         ((records) => {
-          const { tags, changedAtMs } = changedTagsOf(records);
-          if (tags.length > 0) cache.invalidate(tags, changedAtMs);
+          const { tags, changedAtMs, traceparents } = changedTagsOf(records);
+          if (tags.length === 0) return;
+          if (cache) traceInvalidation(traceparents, tags.length, () => cache.invalidate(tags, changedAtMs));
+          purge?.(tags);
         }),
       log: log.child({ component: 'streams' }),
     });

@@ -183,9 +183,17 @@ describe('GET without a preflight header (CSRF)', () => {
     expect(((await byId.json()) as any).data.products.nodes.length).toBeGreaterThan(0);
   });
 
-  it('is refused for a document that is not trusted, before it is parsed', async () => {
-    const response = await get({ query: '{ products(category: "books", first: 1) { nodes { name } } }' });
+  it('is refused, with cookies, for a document that is not trusted', async () => {
+    const query = '{ products(category: "books", first: 1) { nodes { name } } }';
+    const response = await get({ query }, { cookie: 'session=1' });
     expect(response.status).toBe(400);
     expect(((await response.json()) as any).errors[0].message).toMatch(/Cross-Site Request Forgery/);
+    const trusted = await get(
+      { query: categoryPage, variables: JSON.stringify({ category: 'books', first: 2 }) },
+      {
+        cookie: 'session=1',
+      },
+    );
+    expect(trusted.status).toBe(200);
   });
 });

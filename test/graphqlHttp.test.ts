@@ -69,7 +69,9 @@ const overLambda: Send = async ({ method, search = '', headers = {}, body }) => 
     ...base,
     routeKey: `${method} /graphql`,
     rawQueryString: search.replace(/^\?/, ''),
-    headers,
+    // As API Gateway (payload v2) delivers them: cookies apart from the headers.
+    headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'cookie')),
+    ...(headers.cookie === undefined ? {} : { cookies: headers.cookie.split('; ') }),
     requestContext: { ...base.requestContext, http: { ...base.requestContext.http, method } },
     body: body === undefined ? undefined : binary ? body.toString('base64') : body,
     isBase64Encoded: binary,
@@ -135,10 +137,47 @@ describe.each([
     expect(replaced.headers['x-request-id']).not.toBe('no spaces allowed');
   });
 
-  it('refuses a GET without a preflight header as a possible CSRF, before running anything', async () => {
-    const answer = await send({
+  const getOf = (query: string) => `?${new URLSearchParams({ query }).toString()}`;
+
+  it('runs a GET query without a preflight header when it carries no cookies (urql by default)', async () => {
+    const answer = await send({ method: 'GET', search: getOf('{ __typename }') });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ data: { __typename: 'Query' } });
+  });
+
+  it('refuses, as a possible CSRF, a GET query that carries cookies without a preflight header', async () => {
+    const answer = await send({ method: 'GET', search: getOf('{ __typename }'), headers: { cookie: 'session=1' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatch(/Cross-Site Request Forgery/);
+    const preflighted = await send({
       method: 'GET',
-      search: `?${new URLSearchParams({ query: '{ __typename }' }).toString()}`,
+      search: getOf('{ __typename }'),
+      headers: { cookie: 'session=1', 'apollo-require-preflight': 'true' },
+    });
+    expect(preflighted.status).toBe(200);
+  });
+
+  it('refuses a GET of a mutation or a subscription without a preflight header, before running it', async () => {
+    const mutation = await send({
+      method: 'GET',
+      search: getOf(
+        'mutation { createUser(input: { userId: "csrf", email: "csrf@example.com", name: "C" }) { user { userId } } }',
+      ),
+    });
+    expect(mutation.status).toBe(400);
+    expect(mutation.body).toMatch(/Cross-Site Request Forgery/);
+    const subscription = await send({ method: 'GET', search: getOf('subscription { orderEvents { type } } ') });
+    expect(subscription.status).toBe(400);
+    expect(subscription.body).toMatch(/Cross-Site Request Forgery/);
+    const check = await server.gql('{ user(userId: "csrf") { userId } }');
+    expect(check.data?.user).toBeNull();
+  });
+
+  it('refuses a simple text/plain POST as a possible CSRF', async () => {
+    const answer = await send({
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ __typename }' }),
     });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatch(/Cross-Site Request Forgery/);

@@ -90,8 +90,8 @@ describe('GET', () => {
     expect(await response.json()).toMatchObject({ data: { user: { name: 'Alice Example' } } });
   });
 
-  it('refuses a GET without such a header as a possible CSRF', async () => {
-    const response = await get({ query: '{ __typename }' });
+  it('refuses a GET with cookies and without such a header as a possible CSRF', async () => {
+    const response = await get({ query: '{ __typename }' }, { cookie: 'session=1' });
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/Cross-Site Request Forgery/);
   });

@@ -5,9 +5,8 @@
  * a round that found every shard it holds drained). A consumer that holds no lease does not
  * beat: it reads nothing, so its beat would vouch for shards nobody reads.
  */
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RedisInvalidationBus } from '../events/invalidationBus.js';
-import { changedTagsOf } from '../streams/changedTags.js';
+import type { ChangedTags } from '../streams/changedTags.js';
 import type { StreamConsumer } from '../streams/consumer.js';
 
 export const HEARTBEAT_INTERVAL_MS = 1000;
@@ -22,10 +21,16 @@ export function invalidationPublisher(bus: RedisInvalidationBus, owner: string) 
     void bus.publish({ v: 1, kind: 'heartbeat', from: owner });
   };
   return {
-    /** The consumer's onRecords hook: the batch's tags, published before the batch is processed. */
-    records: (records: readonly _Record[]): void => {
-      const { tags, changedAtMs } = changedTagsOf(records);
-      if (tags.length > 0) void bus.publish({ v: 1, kind: 'tags', tags, changedAt: changedAtMs });
+    /** A batch's tags (changedTagsOf, in the consumer's onRecords hook), published before the batch is processed. */
+    tags: ({ tags, changedAtMs, traceparents }: ChangedTags): void => {
+      if (tags.length === 0) return;
+      void bus.publish({
+        v: 1,
+        kind: 'tags',
+        tags,
+        changedAt: changedAtMs,
+        ...(traceparents.length > 0 ? { traceparents } : {}),
+      });
     },
     /** Beats for `consumer` from now on. */
     watch(consumer: StreamConsumer): void {

@@ -27,6 +27,8 @@ import type { EventBus } from '../events/eventBus.js';
 import { RedisInvalidationBus } from '../events/invalidationBus.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
 import { baselineNewTable } from '../migrations/runner.js';
+import { CdnPurger } from '../streams/cdnPurge.js';
+import { changedTagsOf } from '../streams/changedTags.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
 import { healthRoutes } from '../transports/http/health.js';
@@ -45,10 +47,12 @@ async function main(): Promise<void> {
   let server: http.Server | undefined;
   let bus: EventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
+  let purger: CdnPurger | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
   const shutdown = handleStopSignals(log, async () => {
     await consumer?.stop();
+    await purger?.close();
     await telemetry?.shutdown();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await bus?.close();
@@ -87,6 +91,8 @@ async function main(): Promise<void> {
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
     const metrics = createConsumerMetrics(() => consumer, eventBus);
     const publisher = invalidations && invalidationPublisher(invalidations, owner);
+    // The consumer purges the CDN: it is the one process that sees every change once.
+    const purge = config.cdnPurgeUrl ? (purger = new CdnPurger({ url: config.cdnPurgeUrl, log })) : undefined;
     consumer = new StreamConsumer({
       dynamo: db.dynamo,
       streams,
@@ -96,7 +102,13 @@ async function main(): Promise<void> {
       leases: { owner, ttlMs: config.leaseTtlMs },
       publish: (event) => eventBus.publish(event),
       onBatch: (batch) => metrics.observe(batch),
-      onRecords: publisher?.records,
+      onRecords:
+        (publisher || purge) &&
+        ((records) => {
+          const changed = changedTagsOf(records);
+          publisher?.tags(changed);
+          purge?.purge(changed.tags);
+        }),
       log,
     });
     publisher?.watch(consumer);

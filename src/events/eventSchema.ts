@@ -34,7 +34,7 @@ const STATUSES: readonly OrderStatus[] = ORDER_STATUSES;
 const TYPES: readonly OrderEventModel['type'][] = ['ORDER_PLACED', 'ORDER_STATUS_CHANGED'];
 const SEQ = /^\d{1,40}$/;
 /** W3C trace context, version-format 00: version-traceid-parentid-flags, lower-case hex. */
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+export const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/;
 
 export type Decoded = { ok: true; event: OrderEventModel; publishedAt: number } | { ok: false; reason: string };

@@ -12,15 +12,26 @@ import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { TAG_PATTERN } from '../table/dependencies.js';
+import { TRACEPARENT } from './eventSchema.js';
 
 export const invalidationsChannel = (tableName: string): string => `tablegraph:invalidations:${tableName}`;
 
 /** Bounds of one message: a batch of up to 1,000 stream records touches far fewer distinct tags. */
 export const MAX_INVALIDATION_MESSAGE_BYTES = 256_000;
 export const MAX_TAGS_PER_MESSAGE = 5_000;
+/** The writes' trace contexts one message carries at most (the eviction's span links them). */
+export const MAX_TRACEPARENTS = 16;
 
 export type InvalidationMessage =
-  | { v: 1; kind: 'tags'; tags: string[]; /** epoch ms of the oldest change */ changedAt?: number | undefined }
+  | {
+      v: 1;
+      kind: 'tags';
+      tags: string[];
+      /** epoch ms of the oldest change */
+      changedAt?: number | undefined;
+      /** The W3C traceparents of the writes that made the changes, when they were traced. */
+      traceparents?: string[] | undefined;
+    }
   | { v: 1; kind: 'heartbeat'; /** who beats (a consumer's owner id) */ from: string };
 
 /** The message in `raw`, or undefined (with why) when it is not one this version accepts. */
@@ -45,7 +56,13 @@ export function parseInvalidation(raw: string): { message?: InvalidationMessage;
     return { problem: 'a tag of an unknown shape' };
   }
   const changedAt = typeof m.changedAt === 'number' && Number.isFinite(m.changedAt) ? m.changedAt : undefined;
-  return { message: { v: 1, kind: 'tags', tags, changedAt } };
+  // Trace contexts only link spans: malformed ones are left out, the eviction still happens.
+  const traceparents = Array.isArray(m.traceparents)
+    ? (m.traceparents as unknown[])
+        .filter((value): value is string => typeof value === 'string' && TRACEPARENT.test(value))
+        .slice(0, MAX_TRACEPARENTS)
+    : [];
+  return { message: { v: 1, kind: 'tags', tags, changedAt, ...(traceparents.length > 0 ? { traceparents } : {}) } };
 }
 
 export interface InvalidationBusOptions {
@@ -61,7 +78,7 @@ export type InvalidationListener = (message: InvalidationMessage) => void;
 export class RedisInvalidationBus {
   private readonly publisher: Redis;
   private readonly subscriber: Redis | undefined;
-  private readonly channel: string;
+  readonly channel: string;
   private readonly listeners = new Set<InvalidationListener>();
   private readonly downListeners = new Set<() => void>();
   private closed = false;

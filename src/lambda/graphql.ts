@@ -79,6 +79,9 @@ export function createGraphQLHandler(
       persistedOnly: config.persistedOnly,
       costDetails: config.costDetails,
       cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
+      // No response cache: a frozen function hears no invalidation, so it would never serve
+      // (docs/caching.md). The CDN in front, purged from the stream, is its shared cache.
+      responseCache: undefined,
       executor: config.executor,
       documentsRefreshMs: config.documentsRefreshMs,
       // No timer runs while a function is frozen: the registry is looked at on a request's time.

@@ -14,6 +14,10 @@
  * is opened on a cold start and kept across invocations. An event published while Redis is
  * unreachable is lost (logged, never a failed batch: soldCount must go on).
  *
+ * With CDN_PURGE_URL the public dependency tags of each batch are POSTed to it
+ * (src/streams/cdnPurge.ts) and the invocation waits for the POSTs (bounded by their retries):
+ * a frozen function sends nothing.
+ *
  * Telemetry starts at cold start from the OTEL_* settings (a secret OTLP header by
  * OTEL_EXPORTER_OTLP_HEADERS_ARN); each invocation ends with its EMF lines and a bounded flush
  * (./invocation.ts).
@@ -25,6 +29,8 @@ import { loadConfig } from '../config.js';
 import { createDynamo } from '../db/client.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
+import { CdnPurger } from '../streams/cdnPurge.js';
+import { changedTagsOf } from '../streams/changedTags.js';
 import { processRecords } from '../streams/processor.js';
 import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
 import { registerStreamMetrics } from '../streams/streamMetrics.js';
@@ -46,6 +52,8 @@ export interface StreamHandlerOptions {
   log?: StreamLog | undefined;
   /** Told what each batch did (the function's metrics). */
   observe?: ((result: ProcessResult, event: DynamoDBStreamEvent) => void) | undefined;
+  /** Purges the CDN by the public tags of each batch (CDN_PURGE_URL). */
+  purger?: CdnPurger | undefined;
   /** Awaited before each invocation returns, whatever happened (EMF lines, the telemetry flush). */
   end?: ((context?: Context) => Promise<void>) | undefined;
 }
@@ -58,12 +66,15 @@ export function createStreamHandler({
   log,
   observe,
   end,
+  purger,
 }: StreamHandlerOptions): StreamLambdaHandler {
   const deliver: PublishOrderEvent =
     publish ??
     ((event) => log?.debug({ type: event.type, orderId: event.order.orderId, seq: event.seq }, 'order event'));
   const handle: StreamLambdaHandler = async (event) => {
+    purger?.purge(changedTagsOf(event.Records).tags);
     const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
+    await purger?.drain();
     observe?.(result, event);
     const first = result.failures[0];
     if (!first) return { batchItemFailures: [] };
@@ -139,6 +150,7 @@ export async function streamHandlerFromEnv(
       tableName: config.tableName,
       publish: redis && ((orderEvent) => redis.publish(orderEvent)),
       log,
+      purger: config.cdnPurgeUrl ? new CdnPurger({ url: config.cdnPurgeUrl, log }) : undefined,
       observe: metrics.observe,
       end: invocationEnd({
         config,

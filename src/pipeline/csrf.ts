@@ -1,17 +1,20 @@
 /**
- * CSRF prevention, for every HTTP transport (the node server and Lambda), in place of Apollo
- * Server's own: a "simple" request (a GET, or a POST a browser may send cross-site without a
- * preflight: no content type, `text/plain`, a form) must carry `apollo-require-preflight` or
- * `x-apollo-operation-name`, except a GET whose document is trusted and is a query.
+ * CSRF prevention, for every HTTP transport (the node server, SSE and the Lambda), in place of
+ * Apollo Server's own: a "simple" request (a GET, or a POST a browser may send cross-site
+ * without a preflight: no content type, `text/plain`, a form) must carry
+ * `apollo-require-preflight` or `x-apollo-operation-name`, except a GET that only reads:
+ * - a GET whose operation is a query and which carries no ambient credentials (no `Cookie`);
+ * - a GET of a trusted document whose operation is a query or a subscription.
  *
- * Why that exception is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation
- * (Apollo answers 405), tokens travel only in `Authorization`, which a cross-site page cannot
- * make a browser send, so such a request runs anonymously, and its document is one a published
- * app already sends. What stays refused is a cross-site GET of an arbitrary document: the
- * probing (timing, XS-Search) CSRF prevention exists for. urql sends its queries as GET
- * without a custom header by default; with its documents trusted it works as is.
+ * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation, and the
+ * only credential this server reads is a Bearer token in `Authorization`, which a browser never
+ * attaches by itself: a cross-site page can make it send a GET only anonymously, to read what
+ * the attacker could read himself, at a cost admission and the meter bound. Cookies are this
+ * server's business only if a front door turns them into a token; a request that carries them
+ * keeps the old rule. urql sends its queries as GET without a custom header by default.
  */
 import { getOperationAST, GraphQLError, OperationTypeNode, parse } from 'graphql';
+import type { ParseOptions } from 'graphql';
 import type { OperationRequest, Refusal } from './admission.js';
 import { sha256 } from './admission.js';
 import type { DocumentLookup } from './trustedDocuments.js';
@@ -33,32 +36,49 @@ export function isSimpleRequest(header: (name: string) => string | undefined): b
   return !PREFLIGHT_HEADERS.some((name) => (header(name) ?? '') !== '');
 }
 
-export function createCsrfCheck(documents: DocumentLookup) {
-  // Whether a trusted document's operation is a query, by sha256 and operation name: a trusted
-  // set is bounded, and so is this cache.
-  const queries = new Map<string, boolean>();
+/** A browser's ambient credentials: a page on another site can make it send these. */
+function carriesCookies(header: (name: string) => string | undefined): boolean {
+  return (header('cookie') ?? '') !== '';
+}
+
+export function createCsrfCheck(documents: DocumentLookup, parseOptions: ParseOptions = {}) {
+  // The operation type of a document, by sha256 and operation name. Bounded: a cleared map only
+  // costs a parse again.
+  const operations = new Map<string, OperationTypeNode | null>();
   const MAX_CACHED = 20_000;
 
-  function trustedQuery(request: OperationRequest): boolean {
-    const id =
-      typeof request.query === 'string' && request.query !== '' ? sha256(request.query) : request.persistedHash;
-    if (typeof id !== 'string') return false;
-    const text = documents.get(id);
-    if (text === undefined) return false;
-    const key = `${id}\n${request.operationName ?? ''}`;
-    let isQuery = queries.get(key);
-    if (isQuery === undefined) {
+  function operationOf(hash: string, text: string, operationName: string | null | undefined) {
+    const key = `${hash}\n${operationName ?? ''}`;
+    let operation = operations.get(key);
+    if (operation === undefined) {
       try {
-        const operation = getOperationAST(parse(text), request.operationName)?.operation;
-        // Subscriptions (SSE) only read, like queries.
-        isQuery = operation === OperationTypeNode.QUERY || operation === OperationTypeNode.SUBSCRIPTION;
+        // The parser's token limit applies here as in admission: this runs before it.
+        operation = getOperationAST(parse(text, parseOptions), operationName)?.operation ?? null;
       } catch {
-        isQuery = false;
+        operation = null;
       }
-      if (queries.size >= MAX_CACHED) queries.clear();
-      queries.set(key, isQuery);
+      if (operations.size >= MAX_CACHED) operations.clear();
+      operations.set(key, operation);
     }
-    return isQuery;
+    return operation;
+  }
+
+  /** The operation the request would run, by its text or a trusted id; whether its text is trusted. */
+  function operationRequested(request: OperationRequest) {
+    const text = typeof request.query === 'string' && request.query !== '' ? request.query : undefined;
+    const hash = text !== undefined ? sha256(text) : request.persistedHash;
+    if (typeof hash !== 'string') return { trusted: false, operation: null };
+    const known = documents.get(hash);
+    const source = known ?? text;
+    if (source === undefined) return { trusted: false, operation: null };
+    return { trusted: known !== undefined, operation: operationOf(hash, source, request.operationName) };
+  }
+
+  function readsOnly(header: (name: string) => string | undefined, request: OperationRequest): boolean {
+    const { trusted, operation } = operationRequested(request);
+    if (operation === OperationTypeNode.QUERY) return trusted || !carriesCookies(header);
+    // Subscriptions (SSE) only read too, but hold a stream open: only a published app's.
+    return trusted && operation === OperationTypeNode.SUBSCRIPTION;
   }
 
   /** Null when the request may go on; else the 400 refusal in Apollo's shape. */
@@ -68,7 +88,7 @@ export function createCsrfCheck(documents: DocumentLookup) {
     request: OperationRequest,
   ): Refusal | null {
     if (!isSimpleRequest(header)) return null;
-    if (method === 'GET' && trustedQuery(request)) return null;
+    if (method === 'GET' && readsOnly(header, request)) return null;
     return {
       ok: false,
       status: 400,

@@ -113,7 +113,7 @@ export function createPipeline({
     explainCache,
     formatError,
     documents,
-    csrf: createCsrfCheck(documents),
+    csrf: createCsrfCheck(documents, { maxTokens: limits.maxTokens }),
     admission,
     execution,
     reporter: createReporter({

@@ -10,13 +10,27 @@ export interface ChangedTags {
   tags: string[];
   /** Epoch ms of the oldest change (ApproximateCreationDateTime); undefined when no record says. */
   changedAtMs: number | undefined;
+  /**
+   * The trace contexts traced writes left on the changed items (writes/placeOrder.ts), distinct,
+   * at most MAX_TRACEPARENTS: the eviction's span joins those traces.
+   */
+  traceparents: string[];
 }
+
+/** As many as an invalidation message carries (events/invalidationBus.ts). */
+const MAX_TRACEPARENTS = 16;
+
+const traceparentIn = (image: Record<string, unknown> | undefined): string | undefined => {
+  const value = (image?.traceparent as { S?: unknown } | undefined)?.S;
+  return typeof value === 'string' ? value : undefined;
+};
 
 const msOf = (value: Date | number | undefined): number | undefined =>
   value instanceof Date ? value.getTime() : typeof value === 'number' ? value * 1000 : undefined;
 
 export function changedTagsOf(records: readonly ChangeRecord[]): ChangedTags {
   const tags = new Set<string>();
+  const traceparents = new Set<string>();
   let changedAtMs: number | undefined;
   for (const record of records) {
     const change = record.dynamodb;
@@ -24,8 +38,13 @@ export function changedTagsOf(records: readonly ChangeRecord[]): ChangedTags {
     const found = tagsOfChange(change);
     if (found.length === 0) continue;
     for (const tag of found) tags.add(tag);
+    // A value the old image had too was left by an earlier write, not this change.
+    const traceparent = traceparentIn(change.NewImage);
+    if (traceparent && traceparent !== traceparentIn(change.OldImage) && traceparents.size < MAX_TRACEPARENTS) {
+      traceparents.add(traceparent);
+    }
     const at = msOf(change.ApproximateCreationDateTime);
     if (at !== undefined && (changedAtMs === undefined || at < changedAtMs)) changedAtMs = at;
   }
-  return { tags: [...tags], changedAtMs };
+  return { tags: [...tags], changedAtMs, traceparents: [...traceparents] };
 }

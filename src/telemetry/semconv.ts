@@ -66,4 +66,6 @@ export const TG = {
   REQUEST_BY_OPERATION: 'tablegraph.request.dynamodb.by_operation',
   ORDER_ID: 'tablegraph.order.id',
   EVENT_TYPE: 'tablegraph.event.type',
+  CACHE_TAGS: 'tablegraph.cache.tags',
+  CACHE_EVICTED: 'tablegraph.cache.evicted',
 } as const;

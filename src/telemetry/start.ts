@@ -8,10 +8,14 @@ import type { TelemetrySettings } from '../config.js';
 import type { Sdk } from './sdk.js';
 import { setTracing } from './tracing.js';
 
+/**
+ * A running SDK. `flush` and `shutdown` never reject: a collector that cannot take the spans
+ * costs those spans (dropped and counted), never a request, an invocation or a clean stop.
+ */
 export interface Telemetry {
   /** Exports what is queued now. */
   flush(): Promise<void>;
-  /** Flushes and stops exporting; tracing is off afterwards. */
+  /** Flushes and stops exporting, within OTEL_EXPORTER_OTLP_TIMEOUT; tracing is off afterwards. */
   shutdown(): Promise<void>;
   droppedSpans(): number;
 }
@@ -26,13 +30,20 @@ export async function startTelemetry(settings: TelemetrySettings, serviceName: s
   running = sdk;
   if (sdk.tracer) setTracing({ tracer: sdk.tracer, resolverSpans: settings.resolverSpans });
   return {
-    flush: () => sdk.flush(),
+    flush: () => sdk.flush().catch(() => undefined),
     shutdown: async () => {
       if (running === sdk) {
         running = undefined;
         setTracing(undefined);
       }
-      await sdk.shutdown();
+      // Bounded: a collector that never answers would otherwise hold the stop for an export
+      // timeout per batch still queued.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        sdk.shutdown().catch(() => undefined),
+        new Promise((resolve) => (timer = setTimeout(resolve, settings.timeoutMs))),
+      ]);
+      clearTimeout(timer);
     },
     droppedSpans: () => sdk.droppedSpans(),
   };

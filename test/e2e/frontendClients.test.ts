@@ -1,7 +1,7 @@
 /**
  * The frontend contract with real clients, each with its default settings plus only what
  * docs/api.md ("Client setup notes") says: Apollo Client 4 (POST, subscriptions over graphql-ws)
- * and urql 6 (with `preferGetMethod: false`, subscriptions over graphql-sse) each
+ * and urql 6 (queries as GET, subscriptions over graphql-sse) each
  * walk alice's orders page by page, place an order and receive its event from the table's stream.
  */
 import { randomUUID } from 'node:crypto';
@@ -122,14 +122,12 @@ function apolloClient(): FrontendClient {
 }
 
 function urqlClient(): FrontendClient {
-  // urql prints string documents itself, so its GET text is not byte-identical to a trusted
-  // document and CSRF prevention refuses it: the documented `preferGetMethod: false` (docs/api.md).
-  // Subscriptions over graphql-sse at /graphql/stream.
+  // urql's defaults: queries as GET (its own print of the document, no preflight header),
+  // mutations as POST. Subscriptions over graphql-sse at /graphql/stream (docs/api.md).
   const sse = createSseClient({ url: `${server.url}/stream`, headers: { authorization: `Bearer ${token}` } });
   let opened: (() => void) | undefined;
   const client = new Client({
     url: server.url,
-    preferGetMethod: false,
     fetchOptions: { headers: { authorization: `Bearer ${token}` } },
     exchanges: [
       cacheExchange,

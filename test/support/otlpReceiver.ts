@@ -21,6 +21,19 @@ export interface ReceivedSpan {
   status: { code: number; message?: string };
   links: { traceId: string; spanId: string }[];
   service: string;
+  /** The exporting process's resource attributes (service.instance.id, ...). */
+  resource: Record<string, unknown>;
+}
+
+/** One data point of an exported metric: a sum's or gauge's value, a histogram's count and sum. */
+export interface ReceivedPoint {
+  metric: string;
+  kind: 'sum' | 'gauge' | 'histogram';
+  attributes: Record<string, unknown>;
+  value: number;
+  /** Histograms only. */
+  count?: number;
+  service: string;
 }
 
 const PROTO_DIR = path.join(projectRoot(), 'test', 'support', 'otlp');
@@ -73,13 +86,30 @@ interface RawTraces {
     scopeSpans?: { spans?: RawSpan[] }[];
   }[];
 }
+interface RawPoint {
+  attributes?: { key: string; value: AnyValue }[];
+  asDouble?: number | string;
+  asInt?: number | string;
+  count?: number | string;
+  sum?: number | string;
+}
+interface RawMetric {
+  name: string;
+  sum?: { dataPoints?: RawPoint[] };
+  gauge?: { dataPoints?: RawPoint[] };
+  histogram?: { dataPoints?: RawPoint[] };
+}
 interface RawMetrics {
-  resourceMetrics?: { scopeMetrics?: { metrics?: { name: string }[] }[] }[];
+  resourceMetrics?: {
+    resource?: { attributes?: { key: string; value: AnyValue }[] };
+    scopeMetrics?: { metrics?: RawMetric[] }[];
+  }[];
 }
 
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   readonly metricNames = new Set<string>();
+  readonly points: ReceivedPoint[] = [];
   readonly contentTypes = new Set<string>();
   private readonly emitter = new EventEmitter();
   private readonly root = loadProtos();
@@ -112,7 +142,8 @@ export class OtlpReceiver {
 
   private addTraces(request: RawTraces): void {
     for (const resourceSpans of request.resourceSpans ?? []) {
-      const named = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+      const resource = attributesOf(resourceSpans.resource?.attributes);
+      const named = resource['service.name'];
       const service = typeof named === 'string' ? named : '';
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
@@ -126,6 +157,7 @@ export class OtlpReceiver {
             status: { code: span.status?.code ?? 0, message: span.status?.message },
             links: (span.links ?? []).map((link) => ({ traceId: hexOf(link.traceId), spanId: hexOf(link.spanId) })),
             service,
+            resource,
           });
         }
       }
@@ -135,8 +167,24 @@ export class OtlpReceiver {
 
   private addMetrics(request: RawMetrics): void {
     for (const resourceMetrics of request.resourceMetrics ?? []) {
+      const named = attributesOf(resourceMetrics.resource?.attributes)['service.name'];
+      const service = typeof named === 'string' ? named : '';
       for (const scope of resourceMetrics.scopeMetrics ?? []) {
-        for (const metric of scope.metrics ?? []) this.metricNames.add(metric.name);
+        for (const metric of scope.metrics ?? []) {
+          this.metricNames.add(metric.name);
+          for (const kind of ['sum', 'gauge', 'histogram'] as const) {
+            for (const point of metric[kind]?.dataPoints ?? []) {
+              this.points.push({
+                metric: metric.name,
+                kind,
+                attributes: attributesOf(point.attributes),
+                value: Number(kind === 'histogram' ? point.sum : (point.asDouble ?? point.asInt ?? 0)),
+                ...(kind === 'histogram' ? { count: Number(point.count) } : {}),
+                service,
+              });
+            }
+          }
+        }
       }
     }
     this.emitter.emit('data');

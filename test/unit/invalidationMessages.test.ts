@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TAGS_PER_MESSAGE, parseInvalidation } from '../../src/events/invalidationBus.js';
+import { MAX_TAGS_PER_MESSAGE, MAX_TRACEPARENTS, parseInvalidation } from '../../src/events/invalidationBus.js';
+
+const traceparent = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
 
 describe('invalidation messages on Redis', () => {
   it('accepts tags and heartbeats of the current version', () => {
@@ -24,5 +26,14 @@ describe('invalidation messages on Redis', () => {
     ['a huge message', JSON.stringify({ v: 1, kind: 'heartbeat', from: 'x'.repeat(300_000) })],
   ])('drops %s', (_, raw) => {
     expect(parseInvalidation(raw).message).toBeUndefined();
+  });
+
+  it('keeps the writes’ trace contexts, bounded, and leaves out malformed ones without dropping the tags', () => {
+    const traceparents = [...Array.from({ length: MAX_TRACEPARENTS + 4 }, (_, i) => traceparent(i + 1)), 'nope', 7];
+    const { message } = parseInvalidation(JSON.stringify({ v: 1, kind: 'tags', tags: ['categories'], traceparents }));
+    expect(message).toMatchObject({ kind: 'tags', tags: ['categories'] });
+    expect(message?.kind === 'tags' && message.traceparents).toEqual(traceparents.slice(0, MAX_TRACEPARENTS));
+    const onlyBad = parseInvalidation('{"v":1,"kind":"tags","tags":["categories"],"traceparents":["x"]}').message;
+    expect(onlyBad).toEqual({ v: 1, kind: 'tags', tags: ['categories'], changedAt: undefined });
   });
 });

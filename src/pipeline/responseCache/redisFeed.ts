@@ -5,12 +5,16 @@
  * and the first heartbeat after that flushes). This instance's mutations reach the others here too.
  */
 import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
+import { traceInvalidation } from '../../telemetry/busSpans.js';
 import type { ResponseCache } from './responseCache.js';
 
 export function feedFromRedis(cache: ResponseCache, bus: RedisInvalidationBus): () => void {
   const unsubscribe = bus.subscribe((message) => {
     if (message.kind === 'heartbeat') cache.feed.beat();
-    else cache.invalidate(message.tags, message.changedAt);
+    else {
+      const { tags, changedAt, traceparents } = message;
+      traceInvalidation(traceparents, tags.length, () => cache.invalidate(tags, changedAt), bus.channel);
+    }
   });
   bus.onDown(() => cache.feed.down());
   cache.onWrite((tags) => void bus.publish({ v: 1, kind: 'tags', tags: [...tags] }));

@@ -14,6 +14,8 @@ export function graphqlRequestOf(event: APIGatewayProxyEventV2): GraphQLHttpRequ
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers.set(name.toLowerCase(), value);
   }
+  // Payload v2 moves the Cookie header into `cookies`; CSRF prevention looks for it.
+  if (event.cookies?.length) headers.set('cookie', event.cookies.join('; '));
   const body = event.body;
   return {
     method: event.requestContext.http.method,
