@@ -51,6 +51,7 @@ export default tseslint.config(
       'src/generated/',
       'client/generated/',
       'examples/storefront/src/gql/',
+      'examples/relay/src/__generated__/',
       '.data/',
       'test/artifacts/',
       'bench/results/',

@@ -48,6 +48,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL, env: DIFFERENTIAL },
       },
+      // `npm run soak` only (minutes long): never part of `npm test`.
+      {
+        extends: true,
+        test: { name: 'soak', include: ['test/soak/**/*.soak.ts'], globalSetup: DYNAMODB_LOCAL, testTimeout: 420_000 },
+      },
     ],
   },
 });

@@ -10,10 +10,12 @@
  *   npm run bench:budgets                 the meter at its defaults
  *   npm run bench:budgets -- --defaults   every limit at its default (the alias limit answers first)
  *   npm run bench:budgets -- --unmetered  budgets out of the way too (what the server did before)
+ *   npm run bench:budgets -- --ws         the bombs over a WebSocket (graphql-ws), the probe over HTTP
  */
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
 import { DEFAULT_LIMITS } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
   options: {
     unmetered: { type: 'boolean', default: false },
     defaults: { type: 'boolean', default: false },
+    ws: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '6' },
     only: { type: 'string' },
   },
@@ -93,7 +96,31 @@ const app = await startApp({
 });
 const token = await signToken({ userId: 'alice', role: 'customer' }, auth);
 
-async function send(query: string): Promise<{ ms: number; code: unknown }> {
+/** One operation over a fresh graphql-ws socket: its first result or error. */
+async function sendOverWebSocket(query: string): Promise<{ ms: number; code: unknown }> {
+  const started = performance.now();
+  const socket = new WebSocket(app.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const answer = new Promise<unknown>((resolve) => {
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString()) as { type: string; payload?: unknown };
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+      } else if (message.type === 'next' || message.type === 'error') {
+        const payload = message.payload as { errors?: { extensions?: { code?: unknown } }[] } | unknown[];
+        const errors = Array.isArray(payload) ? (payload as { extensions?: { code?: unknown } }[]) : payload.errors;
+        resolve(errors?.[0]?.extensions?.code ?? 'ok');
+      }
+    });
+  });
+  socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
+  const code = await answer;
+  socket.close();
+  return { ms: performance.now() - started, code };
+}
+
+async function send(query: string, overWebSocket = false): Promise<{ ms: number; code: unknown }> {
+  if (overWebSocket) return sendOverWebSocket(query);
   const started = performance.now();
   const response = await fetch(app.url, {
     method: 'POST',
@@ -107,14 +134,14 @@ async function send(query: string): Promise<{ ms: number; code: unknown }> {
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 await send(PROBE); // warm the connection and the loaders' code
 console.log(
-  `${values.defaults ? 'every limit at its default' : 'document limits lifted'}, ${values.unmetered ? 'unmetered' : 'metered'}; node ${process.version}`,
+  `${values.defaults ? 'every limit at its default' : 'document limits lifted'}, ${values.unmetered ? 'unmetered' : 'metered'}, bombs over ${values.ws ? 'WebSocket' : 'HTTP'}; node ${process.version}`,
 );
 console.log('| bomb | answer | server ms (median, max) | RSS growth MB (max) | probe max ms under 2 bombs |');
 console.log('| --- | --- | --- | --- | --- |');
 for (const [name, query] of BOMBS) {
   if (values.only && !name.includes(values.only)) continue;
   durations.length = 0;
-  await send(query); // warm-up: parse, validate and execute once
+  await send(query, values.ws); // warm-up: parse, validate and execute once
   durations.length = 0;
   const growth: number[] = [];
   let code: unknown;
@@ -122,7 +149,7 @@ for (const [name, query] of BOMBS) {
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
-    code = (await send(query)).code;
+    code = (await send(query, values.ws)).code;
     clearInterval(sampler);
     growth.push(Math.max(peak, process.memoryUsage().rss) - before);
   }
@@ -131,7 +158,7 @@ for (const [name, query] of BOMBS) {
   let running = true;
   const bombs = Promise.all(
     [0, 1].map(async () => {
-      for (let round = 0; round < rounds; round++) await send(query);
+      for (let round = 0; round < rounds; round++) await send(query, values.ws);
     }),
   ).finally(() => (running = false));
   let probeMax = 0;

@@ -7,7 +7,7 @@ import { freePort } from '../src/db/local.js';
 import { startChild } from './procs.js';
 import type { Child } from './procs.js';
 
-export type SystemId = 'server' | 'serverNoFusion' | 'raw' | 'naive';
+export type SystemId = 'server' | 'serverNoFusion' | 'serverCompiled' | 'raw' | 'naive';
 
 export interface SystemSpec {
   id: SystemId;
@@ -36,6 +36,15 @@ export const SYSTEMS: Record<SystemId, SystemSpec> = {
     readyMessage: 'tablegraph ready at',
     tablegraph: true,
     env: { ITEM_COLLECTION_READS: 'false' },
+  },
+  // The compiled executor (graphql-jit), measured interleaved with graphql-js (the server's default).
+  serverCompiled: {
+    id: 'serverCompiled',
+    label: 'tablegraph, compiled executor',
+    entry: 'src/main.ts',
+    readyMessage: 'tablegraph ready at',
+    tablegraph: true,
+    env: { EXECUTOR: 'compiled' },
   },
   raw: { id: 'raw', label: 'raw chain (limit)', entry: 'bench/rawChain.ts', readyMessage: 'raw chain ready at' },
   naive: { id: 'naive', label: 'naive peer', entry: 'bench/naivePeer.ts', readyMessage: 'naive peer ready at' },
@@ -68,6 +77,13 @@ export const VARIANTS: Variant[] = [
     system: 'serverNoFusion',
     query: '',
     ops: ['userOrders'],
+  },
+  {
+    key: 'server-compiled',
+    label: 'tablegraph, compiled executor',
+    system: 'serverCompiled',
+    query: '',
+    ops: ['userOrders', 'orderDetail', 'nodes50'],
   },
   { key: 'naive', label: 'naive peer', system: 'naive', query: '' },
 ];

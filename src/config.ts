@@ -313,7 +313,7 @@ export const ENV_SPEC = {
     type: ['graphql-js', 'compiled', 'differential'],
     default: 'graphql-js',
     description:
-      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: tests and staging, never production)',
+      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
     readBy: SERVICE,
   },
   COMPILED_DOCUMENTS_MAX: {

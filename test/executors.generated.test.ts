@@ -176,7 +176,7 @@ describe('the compiled executor against graphql-js on generated documents', () =
     dynamo?.client.destroy();
   });
 
-  it(`answers ${DOCUMENTS} generated documents as graphql-js does`, { timeout: 180_000 }, async () => {
+  it(`answers ${DOCUMENTS} generated documents as graphql-js does`, { timeout: 420_000 }, async () => {
     const generate = createDocumentGenerator(pipeline.schema, argumentValues(), SEED);
     const counts = { documents: 0, invalid: 0, withErrors: 0, withFaults: 0, nulledRoot: 0, mismatches: 0 };
     const started = performance.now();

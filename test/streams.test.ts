@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient, ExpiredIteratorException, InternalServerError } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -28,6 +28,7 @@ import type { OrderEvent } from '../src/streams/processor.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
+import { Faults, seededRandom } from './support/faults.js';
 import { endpoint } from './support/harness.js';
 import { getItem } from './support/writes.js';
 
@@ -407,16 +408,9 @@ describe('a restarted consumer', () => {
     const product = shop.products[0] as ProductModel;
     // A consumer whose checkpoint writes all fail, like a process killed right after processing.
     const crashing = createDynamo({ endpoint: endpoint(), region });
-    crashing.client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const item = (args.input as { Item?: { PK?: unknown } }).Item;
-        if (context.commandName?.startsWith('Put') && JSON.stringify(item?.PK ?? '').includes('META#stream')) {
-          throw new Error('injected: the process died before its checkpoint');
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failCheckpoints' },
-    );
+    const faults = new Faults();
+    faults.attach(crashing.client, 'crashing');
+    faults.inject({ kind: 'server-error', commands: ['PutItem', 'TransactWriteItems'], touching: 'CONSUMER#' });
     const before = new EventLog();
     const doomed = await startConsumer(shop.tableName, before, { dynamo: crashing });
     const order = orderOf(shop.user, [[product, 3]]);
@@ -424,6 +418,7 @@ describe('a restarted consumer', () => {
     await before.until(placed(order));
     await doomed.stop();
     crashing.client.destroy();
+    expect(faults.injected.get('server-error')).toBeGreaterThan(0);
     expect(await soldCountOf(shop.tableName, product)).toBe(3);
 
     const after = new EventLog();
@@ -440,25 +435,12 @@ describe('faults', () => {
     const product = shop.products[0] as ProductModel;
     const faulty = createStreamsClient({ endpoint: endpoint(), region });
     extraClients.push(faulty);
-    const injected: string[] = [];
-    let reads = 0;
-    faulty.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'GetRecordsCommand') {
-          reads++;
-          if (reads % 5 === 2) {
-            injected.push('expired');
-            throw new ExpiredIteratorException({ message: 'injected', $metadata: {} });
-          }
-          if (reads % 5 === 4) {
-            injected.push('internal');
-            throw new InternalServerError({ message: 'injected', $metadata: {} });
-          }
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'injectStreamFaults' },
-    );
+    const faults = new Faults(seededRandom(7));
+    faults.attach(faulty, 'streams');
+    // The first read fails on every attempt the SDK makes (the streams client makes two): the
+    // consumer's own back-off takes over. Then one read in five finds its iterator expired.
+    faults.inject({ kind: 'server-error', commands: ['GetRecords'], times: 2 });
+    faults.inject({ kind: 'expired-iterator', commands: ['GetRecords'], probability: 0.2 });
     const orders = Array.from({ length: 6 }, (_, i) => orderOf(shop.user, [[product, i + 1]]));
     const unlucky = orders[2] as OrderModel;
     const log = new EventLog();
@@ -480,7 +462,8 @@ describe('faults', () => {
     await consumer.waitUntilCaughtUp();
 
     expect(refused).toBe(true);
-    expect(injected).toEqual(expect.arrayContaining(['expired', 'internal']));
+    expect(faults.injected.get('server-error')).toBe(2);
+    expect(faults.injected.get('expired-iterator')).toBeGreaterThan(0);
     expect(await soldCountOf(shop.tableName, product)).toBe(1 + 2 + 3 + 4 + 5 + 6);
     expect(log.events.filter(placed(unlucky))).toHaveLength(1);
   });

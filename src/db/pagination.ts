@@ -173,25 +173,73 @@ export function buildPage<T>(
   resumeKey?: Record<string, unknown>,
 ): { page: Page<T>; items: Item[] } {
   const pageItems = items.slice(0, plan.size);
-  const resumeCursor = resumeKey ? codec.encode(query.connection, pickKey(resumeKey, query.keyAttributes)) : null;
+  const resume = resumeKey ? new LazyCursor(resumeKey, query, codec) : null;
   if (plan.backward) pageItems.reverse();
-  const edges = pageItems.map((item) => ({
-    cursor: codec.encode(query.connection, pickKey(item, query.keyAttributes)),
-    node: query.decode(item),
-  }));
+  const edges = pageItems.map((item) => new LazyEdge(new LazyCursor(item, query, codec), query.decode(item)));
   const cursorGiven = plan.cursor !== undefined;
   return {
     items: pageItems,
     page: {
       edges,
-      pageInfo: {
-        hasNextPage: plan.backward ? cursorGiven : hasMore,
-        hasPreviousPage: plan.backward ? hasMore : cursorGiven,
-        startCursor: (plan.backward ? resumeCursor : null) ?? edges[0]?.cursor ?? null,
-        endCursor: (plan.backward ? null : resumeCursor) ?? edges.at(-1)?.cursor ?? null,
-      },
+      pageInfo: new LazyPageInfo(
+        plan.backward ? cursorGiven : hasMore,
+        plan.backward ? hasMore : cursorGiven,
+        (plan.backward ? resume : null) ?? edges[0]?.lazyCursor ?? null,
+        (plan.backward ? null : resume) ?? edges.at(-1)?.lazyCursor ?? null,
+      ),
     },
   };
+}
+
+/**
+ * A cursor signed when first read (an HMAC each: a page that selects `node` or `nodes` only
+ * never reads one), then kept.
+ */
+class LazyCursor {
+  #value: string | undefined;
+
+  constructor(
+    private readonly key: Record<string, unknown>,
+    private readonly query: Pick<PageQuery<unknown>, 'connection' | 'keyAttributes'>,
+    private readonly codec: CursorCodec,
+  ) {}
+
+  get value(): string {
+    this.#value ??= this.codec.encode(this.query.connection, pickKey(this.key, this.query.keyAttributes));
+    return this.#value;
+  }
+}
+
+/**
+ * The edges and pageInfo hold their cursors as getters on the prototype: reading them is what
+ * graphql-js and the resolvers do; spreading or serializing one would not show them.
+ */
+class LazyEdge<T> implements Edge<T> {
+  constructor(
+    readonly lazyCursor: LazyCursor,
+    readonly node: T,
+  ) {}
+
+  get cursor(): string {
+    return this.lazyCursor.value;
+  }
+}
+
+class LazyPageInfo implements PageInfo {
+  constructor(
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+    private readonly start: LazyCursor | null,
+    private readonly end: LazyCursor | null,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.start?.value ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.end?.value ?? null;
+  }
 }
 
 /**

@@ -21,6 +21,7 @@ import { cacheHeadersPlugin } from './responseCache/cacheHeaders.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
 import { settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
+import { stringifyResult } from './responseSize.js';
 import type { Pipeline } from './pipeline.js';
 
 export interface ApolloOptions {
@@ -122,6 +123,8 @@ export function createApollo(
     // GET of a trusted query, which Apollo's cannot.
     csrfPrevention: false,
     formatError: pipeline.formatError,
+    // The JSON of the response-size check, instead of a second serialization of the same answer.
+    stringifyResult,
     includeStacktraceInErrorResponses: false,
     persistedQueries: {
       cache: persistedOnly ? new ManifestOnlyCache(documents) : new PersistedDocumentsCache(documents),

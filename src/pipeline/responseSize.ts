@@ -19,10 +19,56 @@ export const responseTooLarge = (maxBytes: number): GraphQLFormattedError => ({
 });
 
 /**
- * Pure: `result` itself when its JSON fits in `maxBytes`, else a result carrying only the
- * RESPONSE_TOO_LARGE error (and the original extensions, e.g. the request's cost).
+ * The JSON of results that passed the size check, keyed by their `data` (or, without data, their
+ * `errors`): Apollo's answer reuses it (stringifyResult below) instead of serializing the same
+ * result a second time. A WeakMap: an entry lives as long as its result.
+ */
+const serialized = new WeakMap<object, { result: SizedResult; json: string }>();
+
+/** The three fields of a result, in the order Apollo writes them (its orderExecutionResultFields). */
+const ordered = (result: SizedResult): SizedResult => ({
+  errors: result.errors,
+  data: result.data,
+  extensions: result.extensions,
+});
+const keyOf = (result: SizedResult): object | undefined =>
+  typeof result.data === 'object' && result.data !== null ? result.data : result.errors;
+const onlyResultFields = (result: object): boolean =>
+  Object.keys(result).every((key) => key === 'data' || key === 'errors' || key === 'extensions');
+
+/**
+ * `result` itself when its JSON fits in `maxBytes`, else a result carrying only the
+ * RESPONSE_TOO_LARGE error (and the original extensions, e.g. the request's cost). A result
+ * that fits is remembered with its JSON for stringifyResult.
  */
 export function withinResponseSize<T extends SizedResult>(result: T, maxBytes: number): T | SizedResult {
-  if (Buffer.byteLength(JSON.stringify(result), 'utf8') <= maxBytes) return result;
+  const plain = onlyResultFields(result);
+  const json = JSON.stringify(plain ? ordered(result) : result);
+  if (Buffer.byteLength(json, 'utf8') <= maxBytes) {
+    const key = plain ? keyOf(result) : undefined;
+    if (key) serialized.set(key, { result, json });
+    return result;
+  }
   return { errors: [responseTooLarge(maxBytes)], ...(result.extensions ? { extensions: result.extensions } : {}) };
+}
+
+/**
+ * Apollo's `stringifyResult`, byte for byte its default (`JSON.stringify(value) + "\n"`), with
+ * the JSON the size check made when `value` holds the very fields (the same objects) of a result
+ * that passed it. The fields are compared by identity: a result rebuilt or re-costed after the
+ * check is serialized afresh. Nothing changes a result's objects between the check (the last
+ * step of willSendResponse) and Apollo's serialization.
+ */
+export function stringifyResult(value: SizedResult): string {
+  const key = keyOf(value);
+  const hit = key ? serialized.get(key) : undefined;
+  if (
+    hit &&
+    hit.result.data === value.data &&
+    hit.result.errors === value.errors &&
+    hit.result.extensions === value.extensions
+  ) {
+    return `${hit.json}\n`;
+  }
+  return `${JSON.stringify(value)}\n`;
 }

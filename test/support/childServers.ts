@@ -51,8 +51,14 @@ export class ChildServers {
    * Starts `npm run consumer`'s entry (src/consumer/main.ts) against `endpoint` / `tableName`,
    * its /healthz, /readyz and /metrics on a free port, and waits for its ready line.
    */
-  async startConsumer(endpoint: string, tableName: string, env: Record<string, string> = {}): Promise<ChildServer> {
-    const node = runNode('src/consumer/main.ts', {
+  async startConsumer(
+    endpoint: string,
+    tableName: string,
+    env: Record<string, string> = {},
+    // test/support/faultyConsumer.ts: the same consumer with SDK faults injected (SOAK_FAULTS).
+    entry = 'src/consumer/main.ts',
+  ): Promise<ChildServer> {
+    const node = runNode(entry, {
       DYNAMODB_ENDPOINT: endpoint,
       TABLE_NAME: tableName,
       HOST: '127.0.0.1',

@@ -1,6 +1,7 @@
 /**
  * Faults where they happen: one SDK middleware, attached to a DynamoDB or DynamoDB Streams
- * client, that injects throttling, 500s, latency and timeouts into chosen commands, and can hold
+ * client, that injects throttling, 500s, latency, timeouts and expired iterators into chosen
+ * commands (or only the calls that touch a key, such as the checkpoints), and can hold
  * every call of a client (a process paused with SIGSTOP, as its peers see it: nothing leaves
  * it, and what it sent last arrives late).
  *
@@ -10,7 +11,7 @@
  * DynamoDB and throws afterwards: the write happened, the caller was told it failed.
  */
 
-export type FaultKind = 'throttle' | 'server-error' | 'latency' | 'timeout' | 'lost-response';
+export type FaultKind = 'throttle' | 'server-error' | 'latency' | 'timeout' | 'lost-response' | 'expired-iterator';
 
 export interface FaultRule {
   kind: FaultKind;
@@ -18,6 +19,8 @@ export interface FaultRule {
   clients?: readonly string[];
   /** Command names without `Command` (`GetRecords`, `TransactWriteItems`); every command when absent. */
   commands?: readonly string[];
+  /** Only calls whose input mentions this (a key prefix such as `META#stream`); every call when absent. */
+  touching?: string;
   /** How many calls it hits before it is spent; default unlimited. */
   times?: number;
   /** Chance of hitting a matching call, from the injector's seeded generator; default 1. */
@@ -60,6 +63,8 @@ export class Faults {
   readonly injected = new Map<FaultKind | 'paused', number>();
   /** Calls seen, by client label. */
   readonly calls = new Map<string, number>();
+  /** Called for every fault injected (a child process logs it, so its parent can count). */
+  onInjected: ((kind: FaultKind, label: string, command: string) => void) | undefined;
 
   constructor(private readonly random: () => number = Math.random) {}
 
@@ -80,9 +85,10 @@ export class Faults {
           this.count('paused');
           await hold.promise;
         }
-        const rule = this.match(label, command);
+        const rule = this.match(label, command, args);
         if (!rule) return next(args);
         this.count(rule.kind);
+        this.onInjected?.(rule.kind, label, command);
         switch (rule.kind) {
           case 'throttle':
             throw fault('ThrottlingException', `injected throttling of ${command}`, 400);
@@ -94,6 +100,9 @@ export class Faults {
           case 'timeout':
             await delay(rule.ms ?? 50);
             throw fault('TimeoutError', `injected timeout of ${command}`, 0);
+          case 'expired-iterator':
+            // Not retried by the SDK: the consumer must get a fresh iterator itself.
+            throw fault('ExpiredIteratorException', `injected expiry of the iterator of ${command}`, 400);
           case 'lost-response': {
             await next(args);
             throw fault('TimeoutError', `injected timeout of ${command} after it was applied`, 0);
@@ -143,12 +152,14 @@ export class Faults {
     for (const label of [...this.paused.keys()]) this.resume(label);
   }
 
-  private match(label: string, command: string): FaultRule | undefined {
+  private match(label: string, command: string, args: unknown): FaultRule | undefined {
     for (const entry of this.rules) {
       const { rule } = entry;
       if (entry.left <= 0) continue;
       if (rule.clients && !rule.clients.includes(label)) continue;
       if (rule.commands && !rule.commands.includes(command)) continue;
+      if (rule.touching && !JSON.stringify((args as { input?: unknown }).input ?? null).includes(rule.touching))
+        continue;
       if (rule.probability !== undefined && this.random() >= rule.probability) continue;
       entry.left--;
       return rule;

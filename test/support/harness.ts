@@ -121,6 +121,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET), schema, itemCollections },
     log: pino({ level: 'silent' }),
     auth: TEST_AUTH,
+    // The registry is read once at start-up; a background re-read would be one more GetItem in
+    // the middle of the tests that count a request's DynamoDB calls. Tests of the registry's
+    // polling pass their own interval.
+    documentsRefreshMs: 3_600_000,
     ...appOptions,
     ...(streamsClient
       ? { streams: { client: streamsClient, consumerName: `test-${randomUUID().slice(0, 8)}`, pollIntervalMs: 50 } }
