@@ -117,6 +117,9 @@ export async function startSystem(
           // The server runs a DynamoDB Streams consumer in-process outside AWS (on AWS it is a
           // Lambda): its polling would be charged to the GraphQL requests measured here.
           STREAM_CONSUMER: 'false',
+          // Comparisons with the raw chain measure execution, not the response cache (it would
+          // bypass anyway without a feed; off, it does no work at all). `npm run bench:cache` measures it.
+          RESPONSE_CACHE: 'off',
         }
       : {}),
     ...spec.env,

@@ -3,7 +3,7 @@
  * stream and publishes the dependency tags of every change (and heartbeats); every instance
  * evicts them. Writes go through the API and straight to the table with the SDK; no read that
  * starts after an instance showed a write may show an older value there. The lags are printed
- * (docs/caching.md); `npm run bench:cache-staleness` runs the same check with 1,000 writes.
+ * (docs/caching.md); `npm run soak:cache` runs the same check with 1,000 writes.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';

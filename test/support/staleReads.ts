@@ -1,6 +1,6 @@
 /**
  * The stale-read checker of the response cache across instances (the e2e test runs a few dozen
- * writes, `npm run bench:cache-staleness` a thousand): each write sets a product's stock to a new,
+ * writes, `npm run soak:cache` a thousand): each write sets a product's stock to a new,
  * ever larger value, alternately through the API (updateProduct on one instance) and straight
  * with the SDK (no API involved). After each write every instance is read until it shows the
  * new value (its eviction observed: the lag), then read again: a read that starts after the
@@ -28,6 +28,8 @@ export interface StaleCheckOptions {
   readsAfter?: number;
   /** Longest wait for one instance to show one write. */
   timeoutMs?: number;
+  /** Told each lag as it is measured (a soak keeps them all for one distribution). */
+  onLag?: (viaApi: boolean, ms: number) => void;
 }
 
 export interface LagSummary {
@@ -123,7 +125,9 @@ export async function checkStaleReads(options: StaleCheckOptions): Promise<Stale
           if (performance.now() - acknowledged > timeoutMs) throw new Error(`${url} never showed stock ${value}`);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
-        (viaApi ? apiLags : sdkLags).push(performance.now() - acknowledged);
+        const lag = performance.now() - acknowledged;
+        (viaApi ? apiLags : sdkLags).push(lag);
+        options.onLag?.(viaApi, lag);
         for (let j = 0; j < readsAfter; j++) if ((await stockOn(url)) < value) stale++;
       }),
     );
