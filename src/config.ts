@@ -632,6 +632,30 @@ export const ENV_SPEC = {
     description: "a PNG file the storefront's browser test also saves a screenshot to",
     readBy: ['tests'],
   },
+  SOAK_ROUNDS: {
+    type: 'integer',
+    default: '200',
+    description: 'fault rounds of `npm run soak` (the exactly-once soak)',
+    readBy: ['tests'],
+  },
+  SOAK_SEED: {
+    type: 'integer',
+    default: '1',
+    description: "seed of `npm run soak`'s faults and choices: the same seed replays the same rounds",
+    readBy: ['tests'],
+  },
+  SOAK_MAX_MS: {
+    type: 'integer',
+    default: '210000',
+    description:
+      '`npm run soak` starts no round after this many milliseconds, and fails if it stopped short of SOAK_ROUNDS',
+    readBy: ['tests'],
+  },
+  SOAK_FAULTS: {
+    type: 'string',
+    description: 'the SDK faults a soak consumer process injects (JSON, set by `npm run soak` for its children)',
+    readBy: ['tests'],
+  },
 } as const satisfies Record<string, VarSpec>;
 
 export type EnvName = keyof typeof ENV_SPEC;
