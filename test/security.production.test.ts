@@ -445,6 +445,9 @@ describe('loadConfig in production', () => {
       MAX_OPERATION_READ_UNITS: '70',
       MAX_RESULT_ENTRIES: '700',
       MAX_RESULT_BYTES: '7000',
+      SUBSCRIBE_READS_PER_VIEWER: '8',
+      SUBSCRIBE_READS_PER_INSTANCE: '80',
+      SUBSCRIBE_READ_WINDOW_MS: '800',
     });
     expect(config.limits).toEqual({
       maxDepth: 3,
@@ -458,6 +461,9 @@ describe('loadConfig in production', () => {
       maxOperationReadUnits: 70,
       maxResultEntries: 700,
       maxResultBytes: 7000,
+      subscribeReadsPerViewer: 8,
+      subscribeReadsPerInstance: 80,
+      subscribeReadWindowMs: 800,
     });
   });
 });
