@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   [
     'shared',
-    ['src/config.ts', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts', 'src/shutdown.ts'],
+    ['src/config/**', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts', 'src/shutdown.ts'],
   ],
   ['telemetry', ['src/telemetry/**']],
   ['table', ['src/table/**']],

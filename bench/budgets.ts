@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { createDynamo } from '../src/db/client.js';
 import { CursorCodec } from '../src/db/cursor.js';

@@ -4,7 +4,7 @@
  */
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { TelemetrySettings } from '../config.js';
+import type { TelemetrySettings } from '../config/index.js';
 import type { Sdk } from './sdk.js';
 import { setTracing } from './tracing.js';
 

@@ -1,11 +1,11 @@
 /**
  * One policy, every transport: the same GraphQL request sent over HTTP (the test server) or
- * through the Lambda handler (built from a Config, on the same table), answered in one shape.
+ * through the Lambda handler (built from the Lambda's configuration, on the same table), answered in one shape.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
+import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './harness.js';
 import type { GraphQLResponse, TestServer } from './harness.js';
@@ -57,7 +57,7 @@ export async function sendOverWebSocket(
 /** HTTP through `server`, and a Lambda handler on the same table with `env` added to its configuration. */
 export function transportsOf(server: TestServer, env: Record<string, string> = {}): Transport[] {
   const handler = createGraphQLHandler(
-    loadConfig({
+    loadGraphQLLambdaConfig({
       NODE_ENV: 'test',
       DYNAMODB_ENDPOINT: endpoint(),
       TABLE_NAME: server.tableName,

@@ -6,8 +6,8 @@
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
-import type { Config } from '../../src/config.js';
+import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
+import type { GraphQLLambdaConfig } from '../../src/config/index.js';
 import { createDynamo } from '../../src/db/client.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
@@ -223,8 +223,8 @@ export async function startTransportServer(
   const server = await startTestServer({ playground: false, ...options });
   const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(lambdaDynamo.client);
-  const config: Config = {
-    ...loadConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
+  const config: GraphQLLambdaConfig = {
+    ...loadGraphQLLambdaConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
     logLevel: 'silent',
     cursorSecret: TEST_CURSOR_SECRET,
     auth: TEST_AUTH,
