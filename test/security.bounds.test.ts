@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, loadConfig } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { MAX_USER_ERRORS } from '../src/writes/userErrors.js';
+import { MAX_USER_ERRORS } from '../src/table/limits.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
 import { startTestServer, TEST_AUTH, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
