@@ -2,45 +2,17 @@
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
+import layersFile from './layers.json' with { type: 'json' };
 
 /**
- * The layers, lowest first. A module may import its own layer and the layers listed before it,
- * never one after it: table -> db -> writes -> GraphQL (graphql, resolvers, pipeline) ->
- * runtime -> transports -> main (migrations and seed sit beside writes, above db). scripts/, bench/ and test/ sit outside the layers and may use any of them.
- * @type {[layer: string, patterns: string[]][]} */
-const LAYERS = [
-  [
-    'shared',
-    ['src/config.ts', 'src/errors.ts', 'src/logger.ts', 'src/money.ts', 'src/projectRoot.ts', 'src/shutdown.ts'],
-  ],
-  ['telemetry', ['src/telemetry/**']],
-  ['table', ['src/table/**']],
-  ['events', ['src/events/**']],
-  ['db', ['src/db/**']],
-  ['writes', ['src/writes/**']],
-  ['seed', ['src/seed/**']],
-  ['migrations', ['src/migrations/**']],
-  ['streams', ['src/streams/**']],
-  ['auth', ['src/auth/**']],
-  ['graphql', ['src/graphql/**', 'src/generated/**']],
-  ['resolvers', ['resolvers/**']],
-  ['pipeline', ['src/pipeline/**']],
-  // The composition root: built by main.ts, the tests and the GraphQL Lambda, handed to the transports.
-  ['runtime', ['src/runtime.ts', 'src/runtimeConsumer.ts']],
-  ['transports', ['src/transports/**', 'src/lambda/**']],
-  ['main', ['src/main.ts', 'src/consumer/**']],
-];
-const layerPolicies = LAYERS.map(([type], index) => ({
-  from: { file: { categories: type } },
-  allow: {
-    to: {
-      file: {
-        categories: {
-          anyOf: LAYERS.slice(0, index + 1).map(([below]) => below),
-        },
-      },
-    },
-  },
+ * The layers of src/ and resolvers/ and what each may import: layers.json, the one list (npm run
+ * docs writes it into docs/decisions/layers.md). A module imports its own layer and the layers
+ * its entry names, nothing else. scripts/, bench/ and test/ sit outside the layers.
+ */
+const LAYERS = layersFile.layers;
+const layerPolicies = LAYERS.map(({ name, imports }) => ({
+  from: { file: { categories: name } },
+  allow: { to: { file: { categories: { anyOf: [name, ...imports] } } } },
 }));
 
 export default tseslint.config(
@@ -79,7 +51,7 @@ export default tseslint.config(
     settings: {
       'import/resolver': { typescript: { project: './tsconfig.json' } },
       // Layers classify files (not folders): the shared modules and main.ts are single files.
-      'boundaries/files': LAYERS.flatMap(([category, patterns]) => patterns.map((pattern) => ({ category, pattern }))),
+      'boundaries/files': LAYERS.flatMap(({ name, files }) => files.map((pattern) => ({ category: name, pattern }))),
     },
     rules: {
       // External packages are not layers: only our own modules are checked.

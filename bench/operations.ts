@@ -6,7 +6,8 @@
  * the GraphQL servers execute the document, the raw chain dispatches on operationName.
  */
 import { toGlobalId } from '../src/graphql/globalId.js';
-import { pick, pickDistinct, prng } from './dataset.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
+import { pick, pickDistinct } from './dataset.js';
 import type { Dataset } from './dataset.js';
 
 export interface Operation {
@@ -34,6 +35,16 @@ export const USER_ORDERS_QUERY = `query UserOrders($userId: ID!, $after: String)
       totalCount
       pageInfo { hasNextPage endCursor }
       edges { cursor node { ${ORDER_FIELDS} items { productId quantity unitPrice { amount } product { ${PRODUCT_FIELDS} } } } }
+    }
+  }
+}`;
+
+/** The nested page: a user found by email, their orders, each order's user and products. */
+const NESTED_PAGE_QUERY = `query NestedPage($email: String!) {
+  userByEmail(email: $email) {
+    id userId name email
+    orders(first: 20) {
+      edges { node { ${ORDER_FIELDS} user { id userId name email } items { productId quantity unitPrice { amount } product { ${PRODUCT_FIELDS} } } } }
     }
   }
 }`;
@@ -79,7 +90,7 @@ export const WALK_QUERY = `query Walk($userId: ID!, $after: String) {
 export const PING_QUERY = `query Ping { __typename }`;
 
 export function operations(data: Dataset, runId: string): Operation[] {
-  const stream = (seed: number) => prng(seed);
+  const stream = (seed: number) => seededRandom(seed);
   return [
     {
       id: 'userOrders',
@@ -94,6 +105,21 @@ export function operations(data: Dataset, runId: string): Operation[] {
       variables: (seed) => {
         const random = stream(seed);
         return () => ({ userId: pick(random, data.users).userId, after: null });
+      },
+    },
+    {
+      id: 'nestedPage',
+      title: 'userByEmail → 20 orders → user, items → product',
+      operationName: 'NestedPage',
+      query: NESTED_PAGE_QUERY,
+      mutation: false,
+      levels: {
+        requests: 3,
+        why: 'the email index, the user’s orders page, the orders’ products (each order’s user is the one already read)',
+      },
+      variables: (seed) => {
+        const random = stream(seed);
+        return () => ({ email: pick(random, data.users).email });
       },
     },
     {

@@ -4,10 +4,12 @@ import prettier from 'prettier';
 import { projectRoot } from '../../src/projectRoot.js';
 import { renderConfiguration } from './configuration.js';
 import { renderErrors } from './errors.js';
+import { renderLayers } from './layers.js';
 
 const PAGES: { name: string; render: () => string }[] = [
   { name: 'configuration.md', render: renderConfiguration },
   { name: 'errors.md', render: renderErrors },
+  { name: 'decisions/layers.md', render: renderLayers },
 ];
 
 export async function generatedDocs(): Promise<{ file: string; text: string }[]> {

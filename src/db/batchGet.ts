@@ -11,20 +11,10 @@ import { noteCommand } from '../telemetry/dynamoSpans.js';
 import type { Item } from '../table/codecs.js';
 import { itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
+import { backoffDelay, DEFAULT_BATCH_RETRY } from './retry.js';
+import type { RetryPolicy } from './retry.js';
 
 export const BATCH_GET_LIMIT = 100;
-
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-export const DEFAULT_BATCH_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 25, maxDelayMs: 1000 };
-
-/** Full jitter (AWS Architecture Blog): a random delay in [0, min(max, base * 2^attempt)). */
-export const backoffDelay = (attempt: number, policy: RetryPolicy): number =>
-  Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

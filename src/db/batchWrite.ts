@@ -6,7 +6,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../table/codecs.js';
 import type { ItemKey } from '../table/keys.js';
-import { backoffDelay, DEFAULT_BATCH_RETRY } from './batchGet.js';
+import { backoffDelay, DEFAULT_BATCH_RETRY } from './retry.js';
 
 const BATCH_WRITE_LIMIT = 25;
 

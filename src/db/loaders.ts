@@ -9,6 +9,7 @@ import DataLoader from 'dataloader';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
+import { MAX_CATEGORIES } from '../table/limits.js';
 import {
   CATEGORIES_PK,
   categoryCounterKey,
@@ -72,12 +73,6 @@ export interface ProductsPageKey {
   order?: ProductOrder | undefined;
   args: ConnectionArgs;
 }
-
-/**
- * Categories listed at most (the first by name). A bound on what one request may fan out to:
- * each category's `products` is a Query of its own, and the cost limit counts them at this many.
- */
-export const MAX_CATEGORIES = 100;
 
 export type Loaders = ReturnType<typeof createLoaders>;
 

@@ -20,10 +20,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BadUserInputError } from '../errors.js';
 import type { Item } from '../table/codecs.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 /**
  * What one page may read: Query requests (more than one only for a filter, or when DynamoDB's
  * 1 MB limit cuts a read short) and items evaluated (what a filter may skip, bounding the read

@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { TAG_PATTERN } from '../table/dependencies.js';
+import { MAX_TRACEPARENTS } from '../table/limits.js';
 import { TRACEPARENT } from './eventSchema.js';
 
 export const invalidationsChannel = (tableName: string): string => `tablegraph:invalidations:${tableName}`;
@@ -19,8 +20,6 @@ export const invalidationsChannel = (tableName: string): string => `tablegraph:i
 /** Bounds of one message: a batch of up to 1,000 stream records touches far fewer distinct tags. */
 export const MAX_INVALIDATION_MESSAGE_BYTES = 256_000;
 export const MAX_TAGS_PER_MESSAGE = 5_000;
-/** The writes' trace contexts one message carries at most (the eviction's span links them). */
-export const MAX_TRACEPARENTS = 16;
 
 export type InvalidationMessage =
   | {

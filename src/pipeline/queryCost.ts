@@ -14,9 +14,7 @@ import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectTyp
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { MAX_CATEGORIES } from '../db/loaders.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.js';
-import { MAX_USER_ERRORS } from '../writes/userErrors.js';
+import { DEFAULT_PAGE_SIZE, MAX_CATEGORIES, MAX_PAGE_SIZE, MAX_USER_ERRORS } from '../table/limits.js';
 
 /** Lines an order typically holds (the benchmark's and the demo data's orders hold 1-3). */
 export const TYPICAL_ORDER_LINES = 5;

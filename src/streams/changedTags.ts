@@ -4,6 +4,7 @@
  * its invalidation lag is measured from.
  */
 import { tagsOfChange } from '../table/dependencies.js';
+import { MAX_TRACEPARENTS } from '../table/limits.js';
 import type { ChangeRecord } from './processor.js';
 
 export interface ChangedTags {
@@ -16,9 +17,6 @@ export interface ChangedTags {
    */
   traceparents: string[];
 }
-
-/** As many as an invalidation message carries (events/invalidationBus.ts). */
-const MAX_TRACEPARENTS = 16;
 
 const traceparentIn = (image: Record<string, unknown> | undefined): string | undefined => {
   const value = (image?.traceparent as { S?: unknown } | undefined)?.S;

@@ -13,7 +13,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import { Transaction, transactWrite } from '../writes/transact.js';
+import { Transaction, transactWrite } from '../db/transact.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
 import { EntityType } from '../table/codecs.js';

@@ -27,7 +27,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import type { RetryPolicy } from '../db/batchGet.js';
+import type { RetryPolicy } from '../db/retry.js';
 import type { Dynamo } from '../db/client.js';
 import { CheckpointStore } from './checkpoints.js';
 import { LeaseLostError, LeaseStore } from './leases.js';

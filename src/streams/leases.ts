@@ -30,7 +30,7 @@ import {
   streamWorkerKey,
   streamWorkerSKPrefix,
 } from '../table/keys.js';
-import type { TransactItem } from '../writes/transact.js';
+import type { TransactItem } from '../db/transact.js';
 
 export interface LeaseOptions {
   doc: DynamoDBDocumentClient;

@@ -23,8 +23,8 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { backoffDelay } from '../db/batchGet.js';
-import type { RetryPolicy } from '../db/batchGet.js';
+import { backoffDelay } from '../db/retry.js';
+import type { RetryPolicy } from '../db/retry.js';
 import { STREAM_CHECKPOINT_PK } from '../table/keys.js';
 import type { CheckpointStore, ShardCheckpoint } from './checkpoints.js';
 import { LeaseLostError } from './leases.js';

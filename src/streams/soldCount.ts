@@ -15,8 +15,8 @@
  * lease's fence in every such transaction: a holder that lost its lease writes nothing at all.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Transaction, transactWrite } from '../writes/transact.js';
-import type { Cancellation, TransactItem } from '../writes/transact.js';
+import { Transaction, transactWrite } from '../db/transact.js';
+import type { Cancellation, TransactItem } from '../db/transact.js';
 import type { Item } from '../table/codecs.js';
 import { productKey, productSaleKey } from '../table/keys.js';
 import type { OrderLineModel } from '../table/models.js';

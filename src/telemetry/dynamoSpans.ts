@@ -5,7 +5,7 @@
  * `aws.dynamodb.consumed_capacity` when DynamoDB reported none, as for a failed call), the
  * SDK's attempts and retry delay, the throttling exceptions of attempts the SDK retried, the
  * UnprocessedKeys/UnprocessedItems left, and for a cancelled transaction each action's
- * cancellation reason by the name the write gave it (writes/transact.ts).
+ * cancellation reason by the name the write gave it (db/transact.ts).
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes, Span } from '@opentelemetry/api';

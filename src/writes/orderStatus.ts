@@ -20,8 +20,8 @@ import {
 } from '../table/keys.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
 import { traceparentFor } from '../telemetry/requestTrace.js';
-import { Transaction, transactWrite } from './transact.js';
-import type { TransactItem } from './transact.js';
+import { Transaction, transactWrite } from '../db/transact.js';
+import type { TransactItem } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { WriteResult } from './userErrors.js';
 import { checkId } from './validate.js';

@@ -18,16 +18,14 @@ import type { DataSources } from '../db/loaders.js';
 import { itemToOrder, itemToProduct, orderToDetailsItem, orderToUserItem } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { orderKey, productKey, statusCountAttribute, userKey } from '../table/keys.js';
+import { MAX_ORDER_LINES } from '../table/limits.js';
 import type { OrderLineModel, OrderModel } from '../table/models.js';
-import { Transaction, TransactionConflictError, transactWrite } from './transact.js';
-import type { Cancellation } from './transact.js';
+import { Transaction, TransactionConflictError, transactWrite } from '../db/transact.js';
+import type { Cancellation } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
 import { checkId, checkInt, LIMITS } from './validate.js';
 import { traceparentFor } from '../telemetry/requestTrace.js';
-
-/** TransactWriteItems takes 100 actions; an order needs 3 besides one per line. */
-export const MAX_ORDER_LINES = 97;
 
 export interface PlaceOrderInput {
   userId: string;

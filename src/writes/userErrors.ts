@@ -4,6 +4,7 @@
  * (`["items", "2", "quantity"]`).
  */
 import type { ItemKey } from '../table/keys.js';
+import { MAX_USER_ERRORS } from '../table/limits.js';
 
 /** The schema's `ErrorCode` enum; src/graphql/graphqlModels.ts checks at compile time that both agree. */
 export type UserErrorCode =
@@ -62,12 +63,6 @@ const moreProblems = (count: number): UserError =>
     null,
     `${count === 1 ? '1 more problem was' : `${count} more problems were`} found in the input; fix these and retry`,
   );
-
-/**
- * Most userErrors one payload carries: a request of many bad lines must not answer with
- * kilobytes of errors per line it sent. The last slot says how many more were found.
- */
-export const MAX_USER_ERRORS = 20;
 
 /**
  * Collects input problems so that one response reports all of them, not only the first, up to

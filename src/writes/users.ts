@@ -10,7 +10,7 @@ import type { DataSources } from '../db/loaders.js';
 import { EntityType, itemToUser, noStatusCounts, userToItem } from '../table/codecs.js';
 import { emailGSI1PK, emailGuardKey, userKey } from '../table/keys.js';
 import type { UserModel } from '../table/models.js';
-import { Transaction, transactWrite } from './transact.js';
+import { Transaction, transactWrite } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
 import { checkEmail, checkId, checkText, LIMITS } from './validate.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, EVENT_LIMITS, InvalidEventError } from '../../src/events/eventSchema.js';
 import type { OrderEventModel } from '../../src/events/orderEvent.js';
 import { SeenWindow } from '../../src/events/seenWindow.js';
-import { MAX_ORDER_LINES } from '../../src/writes/placeOrder.js';
+import { MAX_ORDER_LINES } from '../../src/table/limits.js';
 import { LIMITS } from '../../src/writes/validate.js';
 
 const SECRET = 'a-signing-secret-of-at-least-32-characters';

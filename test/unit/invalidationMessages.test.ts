@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TAGS_PER_MESSAGE, MAX_TRACEPARENTS, parseInvalidation } from '../../src/events/invalidationBus.js';
+import { MAX_TAGS_PER_MESSAGE, parseInvalidation } from '../../src/events/invalidationBus.js';
+import { MAX_TRACEPARENTS } from '../../src/table/limits.js';
 
 const traceparent = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
 
