@@ -25,7 +25,14 @@ export const RESPONSE_CACHE_SPEC = {
     type: 'integer',
     default: '1000',
     description:
-      'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
+      'after a change, how long answers read from a global index (eventually consistent) that it touched are kept at most (they expire when this hold-down ends)',
+    readBy: ['server'],
+  },
+  RESPONSE_CACHE_SHARED: {
+    type: ['on', 'off'],
+    default: 'on',
+    description:
+      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:<table>:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy',
     readBy: ['server'],
   },
 } as const satisfies Record<string, VarSpec>;
