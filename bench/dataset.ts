@@ -12,21 +12,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putItems } from '../src/db/batchWrite.js';
 import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
 import { emailGuardKey } from '../src/table/keys.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/table/models.js';
 import type { BenchConfig } from './config.js';
-
-/** mulberry32: small, fast and deterministic. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 
@@ -124,7 +113,7 @@ function makeOrders(
 }
 
 export function buildDataset(config: BenchConfig): Dataset {
-  const random = prng(config.seed);
+  const random = seededRandom(config.seed);
   const categories = Array.from({ length: config.categories }, (_, i) => `cat-${String(i + 1).padStart(2, '0')}`);
   const products: ProductModel[] = [];
   for (const category of categories) {
@@ -207,7 +196,7 @@ export async function seedDataset(
     const scaleStarted = performance.now();
     await writeAll(doc, tableName, userItems(data.scaleUser));
     count('user profiles + email guards', 2);
-    const random = prng(config.seed + 1);
+    const random = seededRandom(config.seed + 1);
     const slice = 5000;
     for (let done = 0; done < config.scaleOrders; done += slice) {
       const n = Math.min(slice, config.scaleOrders - done);

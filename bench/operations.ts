@@ -6,7 +6,8 @@
  * the GraphQL servers execute the document, the raw chain dispatches on operationName.
  */
 import { toGlobalId } from '../src/graphql/globalId.js';
-import { pick, pickDistinct, prng } from './dataset.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
+import { pick, pickDistinct } from './dataset.js';
 import type { Dataset } from './dataset.js';
 
 export interface Operation {
@@ -79,7 +80,7 @@ export const WALK_QUERY = `query Walk($userId: ID!, $after: String) {
 export const PING_QUERY = `query Ping { __typename }`;
 
 export function operations(data: Dataset, runId: string): Operation[] {
-  const stream = (seed: number) => prng(seed);
+  const stream = (seed: number) => seededRandom(seed);
   return [
     {
       id: 'userOrders',

@@ -24,6 +24,7 @@ import { DOCUMENT_REGISTRY_HEAD_KEY } from '../src/table/keys.js';
 import { endpoint, errorCodes, startTestServer } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { runNode } from './support/serverProcess.js';
+import { waitUntil } from './support/waitUntil.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
@@ -60,11 +61,8 @@ const post = async (body: Record<string, unknown>) => {
 /** Polls until `ready` holds or the bound passes: how long a change took to be served. */
 async function servedWithin(ready: () => Promise<boolean>): Promise<number> {
   const started = Date.now();
-  while (Date.now() - started < PICK_UP_BOUND_MS) {
-    if (await ready()) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`not served within ${PICK_UP_BOUND_MS} ms`);
+  await waitUntil(ready, { timeoutMs: PICK_UP_BOUND_MS, intervalMs: 50, what: 'the change to be served' });
+  return Date.now() - started;
 }
 
 const documentsCli = (args: string[]) =>

@@ -10,7 +10,7 @@ import { encodeEnvelope } from '../src/events/eventSchema.js';
 import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { orderEventsChannel, RedisEventBus } from '../src/events/redisEventBus.js';
 import { OrderEvents } from '../src/graphql/orderEvents.js';
-import { pollUntil } from './support/load.js';
+import { waitUntil } from './support/waitUntil.js';
 import { RedisServer } from './support/redisServer.js';
 
 const SECRET = 'the-signing-secret-of-this-test-file-0123456789';
@@ -153,11 +153,11 @@ describe('an API instance on Redis', () => {
     await publisher.publish(anEvent('30'));
     await redis.kill();
     await redis.restart();
-    await pollUntil(
-      () => Promise.resolve([bus.health().status, publisher.health().status]),
-      (status) => status.every((s) => s === 'up'),
-      { timeoutMs: 15_000, intervalMs: 50, description: 'both buses reconnected' },
-    );
+    await waitUntil(() => [bus.health().status, publisher.health().status].every((s) => s === 'up'), {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: 'both buses reconnected',
+    });
     await publisher.publish(anEvent('30'));
     await publisher.publish(anEvent('31'));
     await received;

@@ -3,37 +3,23 @@
  * over HTTP, over a WebSocket, over Server-Sent Events and through the Lambda handler: limits, masking, production
  * settings and persisted-only mode are one policy each, not one per transport.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/config.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
 import { demoItems } from '../src/seed/seed.js';
 import { putItems } from '../src/db/batchWrite.js';
+import { failOnIds } from './support/faults.js';
 import { codesOf, startTransportServer, TRANSPORTS } from './support/transports.js';
 import type { Outcome, TransportName, TransportServer, WireRequest } from './support/transports.js';
 
 /** A product read for this id fails inside the server's DynamoDB client with an AWS-like message. */
 const LEAKY_ID = 'leaky-product';
 
-function failOnLeakyId(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const input = JSON.stringify(args.input);
-      if (input.includes(LEAKY_ID)) {
-        const table = /t-[0-9a-f-]{36}/.exec(input)?.[0] ?? 'unknown-table';
-        throw new Error(`item attribute name is not a string on table ${table} for key PRODUCT#${LEAKY_ID}`);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'failOnLeakyId' },
-  );
-}
-
 let production: TransportServer;
 let locked: TransportServer;
 beforeAll(async () => {
   [production, locked] = await Promise.all([
-    startTransportServer({ introspection: false, configureClient: failOnLeakyId }),
+    startTransportServer({ introspection: false, configureClient: failOnIds({ leaky: LEAKY_ID }) }),
     startTransportServer({ introspection: false, persistedOnly: true }),
   ]);
   await Promise.all(

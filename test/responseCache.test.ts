@@ -11,6 +11,7 @@ import { productKey } from '../src/table/keys.js';
 import { aProduct, anOrder, aUser, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { GraphQLResponse, TestServer } from './support/harness.js';
+import { waitUntil } from './support/waitUntil.js';
 
 const CACHE = { maxBytes: 8_000_000, maxAgeSeconds: 300, indexHoldMs: 0 };
 
@@ -60,12 +61,14 @@ async function askUntil(
   timeoutMs = 5000,
 ) {
   const started = Date.now();
-  for (;;) {
-    const response = await ask(query, variables);
-    if (done(response)) return { response, ms: Date.now() - started };
-    if (Date.now() - started > timeoutMs) throw new Error(`no eviction within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const response = await waitUntil(
+    async () => {
+      const response = await ask(query, variables);
+      return done(response) && response;
+    },
+    { timeoutMs, intervalMs: 10, what: 'the eviction' },
+  );
+  return { response, ms: Date.now() - started };
 }
 
 describe('the response cache', () => {

@@ -23,7 +23,8 @@ import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
 import { aProduct, aUser, anOrder, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
-import { percentile, pollUntil, postGraphQL } from './support/load.js';
+import { percentile, postGraphQL } from './support/load.js';
+import { waitUntil } from './support/waitUntil.js';
 import { health, metric, readyDetails, subscribe } from './support/fanOut.js';
 import type { Subscriber } from './support/fanOut.js';
 import { RedisServer } from './support/redisServer.js';
@@ -233,11 +234,11 @@ describe('scale-out on Redis', () => {
     await redis.kill();
     await Promise.all(
       apis.map((api) =>
-        pollUntil(
-          () => readyDetails(api),
-          (ready) => ready.eventBus === 'down',
-          { timeoutMs: 10_000, intervalMs: 100, description: 'the bus reported down' },
-        ),
+        waitUntil(async () => (await readyDetails(api)).eventBus === 'down', {
+          timeoutMs: 10_000,
+          intervalMs: 100,
+          what: 'the bus reported down',
+        }),
       ),
     );
     // Queries and mutations do not need Redis, and readiness does not fail for it.
@@ -245,34 +246,34 @@ describe('scale-out on Redis', () => {
     const lostBefore = await metric(consumer, 'tablegraph_event_bus_lost_events');
     await placeOrder(apis[1] as ChildServer, alice.userId);
     // Its event is published while Redis is down: lost (counted), as documented.
-    await pollUntil(
-      () => metric(consumer, 'tablegraph_event_bus_lost_events'),
-      (lost) => lost > lostBefore,
-      { timeoutMs: 10_000, intervalMs: 50, description: 'the lost event counted' },
-    );
+    await waitUntil(async () => (await metric(consumer, 'tablegraph_event_bus_lost_events')) > lostBefore, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: 'the lost event counted',
+    });
     // An instance started now serves at once, and joins the bus once Redis is back.
     const late = await children.start(endpoint(), tableName, { REDIS_URL: redis.url });
     expect(await readyDetails(late)).toEqual({ status: 200, eventBus: 'down' });
     await redis.restart();
     await Promise.all([
       ...apis.map((api) =>
-        pollUntil(
-          () => readyDetails(api),
-          (ready) => ready.eventBus === 'up',
-          { timeoutMs: 15_000, intervalMs: 100, description: 'the bus reported up again' },
-        ),
+        waitUntil(async () => (await readyDetails(api)).eventBus === 'up', {
+          timeoutMs: 15_000,
+          intervalMs: 100,
+          what: 'the bus reported up again',
+        }),
       ),
-      pollUntil(
-        () => health(consumer),
-        (h) => h.eventBus.status === 'up',
-        { timeoutMs: 15_000, intervalMs: 100, description: 'the consumer reconnected' },
-      ),
+      waitUntil(async () => (await health(consumer)).eventBus.status === 'up', {
+        timeoutMs: 15_000,
+        intervalMs: 100,
+        what: 'the consumer reconnected',
+      }),
     ]);
-    await pollUntil(
-      () => readyDetails(late),
-      (ready) => ready.eventBus === 'up',
-      { timeoutMs: 15_000, intervalMs: 100, description: 'the late instance joined the bus' },
-    );
+    await waitUntil(async () => (await readyDetails(late)).eventBus === 'up', {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the late instance joined the bus',
+    });
     const lateSubscriber = await subscribe(
       clients,
       'admin@late',
@@ -312,10 +313,10 @@ describe('scale-out on Redis', () => {
 
   it('counts soldCount exactly, and counts the duplicates a replay delivers without changing it', async () => {
     const soldCount = async () => (await getItem(dynamo.doc, tableName, productKey(product.productId)))?.soldCount;
-    await pollUntil(soldCount, (sold) => sold === unitsOrdered, {
+    await waitUntil(async () => (await soldCount()) === unitsOrdered, {
       timeoutMs: 15_000,
       intervalMs: 100,
-      description: `soldCount ${unitsOrdered}`,
+      what: `soldCount ${unitsOrdered}`,
     });
     const running = await metric(consumers[0] as ChildServer, 'tablegraph_stream_duplicate_records_total');
     // Consumers killed with SIGKILL cannot be asked; their successors count what they left unrecorded.
@@ -335,10 +336,12 @@ describe('scale-out on Redis', () => {
     }
     const replaying = await children.startConsumer(endpoint(), tableName, consumerEnv());
     consumers = [replaying];
-    const { value: duplicates } = await pollUntil(
-      () => metric(replaying, 'tablegraph_stream_duplicate_records_total'),
-      (count) => count >= ordersPlaced.length,
-      { timeoutMs: 20_000, intervalMs: 100, description: `${ordersPlaced.length} duplicates counted` },
+    const duplicates = await waitUntil(
+      async () => {
+        const count = await metric(replaying, 'tablegraph_stream_duplicate_records_total');
+        return count >= ordersPlaced.length && count;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: `${ordersPlaced.length} duplicates counted` },
     );
     expect(duplicates).toBe(ordersPlaced.length);
     expect(await soldCount()).toBe(unitsOrdered);

@@ -13,14 +13,14 @@ import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { MAX_USER_ERRORS } from '../src/table/limits.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
-import { errorCodes, startTestServer, TEST_AUTH, tokenFor } from './support/harness.js';
+import { startTestServer, TEST_AUTH, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
-import { transportsOf } from './support/transportClients.js';
-import type { Transport } from './support/transportClients.js';
+import { codesOf, transportsOf } from './support/transports.js';
+import type { TransportName, Transports } from './support/transports.js';
 import { scanTable } from './support/writes.js';
 
 let server: TestServer;
-let transports: Transport[];
+let transports: Transports;
 const me = aUser({ userId: 'bounds-me', email: 'bounds-me@example.com' });
 const other = aUser({ userId: 'bounds-other', email: 'bounds-other@example.com' });
 const product = aProduct({ productId: 'bounds-product' });
@@ -31,20 +31,22 @@ beforeAll(async () => {
   server = await startTestServer();
   await putItems(server.dynamo.doc, server.tableName, demoItems());
   await store(server.dynamo.doc, server.tableName, { users: [me, other], products: [product], orders: [theirs] });
-  transports = transportsOf(server);
+  transports = await transportsOf(server);
   before = await scanTable(server.dynamo.doc, server.tableName);
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  transports.stop();
+  await server.stop();
+});
 
 const bearer = async (userId: string, role: 'customer' | 'admin' = 'customer') =>
   `Bearer ${await tokenFor(userId, role)}`;
-const over = (fn: (transport: Transport) => Promise<void>) => async (name: string) =>
-  fn(transports.find((transport) => transport.name === name) as Transport);
-const TRANSPORTS = ['HTTP', 'Lambda'];
+const TRANSPORTS: TransportName[] = ['HTTP', 'Lambda'];
 /** The policies of the GraphQL server that graphql-ws applies too. */
-const EVERY_TRANSPORT = ['HTTP', 'Lambda', 'WebSocket'];
+const EVERY_TRANSPORT: TransportName[] = ['HTTP', 'Lambda', 'WebSocket'];
 /** A refusal before execution: HTTP 400 where there is HTTP (WebSocket messages have no status). */
-const expectRefusalStatus = (name: string, status: number) => expect(status).toBe(name === 'WebSocket' ? 0 : 400);
+const expectRefusalStatus = (name: TransportName, status: number | null) =>
+  expect(status).toBe(name === 'WebSocket' ? null : 400);
 
 /** Twelve aliases of orders(first: 100) down to each line's product description. */
 const TWELVE_ALIASES = `{ user(userId: "alice") { ${Array.from(
@@ -55,13 +57,13 @@ const TWELVE_ALIASES = `{ user(userId: "alice") { ${Array.from(
 describe('the cost limit counts every list', () => {
   it.each(EVERY_TRANSPORT)(
     'refuses twelve aliased orders(first: 100) down to every line, over %s, before any read',
-    over(async ({ name, send }) => {
-      const response = await send(TWELVE_ALIASES, {}, await bearer('admin', 'admin'));
-      expectRefusalStatus(name, response.status);
-      expect(errorCodes(response)).toEqual(['QUERY_TOO_COMPLEX']);
-      expect(response.errors?.[0]?.extensions?.cost).toBeGreaterThan(100_000);
-      expect(response.extensions?.cost?.dynamodb.requests ?? 0).toBe(0);
-    }),
+    async (name) => {
+      const outcome = await transports.send(name, { query: TWELVE_ALIASES }, await tokenFor('admin', 'admin'));
+      expectRefusalStatus(name, outcome.status);
+      expect(codesOf(outcome)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(outcome.errors[0]?.extensions?.cost).toBeGreaterThan(100_000);
+      expect(outcome.extensions?.cost?.dynamodb.requests ?? 0).toBe(0);
+    },
   );
 
   it('still accepts a page of 20 orders with their lines and products', async () => {
@@ -74,27 +76,29 @@ describe('the cost limit counts every list', () => {
 
 describe('the response-size ceiling', () => {
   let small: TestServer;
-  let smallTransports: Transport[];
+  let smallTransports: Transports;
   const MAX = 1000;
   beforeAll(async () => {
-    small = await startTestServer({
-      limits: { ...DEFAULT_LIMITS, maxResponseBytes: MAX },
-      tableName: server.tableName,
-    });
-    smallTransports = transportsOf(small, { MAX_RESPONSE_BYTES: String(MAX) });
+    const limits = { ...DEFAULT_LIMITS, maxResponseBytes: MAX };
+    small = await startTestServer({ limits, tableName: server.tableName });
+    smallTransports = await transportsOf(small, { limits });
   });
-  afterAll(() => small.stop());
+  afterAll(async () => {
+    smallTransports.stop();
+    await small.stop();
+  });
 
   it.each(EVERY_TRANSPORT)('answers RESPONSE_TOO_LARGE instead of a response over the limit, over %s', async (name) => {
-    const { send } = smallTransports.find((transport) => transport.name === name) as Transport;
-    const response = await send(
+    const send = (query: string) => smallTransports.send(name, { query }, null);
+    const outcome = await send(
       '{ products(category: "electronics", first: 50) { edges { cursor node { name description } } } }',
     );
-    expect(errorCodes(response)).toEqual(['RESPONSE_TOO_LARGE']);
-    expectRefusalStatus(name, response.status);
-    expect(response.errors?.[0]?.message).toMatch(/exceed the limit of 1000 bytes/);
-    expect(response).not.toHaveProperty('data');
-    expect(JSON.stringify(response).length).toBeLessThan(MAX);
+    expect(codesOf(outcome)).toEqual(['RESPONSE_TOO_LARGE']);
+    expectRefusalStatus(name, outcome.status);
+    expect(outcome.errors[0]?.message).toMatch(/exceed the limit of 1000 bytes/);
+    expect(outcome.data).toBeUndefined();
+    expect(outcome.raw).not.toContain('"data"');
+    expect(outcome.raw.length).toBeLessThan(MAX);
     const fits = await send('{ product(productId: "tent-2p") { name } }');
     expect(fits.data).toEqual({ product: { name: expect.any(String) } });
   });
@@ -175,12 +179,15 @@ describe('existence oracles', () => {
   const missingOrder = 'bounds-missing-order';
   it.each(TRANSPORTS)(
     "costs the same for another user's order or email as for a missing one, over %s",
-    over(async ({ send }) => {
-      const token = await bearer(me.userId);
+    async (name) => {
+      const token = await tokenFor(me.userId);
       const ask = (orderId: string, email: string) =>
-        send(
-          'query($o: ID!, $e: String!) { order(orderId: $o) { orderId } userByEmail(email: $e) { userId } }',
-          { o: orderId, e: email },
+        transports.send(
+          name,
+          {
+            query: 'query($o: ID!, $e: String!) { order(orderId: $o) { orderId } userByEmail(email: $e) { userId } }',
+            variables: { o: orderId, e: email },
+          },
           token,
         );
       const notYours = await ask(theirs.orderId, other.email);
@@ -189,7 +196,7 @@ describe('existence oracles', () => {
       expect(missing.data).toEqual(notYours.data);
       expect(notYours.extensions).toEqual(missing.extensions);
       expect(notYours.extensions?.cost?.dynamodb).toEqual({ requests: 2 });
-    }),
+    },
   );
 
   it('shows capacity units to admins', async () => {
@@ -201,26 +208,24 @@ describe('existence oracles', () => {
 describe('identity comes from the token', () => {
   const CREATE = `mutation($input: CreateUserInput!) { createUser(input: $input) { user { userId email } userErrors { code field } } }`;
 
-  it.each(TRANSPORTS)(
-    'refuses createUser without a token, over %s',
-    over(async ({ send }) => {
-      const response = await send(CREATE, { input: { userId: 'squatter', email: 'future@example.com', name: 'S' } });
-      expect(errorCodes(response)).toEqual(['UNAUTHENTICATED']);
-      expect(response.data?.createUser ?? null).toBeNull();
-    }),
-  );
+  it.each(TRANSPORTS)('refuses createUser without a token, over %s', async (name) => {
+    const outcome = await transports.send(
+      name,
+      { query: CREATE, variables: { input: { userId: 'squatter', email: 'future@example.com', name: 'S' } } },
+      null,
+    );
+    expect(codesOf(outcome)).toEqual(['UNAUTHENTICATED']);
+    expect((outcome.data as { createUser?: unknown } | null | undefined)?.createUser ?? null).toBeNull();
+  });
 
-  it.each(TRANSPORTS)(
-    'refuses a customer naming another userId, over %s',
-    over(async ({ send }) => {
-      const response = await send(
-        CREATE,
-        { input: { userId: 'someone-else', email: 'someone-else@example.com', name: 'S' } },
-        await bearer('signing-up'),
-      );
-      expect(errorCodes(response)).toEqual(['FORBIDDEN']);
-    }),
-  );
+  it.each(TRANSPORTS)('refuses a customer naming another userId, over %s', async (name) => {
+    const outcome = await transports.send(
+      name,
+      { query: CREATE, variables: { input: { userId: 'someone-else', email: 'someone-else@example.com', name: 'S' } } },
+      await tokenFor('signing-up'),
+    );
+    expect(codesOf(outcome)).toEqual(['FORBIDDEN']);
+  });
 
   it("makes the profile of the token's subject", async () => {
     const response = await server.gql(

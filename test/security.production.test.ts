@@ -6,12 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigError, DEFAULT_LIMITS, DEV_JWT_SECRET, loadConfig } from '../src/config.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
 import type { Item } from '../src/table/codecs.js';
+import { failOnIds } from './support/faults.js';
 import { errorCodes, startTestServer, tokenFor } from './support/harness.js';
 import type { GraphQLResponse, TestServer } from './support/harness.js';
 import { scanTable } from './support/writes.js';
@@ -19,34 +19,6 @@ import { scanTable } from './support/writes.js';
 /** Ids that make the server's own DynamoDB client fail, as a real AWS error would. */
 const LEAKY_ID = 'leaky-item';
 const THROTTLED_ID = 'throttled-item';
-
-/**
- * Makes requests naming LEAKY_ID fail with an AWS-style error full of internals (table name,
- * key, service names), and requests naming THROTTLED_ID fail as DynamoDB throttling.
- */
-function failOnTriggerIds(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const input = JSON.stringify(args.input);
-      if (input.includes(LEAKY_ID)) {
-        const tableName = input.match(/t-[0-9a-f-]{36}/)?.[0] ?? 'unknown-table';
-        // A plain Error: a ConditionalCheckFailedException would rightly be read as a business failure.
-        const error = new Error(
-          `ConditionalCheckFailed: AWS DynamoDB rejected the request on table ${tableName} for key PRODUCT#${LEAKY_ID}`,
-        );
-        Object.assign(error, { $fault: 'server', $metadata: { httpStatusCode: 500, requestId: 'REQ123' } });
-        throw error;
-      }
-      if (input.includes(THROTTLED_ID)) {
-        const error = new Error(`Rate of requests exceeds the allowed throughput on AWS DynamoDB table ${input}`);
-        error.name = 'ThrottlingException';
-        throw error;
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'failOnTriggerIds' },
-  );
-}
 
 let locked: TestServer;
 let production: TestServer;
@@ -56,7 +28,11 @@ beforeAll(async () => {
   vi.stubEnv('NODE_ENV', 'production');
   [locked, production] = await Promise.all([
     startTestServer({ introspection: false, playground: false, persistedOnly: true }),
-    startTestServer({ introspection: false, playground: false, configureClient: failOnTriggerIds }),
+    startTestServer({
+      introspection: false,
+      playground: false,
+      configureClient: failOnIds({ leaky: LEAKY_ID, throttled: THROTTLED_ID }),
+    }),
   ]);
   vi.unstubAllEnvs();
   development = await startTestServer();

@@ -28,7 +28,8 @@ import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
-import { Faults, seededRandom } from './support/faults.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
+import { Faults } from './support/faults.js';
 import { endpoint } from './support/harness.js';
 import { getItem } from './support/writes.js';
 

@@ -12,6 +12,7 @@ import { aProduct, aUser, ordersOf, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { RawSocket } from './support/transports.js';
+import { waitUntil } from './support/waitUntil.js';
 
 const TRANSPORTS = ['WebSocket', 'SSE'] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -65,17 +66,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The first value `probe` gives other than undefined, polled until it does (10 s at most). */
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the subscription to open or be refused');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 type Opened = { open: true } | { open: false; errors: { message: string; extensions?: Record<string, unknown> }[] };
 
 /** Opens one subscription and says whether it is open (the server registered it) or was refused. */
@@ -99,12 +89,14 @@ async function subscribe(transport: Transport, target: TestServer, token: string
     expect(await socket.next()).toMatchObject({ type: 'connection_ack' });
     socket.subscribe('1', { query });
     // Open: registered with the server's events, and no message (an open subscription is silent).
-    const answer = await until(() =>
-      target.app.events.subscriberCount > before
-        ? 'open'
-        : socket.received
-            .map((text) => JSON.parse(text) as { id?: string; payload?: unknown })
-            .find((m) => m.id === '1'),
+    const answer = await waitUntil(
+      () =>
+        target.app.events.subscriberCount > before
+          ? 'open'
+          : socket.received
+              .map((text) => JSON.parse(text) as { id?: string; payload?: unknown })
+              .find((m) => m.id === '1'),
+      { timeoutMs: 10_000, intervalMs: 5, what: 'the subscription to open or be refused' },
     );
     if (answer !== 'open') {
       const payload = answer.payload as { errors?: [] } | [];

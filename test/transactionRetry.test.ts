@@ -6,62 +6,23 @@
  * DynamoDB Local runs transactions one at a time and never reports TransactionConflict, so a
  * middleware on the server's client injects it (docs/design.md, "Pitfalls").
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Item } from '../src/table/codecs.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
+import { injectTransactionConflicts } from './support/faults.js';
+import type { ConflictInjection } from './support/faults.js';
 import { errorCodes, startTestServer } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { CANCEL_ORDER, getItem, PLACE_ORDER, scanTable, stockOf } from './support/writes.js';
 import type { OrderChangeResult, PlaceOrderResult } from './support/writes.js';
 
-interface TransactInput {
-  TransactItems?: unknown[];
-  ClientRequestToken?: string;
-}
-
 /** What the injecting middleware does; reset before every test. */
-const injection = {
-  /** How many of the next TransactWriteItems calls to cancel with TransactionConflict. */
-  conflictsLeft: 0,
-  /** Which action the injected conflict blames (the others get 'None'). */
-  conflictingAction: 0,
-  /** Every TransactWriteItems input the server sent, injected or not, in order. */
-  sent: [] as TransactInput[],
-  /** Runs just before a TransactWriteItems call that is not cancelled goes to DynamoDB. */
-  beforeSend: undefined as (() => Promise<void>) | undefined,
-};
-
-function injectConflicts(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
-      const input = args.input as TransactInput;
-      injection.sent.push(structuredClone(input));
-      if (injection.conflictsLeft > 0) {
-        injection.conflictsLeft -= 1;
-        throw new TransactionCanceledException({
-          message: 'Transaction cancelled',
-          $metadata: {},
-          CancellationReasons: (input.TransactItems ?? []).map((_, index) => ({
-            Code: index === injection.conflictingAction ? 'TransactionConflict' : 'None',
-          })),
-        });
-      }
-      await injection.beforeSend?.();
-      return next(args);
-    },
-    // After (inside) the server's capacity middleware, so injected failures are counted as calls.
-    { step: 'initialize', name: 'testInjectTransactionConflict' },
-  );
-}
+const injection: ConflictInjection = { conflictsLeft: 0, conflictingAction: 0, sent: [], beforeSend: undefined };
 
 let server: TestServer;
-
 beforeAll(async () => {
-  server = await startTestServer({ configureClient: injectConflicts });
+  server = await startTestServer({ configureClient: injectTransactionConflicts(injection) });
 });
 afterAll(() => server.stop());
 beforeEach(() => {

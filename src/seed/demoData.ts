@@ -3,6 +3,7 @@
  * the same shop. alice has 30 orders spread over seven months, bob 4, and 15 products sit in
  * 4 categories.
  */
+import { seededRandom } from './seededRandom.js';
 import { noStatusCounts } from '../table/codecs.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 
@@ -29,18 +30,6 @@ const CATALOG: [productId: string, name: string, category: string, priceCents: n
   ['lamp-head', 'Head Lamp', 'outdoors', 2450, '400 lumens, rechargeable.'],
   ['bottle-steel', 'Steel Water Bottle', 'outdoors', 1999, '750 ml, keeps cold for 24 hours.'],
 ];
-
-/** mulberry32: a tiny deterministic PRNG, enough to spread demo orders. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CREATED_AT = '2026-04-01T08:00:00.000Z';
 const FIRST_ORDER_AT = Date.parse('2026-05-01T09:00:00.000Z');
@@ -90,7 +79,7 @@ function ordersFor(
 }
 
 export function demoData(): DemoData {
-  const random = prng(20260401);
+  const random = seededRandom(20260401);
   const products: ProductModel[] = CATALOG.map(([productId, name, category, priceCents, description]) => ({
     kind: 'Product',
     productId,

@@ -39,10 +39,11 @@ import { ChildServers } from '../support/childServers.js';
 import type { ChildServer } from '../support/childServers.js';
 import { aProduct, aUser, store } from '../support/factories.js';
 import type { FaultRule } from '../support/faults.js';
-import { seededRandom } from '../support/faults.js';
+import { seededRandom } from '../../src/seed/seededRandom.js';
 import { endpoint, tokenFor } from '../support/harness.js';
 import { metric } from '../support/fanOut.js';
-import { pollUntil, postGraphQL } from '../support/load.js';
+import { postGraphQL } from '../support/load.js';
+import { waitUntil } from '../support/waitUntil.js';
 import { RedisServer } from '../support/redisServer.js';
 import { getItem, PLACE_ORDER } from '../support/writes.js';
 
@@ -198,14 +199,6 @@ async function runMonitor() {
   }
 }
 
-/** Resolves once `predicate` holds, polled every 20 ms; rejects after `timeoutMs`. */
-async function until(predicate: () => boolean, timeoutMs: number, description: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`soak: timed out waiting for ${description}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterAll(async () => {
@@ -238,11 +231,11 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   await probe.start();
   await Promise.all(
     apis.map((api) =>
-      pollUntil(
-        () => metric(api, 'graphql_subscriptions_active'),
-        (count) => count >= 1,
-        { timeoutMs: 10_000, intervalMs: 50, description: 'the subscriber registered' },
-      ),
+      waitUntil(async () => (await metric(api, 'graphql_subscriptions_active')) >= 1, {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: 'the subscriber registered',
+      }),
     ),
   );
   void runMonitor();
@@ -284,11 +277,10 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
     const at = Date.now();
     current.server.node.child.kill(signal);
     await placeOrders(1);
-    await until(
+    await waitUntil(
       () =>
         monitor.leaseOwner !== undefined && monitor.leaseOwner !== current.owner && monitor.leaseExpiresAt > Date.now(),
-      20_000,
-      `another consumer to take the lease after ${signal}`,
+      { timeoutMs: 20_000, what: `another consumer to take the lease after ${signal}` },
     );
     // When the new holder took it, by its own log line (the monitor reads the table every 50 ms
     // or so, slower under load); the monitor's time when the line is not found.
@@ -365,13 +357,11 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
           };
           return body.details.eventBus.status === 'up';
         };
-        const deadline = Date.now() + 20_000;
-        for (;;) {
-          const all = await Promise.all([...apis, ...consumers.map((c) => c.server)].map((s) => up(s.origin)));
-          if (all.every(Boolean)) break;
-          if (Date.now() > deadline) throw new Error('soak: the bus did not come back within 20 s');
-          await pause(50);
-        }
+        await waitUntil(
+          async () =>
+            (await Promise.all([...apis, ...consumers.map((c) => c.server)].map((s) => up(s.origin)))).every(Boolean),
+          { timeoutMs: 20_000, intervalMs: 50, what: 'the bus to come back' },
+        );
         outage.to = Date.now();
         break;
       }
@@ -401,23 +391,24 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
     // Unheard by the probe too: published while the probe itself was cut off, so in an outage after it was placed.
     (!probeHeard.has(orderId) && outages.some((outage) => (placedAt.get(orderId) ?? Infinity) <= outage.to));
   const expected = [...placedAt.keys()].filter((orderId) => !inOutage(orderId));
-  await until(
-    () => subscribers.every((s) => expected.every((orderId) => s.deliveries.has(orderId))),
-    30_000,
-    'every event outside an outage to reach every subscriber',
-  ).catch(() => undefined);
+  await waitUntil(() => subscribers.every((s) => expected.every((orderId) => s.deliveries.has(orderId))), {
+    timeoutMs: 30_000,
+    what: 'every event outside an outage to reach every subscriber',
+  }).catch(() => undefined);
   const soldCounts = async () =>
     Promise.all(
       products.map(async (product) =>
         Number((await getItem(dynamo.doc, tableName, productKey(product.productId)))?.soldCount ?? 0),
       ),
     );
-  let sold = await soldCounts();
-  const deadline = Date.now() + 30_000;
-  while (products.some((p, i) => sold[i] !== units.get(p.productId)) && Date.now() < deadline) {
-    await pause(200);
-    sold = await soldCounts();
-  }
+  let sold: number[] = [];
+  await waitUntil(
+    async () => {
+      sold = await soldCounts();
+      return products.every((p, i) => sold[i] === units.get(p.productId));
+    },
+    { timeoutMs: 30_000, intervalMs: 200, what: 'every soldCount to match' },
+  ).catch(() => undefined);
   await pause(LEASE_TTL_MS * 2); // a last look for a late duplicate or regression
   monitor.running = false;
 

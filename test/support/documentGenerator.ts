@@ -9,6 +9,7 @@
  * The same seed gives the same documents; a failing document is reproduced from its index.
  */
 import { getNamedType, isInterfaceType, isLeafType, isNonNullType, isObjectType } from 'graphql';
+import { seededRandom } from '../../src/seed/seededRandom.js';
 import type {
   GraphQLArgument,
   GraphQLField,
@@ -18,18 +19,6 @@ import type {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
-
-/** mulberry32: small, fast and deterministic. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** How a resolver fails at a path: a coded error, an unexpected one (masked), or null where the schema says non-null. */
 export type FaultKind = 'coded' | 'unexpected' | 'null';
@@ -49,7 +38,7 @@ export type ArgumentValues = Record<string, readonly unknown[]>;
 const MAX_DEPTH = 4;
 
 export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentValues, seed: number) {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const chance = (p: number) => random() < p;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const some = <T>(items: readonly T[], most: number): T[] => {
@@ -178,7 +167,7 @@ export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentV
 export function faultAt(seed: number, path: string, rate: number): FaultKind | undefined {
   let hash = seed >>> 0;
   for (let i = 0; i < path.length; i += 1) hash = Math.imul(hash ^ path.charCodeAt(i), 16777619) >>> 0;
-  const roll = seeded(hash)();
+  const roll = seededRandom(hash)();
   if (roll >= rate) return undefined;
   return roll < rate / 3 ? 'coded' : roll < (2 * rate) / 3 ? 'unexpected' : 'null';
 }

@@ -7,7 +7,7 @@ import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { ChildServer } from './childServers.js';
-import { pollUntil } from './load.js';
+import { waitUntil } from './waitUntil.js';
 
 export interface Subscriber {
   name: string;
@@ -102,10 +102,10 @@ export async function subscribe(
       complete: () => (subscriber.closed = true),
     },
   );
-  await pollUntil(
-    () => metric(api, 'graphql_subscriptions_active'),
-    (count) => count > before,
-    { timeoutMs: 10_000, intervalMs: 50, description: `${name} registered` },
-  );
+  await waitUntil(async () => (await metric(api, 'graphql_subscriptions_active')) > before, {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    what: `${name} registered`,
+  });
   return subscriber;
 }

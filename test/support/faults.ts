@@ -10,6 +10,8 @@
  * code under test only when it persists. A `lostResponse` timeout lets the request reach
  * DynamoDB and throws afterwards: the write happened, the caller was told it failed.
  */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export type FaultKind = 'throttle' | 'server-error' | 'latency' | 'timeout' | 'lost-response' | 'expired-iterator';
 
@@ -31,18 +33,6 @@ export interface FaultRule {
 
 interface Stack {
   middlewareStack: { add(middleware: unknown, options: Record<string, unknown>): void };
-}
-
-/** mulberry32: a small seeded generator, so a soak run can be repeated. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function fault(name: string, message: string, status: number): Error {
@@ -170,4 +160,87 @@ export class Faults {
   private count(kind: FaultKind | 'paused'): void {
     this.injected.set(kind, (this.injected.get(kind) ?? 0) + 1);
   }
+}
+
+/*
+ * Middlewares for one server under test (`startTestServer({ configureClient })`). They go in the
+ * initialize step, inside the server's capacity middleware, so an injected failure is counted as a
+ * call, and before the SDK's retries, so the server sees it as sent.
+ */
+
+/**
+ * Makes every call whose input names `leaky` fail with a plain Error full of internals (table
+ * name, key, AWS and DynamoDB names, a request id), and every call naming `throttled` fail as
+ * DynamoDB throttling: what a client must never see of an unexpected failure.
+ */
+export function failOnIds({ leaky, throttled }: { leaky: string; throttled?: string }) {
+  return (client: DynamoDBClient): void => {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (input.includes(leaky)) {
+          const table = /t-[0-9a-f-]{36}/.exec(input)?.[0] ?? 'unknown-table';
+          // A plain Error: a ConditionalCheckFailedException would rightly be read as a business failure.
+          const error = new Error(
+            `ConditionalCheckFailed: AWS DynamoDB rejected the request on table ${table} for key PRODUCT#${leaky}: item attribute name is not a string`,
+          );
+          Object.assign(error, { $fault: 'server', $metadata: { httpStatusCode: 500, requestId: 'REQ123' } });
+          throw error;
+        }
+        if (throttled !== undefined && input.includes(throttled)) {
+          const error = new Error(`Rate of requests exceeds the allowed throughput on AWS DynamoDB table ${input}`);
+          error.name = 'ThrottlingException';
+          throw error;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'testFailOnIds' },
+    );
+  };
+}
+
+export interface TransactInput {
+  TransactItems?: unknown[];
+  ClientRequestToken?: string;
+}
+
+/** What `injectTransactionConflicts` does next; a test resets it before each case. */
+export interface ConflictInjection {
+  /** How many of the next TransactWriteItems calls to cancel with TransactionConflict. */
+  conflictsLeft: number;
+  /** Which action the injected conflict blames (the others get 'None'). */
+  conflictingAction: number;
+  /** Every TransactWriteItems input the server sent, injected or not, in order. */
+  sent: TransactInput[];
+  /** Runs just before a TransactWriteItems call that is not cancelled goes to DynamoDB. */
+  beforeSend: (() => Promise<void>) | undefined;
+}
+
+/**
+ * Cancels TransactWriteItems calls with TransactionConflict as `injection` says (DynamoDB Local
+ * runs transactions one at a time and never reports it).
+ */
+export function injectTransactionConflicts(injection: ConflictInjection) {
+  return (client: DynamoDBClient): void => {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        const input = args.input as TransactInput;
+        injection.sent.push(structuredClone(input));
+        if (injection.conflictsLeft > 0) {
+          injection.conflictsLeft -= 1;
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled',
+            $metadata: {},
+            CancellationReasons: (input.TransactItems ?? []).map((_, index) => ({
+              Code: index === injection.conflictingAction ? 'TransactionConflict' : 'None',
+            })),
+          });
+        }
+        await injection.beforeSend?.();
+        return next(args);
+      },
+      { step: 'initialize', name: 'testInjectTransactionConflict' },
+    );
+  };
 }

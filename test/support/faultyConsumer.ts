@@ -7,7 +7,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { Faults, seededRandom } from './faults.js';
+import { seededRandom } from '../../src/seed/seededRandom.js';
+import { Faults } from './faults.js';
 import type { FaultRule } from './faults.js';
 
 const { seed = 1, rules = [] } = JSON.parse(process.env.SOAK_FAULTS ?? '{}') as { seed?: number; rules?: FaultRule[] };

@@ -3,6 +3,7 @@
  * every request timed and classified. Tests await conditions on the samples (an event per
  * sample) instead of sleeping, and every wait has a deadline.
  */
+import { waitUntil } from './waitUntil.js';
 
 export interface GraphQLBody {
   data?: Record<string, any> | null;
@@ -181,8 +182,8 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /**
- * Polls `probe` every `intervalMs` until `done` holds, for at most `timeoutMs`. For conditions
- * that raise no event (a readiness probe); returns the last value and the time it took.
+ * `waitUntil` over a probe and a condition on its value: the value that met it and how long it
+ * took. Kept for the cache benchmarks; tests call `waitUntil` (./waitUntil.ts).
  */
 export async function pollUntil<T>(
   probe: () => Promise<T>,
@@ -190,11 +191,12 @@ export async function pollUntil<T>(
   { timeoutMs, intervalMs = 100, description }: { timeoutMs: number; intervalMs?: number; description: string },
 ): Promise<{ value: T; ms: number }> {
   const started = performance.now();
-  for (;;) {
-    const value = await probe();
-    const ms = performance.now() - started;
-    if (done(value)) return { value, ms };
-    if (ms > timeoutMs) throw new Error(`${description}: not reached within ${timeoutMs} ms (last: ${String(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+  const { value } = await waitUntil(
+    async () => {
+      const value = await probe();
+      return done(value) && { value };
+    },
+    { timeoutMs, intervalMs, what: description },
+  );
+  return { value, ms: performance.now() - started };
 }

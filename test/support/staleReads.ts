@@ -10,6 +10,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { productKey } from '../../src/table/keys.js';
 import { percentile, postGraphQL } from './load.js';
+import { waitUntil } from './waitUntil.js';
 
 export const STOCK_QUERY = `query Stock($productId: ID!, $category: String!) {
   product(productId: $productId) { stock }
@@ -119,12 +120,11 @@ export async function checkStaleReads(options: StaleCheckOptions): Promise<Stale
     const acknowledged = performance.now();
     await Promise.all(
       urls.map(async (url) => {
-        for (;;) {
-          const seen = await stockOn(url);
-          if (seen >= value) break;
-          if (performance.now() - acknowledged > timeoutMs) throw new Error(`${url} never showed stock ${value}`);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
+        await waitUntil(async () => (await stockOn(url)) >= value, {
+          timeoutMs,
+          intervalMs: 5,
+          what: `${url} to show stock ${value}`,
+        });
         const lag = performance.now() - acknowledged;
         (viaApi ? apiLags : sdkLags).push(lag);
         options.onLag?.(viaApi, lag);

@@ -17,6 +17,7 @@ import { createDynamo } from '../../src/db/client.js';
 import { CursorCodec } from '../../src/db/cursor.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
 import { startApp } from './app.js';
+import { waitUntil } from './waitUntil.js';
 
 const { values } = parseArgs({ options: { cycles: { type: 'string', default: '2000' } } });
 const cycles = Number(values.cycles);
@@ -48,15 +49,9 @@ const client = createClient({
   lazy: false,
 });
 
-/** Resolves once `check` holds, looking again after every turn of the event loop. */
-async function until(check: () => boolean, timeoutMs = 2000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return true;
-}
+/** Resolves once `check` holds, looking again after every turn of the event loop; false after `timeoutMs`. */
+const until = (check: () => boolean, what: string, timeoutMs = 2000): Promise<boolean> =>
+  waitUntil(check, { timeoutMs, intervalMs: 0, what }).catch(() => false);
 
 /** One subscription, completed once the server holds it (and so waits for its first event). */
 async function cycle(): Promise<void> {
@@ -65,11 +60,11 @@ async function cycle(): Promise<void> {
     { query: 'subscription { orderEvents { type order { orderId } } }' },
     { next: () => undefined, error: () => undefined, complete: () => undefined },
   );
-  await until(() => app.events.subscriberCount > before);
+  await until(() => app.events.subscriberCount > before, 'the subscription held');
   unsubscribe();
   // A released subscription is gone within a few turns of the event loop; a leaked one never
   // goes, and the short wait keeps the run bounded.
-  await until(() => app.events.subscriberCount <= before, 50);
+  await until(() => app.events.subscriberCount <= before, 'the subscription released', 50);
 }
 
 const heapMB = () => {
@@ -82,7 +77,7 @@ const heapMB = () => {
 for (let i = 0; i < 200; i++) await cycle();
 const heapBeforeMB = heapMB();
 for (let i = 0; i < cycles; i++) await cycle();
-await until(() => app.events.subscriberCount === 0);
+await until(() => app.events.subscriberCount === 0, 'no subscription left');
 const heapAfterMB = heapMB();
 const subscribersLeft = app.events.subscriberCount;
 

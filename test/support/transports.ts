@@ -1,8 +1,8 @@
 /**
- * One GraphQL request sent over each transport the server offers: HTTP POST, a WebSocket
- * (graphql-ws protocol, spoken by hand so that close codes and raw messages stay visible) and
- * the Lambda handler with an API Gateway v2 event. Each answers the same `Outcome`, so one
- * table of cases can run over all three with `describe.each(TRANSPORTS)`.
+ * The one harness for "one request over every transport the server offers": HTTP POST, a
+ * WebSocket (graphql-ws protocol, spoken by hand so that close codes and raw messages stay
+ * visible), GraphQL over SSE and the Lambda handler with an API Gateway v2 event. Each answers
+ * the same `Outcome`, so one table of cases runs over all of them with `describe.each(TRANSPORTS)`.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import WebSocket from 'ws';
@@ -28,6 +28,8 @@ export interface Outcome {
   status: number | null;
   data?: unknown;
   errors: { message: string; extensions?: Record<string, unknown> }[];
+  /** The answer's extensions (the request's DynamoDB cost among them). */
+  extensions?: { cost?: { dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number } } };
   /** Set when the server closed the WebSocket instead of answering. */
   closeCode?: number;
   /** Everything the client received, for "names nothing internal" checks. */
@@ -116,9 +118,10 @@ export async function overWebSocket(url: string, request: WireRequest, token?: s
     const message = await socket.next();
     if ('closed' in message) return closedWith(message.closed);
     if (message.type === 'next') {
-      const payload = message.payload as { data?: unknown; errors?: Outcome['errors'] };
+      const payload = message.payload as Pick<Outcome, 'data' | 'errors' | 'extensions'>;
       outcome.data = payload.data;
       outcome.errors.push(...(payload.errors ?? []));
+      if (payload.extensions) outcome.extensions = payload.extensions;
     } else if (message.type === 'error') {
       outcome.errors.push(...(message.payload as Outcome['errors']));
       break;
@@ -167,15 +170,15 @@ export async function overSse(url: string, request: WireRequest, token?: string)
   });
   const raw = await response.text();
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
-    return { status: response.status, data: parsed.data, errors: parsed.errors ?? [], raw };
+    return answered(response.status, raw);
   }
   const outcome: Outcome = { status: response.status, errors: [], raw };
   for (const event of parseSse(raw)) {
     if (event.event !== 'next') continue;
-    const payload = JSON.parse(event.data) as { data?: unknown; errors?: Outcome['errors'] };
+    const payload = JSON.parse(event.data) as Pick<Outcome, 'data' | 'errors' | 'extensions'>;
     outcome.data = payload.data;
     outcome.errors.push(...(payload.errors ?? []));
+    if (payload.extensions) outcome.extensions = payload.extensions;
   }
   return outcome;
 }
@@ -207,20 +210,38 @@ export const apiGatewayEvent = (
   isBase64Encoded: false,
 });
 
-export interface TransportServer {
-  server: TestServer;
-  send(transport: TransportName, request: WireRequest, token?: string): Promise<Outcome>;
-  stop(): Promise<void>;
+/** An HTTP or Lambda answer: its JSON body as an Outcome. */
+function answered(status: number, raw: string): Outcome {
+  const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
+  return {
+    status,
+    data: parsed.data,
+    errors: parsed.errors ?? [],
+    ...(parsed.extensions ? { extensions: parsed.extensions } : {}),
+    raw,
+  };
+}
+
+export type TransportOptions = Pick<
+  TestServerOptions,
+  'introspection' | 'persistedOnly' | 'limits' | 'configureClient'
+>;
+
+/** Sends one request over a transport; `token` is an admin's unless given, and null sends none. */
+export type SendOver = (transport: TransportName, request: WireRequest, token?: string | null) => Promise<Outcome>;
+
+export interface Transports {
+  send: SendOver;
+  /** Stops the Lambda handler's client (the server is the caller's). */
+  stop(): void;
 }
 
 /**
- * An HTTP server (which carries the WebSocket too) and a Lambda handler on the same table,
- * with the same settings and, when given, the same middleware on their DynamoDB clients.
+ * Every transport in front of `server`: HTTP, WebSocket and SSE through it, and a Lambda handler
+ * on its table with the same settings (`options` as the server was started with) and, when
+ * given, the same middleware on its DynamoDB client.
  */
-export async function startTransportServer(
-  options: Pick<TestServerOptions, 'introspection' | 'persistedOnly' | 'limits' | 'configureClient'> = {},
-): Promise<TransportServer> {
-  const server = await startTestServer({ playground: false, ...options });
+export async function transportsOf(server: TestServer, options: TransportOptions = {}): Promise<Transports> {
   const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(lambdaDynamo.client);
   const config: Config = {
@@ -235,28 +256,42 @@ export async function startTransportServer(
   const handler = createGraphQLHandler(config, { dynamo: lambdaDynamo });
   const adminToken = await tokenFor('test-admin', 'admin');
   return {
-    server,
-    async send(transport, request, token = adminToken) {
+    async send(transport, request, given) {
+      const token = given === null ? undefined : (given ?? adminToken);
+      const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       const body = JSON.stringify(request);
       if (transport === 'WebSocket') return overWebSocket(server.url, request, token);
       if (transport === 'SSE') return overSse(server.url, request, token);
       if (transport === 'HTTP') {
         const response = await fetch(server.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          headers: { 'content-type': 'application/json', ...authorization },
           body,
         });
-        const raw = await response.text();
-        const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
-        return { status: response.status, data: parsed.data, errors: parsed.errors ?? [], raw };
+        return answered(response.status, await response.text());
       }
-      const result = await handler(apiGatewayEvent(body, { authorization: `Bearer ${token}` }), {} as Context);
-      const raw = result.body ?? '';
-      const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
-      return { status: result.statusCode ?? 200, data: parsed.data, errors: parsed.errors ?? [], raw };
+      const result = await handler(apiGatewayEvent(body, authorization), {} as Context);
+      return answered(result.statusCode ?? 200, result.body ?? '');
     },
+    stop: () => lambdaDynamo.client.destroy(),
+  };
+}
+
+export interface TransportServer {
+  server: TestServer;
+  send: SendOver;
+  stop(): Promise<void>;
+}
+
+/** A test server (which carries the WebSocket and SSE too) and a Lambda handler on its table, with the same settings. */
+export async function startTransportServer(options: TransportOptions = {}): Promise<TransportServer> {
+  const server = await startTestServer({ playground: false, ...options });
+  const transports = await transportsOf(server, options);
+  return {
+    server,
+    send: transports.send,
     async stop() {
-      lambdaDynamo.client.destroy();
+      transports.stop();
       await server.stop();
     },
   };
