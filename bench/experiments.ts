@@ -19,7 +19,7 @@ import { waitUntilIdle } from './procs.js';
 import { mergeProfiles, profileSystem } from './profile.js';
 import type { ServerProfile } from './profile.js';
 import type { Child } from './procs.js';
-import { startSystem, SYSTEMS } from './systems.js';
+import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 
 export interface ExperimentRow {
@@ -162,9 +162,6 @@ export async function dynamoRoundTrips(
   return rows;
 }
 
-/** A production-mode server needs a long JWT secret, and tokens signed with it. */
-const PRODUCTION_JWT_SECRET = 'bench-production-secret-of-at-least-32-characters';
-
 export interface ExperimentOptions {
   context: ExperimentContext;
   endpoint: string;
@@ -263,32 +260,14 @@ export async function runExperiments(options: ExperimentOptions): Promise<Experi
       // Both modes from a fresh process with the same warm-up: the long-running server has served
       // every load cell by now, and a process in its first thousand requests still spends CPU on
       // compiling (on other threads, charged to it), which made production look the dearer mode.
-      const development = await start('server', {}, [categoryPage]);
+      const development = await start('server', { NODE_ENV: 'development' }, [categoryPage]);
       rows.push(
         await measure(context, stack, 'tablegraph, NODE_ENV=development', targetOf(development), categoryPage, 1),
       );
       await development.stop();
-      const token = await signToken(
-        { userId: 'bench-admin', role: 'admin' },
-        { secret: PRODUCTION_JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
-      );
-      const headers = { authorization: `Bearer ${token}` };
-      const production = await start(
-        'server',
-        { NODE_ENV: 'production', JWT_SECRET: PRODUCTION_JWT_SECRET, CURSOR_SECRET: 'bench-production-cursor-secret' },
-        [categoryPage],
-        headers,
-      );
+      const production = await start('server', {}, [categoryPage]);
       rows.push(
-        await measure(
-          context,
-          stack,
-          'tablegraph, NODE_ENV=production',
-          targetOf(production),
-          categoryPage,
-          1,
-          headers,
-        ),
+        await measure(context, stack, 'tablegraph, NODE_ENV=production', targetOf(production), categoryPage, 1),
       );
       await production.stop();
     }
@@ -402,7 +381,7 @@ async function perCall(fn: () => unknown, calls: number): Promise<number> {
  */
 export async function microCosts(data: Dataset, userOrdersBody: string | undefined): Promise<MicroCost[]> {
   const rows: MicroCost[] = [];
-  const auth = { secret: PRODUCTION_JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' };
+  const auth = { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' };
   const verify = createVerifier(auth);
   const token = await signToken({ userId: 'bench-admin', role: 'admin' }, auth);
   rows.push({
