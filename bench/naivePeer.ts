@@ -26,7 +26,16 @@ import { fromGlobalId, globalIdOf } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
-import { categoryGSI1PK, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
+import { GSI1 } from '../src/table/definition.js';
+import {
+  categoryGSI1PK,
+  emailGSI1PK,
+  normalizeEmail,
+  orderKey,
+  productKey,
+  userKey,
+  userPK,
+} from '../src/table/keys.js';
 import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
 import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
 import {
@@ -56,6 +65,19 @@ async function getItem(key: { PK: string; SK: string }): Promise<Item | undefine
 }
 const getUser = async (userId: string) => {
   const item = await getItem(userKey(userId));
+  return item ? itemToUser(item) : null;
+};
+const getUserByEmail = async (email: string) => {
+  const result = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': emailGSI1PK(normalizeEmail(email)) },
+      Limit: 1,
+    }),
+  );
+  const item = result.Items?.[0];
   return item ? itemToUser(item) : null;
 };
 const getOrder = async (orderId: string) => {
@@ -182,6 +204,7 @@ const resolvers = {
     node: (_: unknown, { id }: { id: string }) => getNode(id),
     nodes: (_: unknown, { ids }: { ids: string[] }) => ids.map(getNode),
     user: (_: unknown, { userId }: { userId: string }) => getUser(userId),
+    userByEmail: (_: unknown, { email }: { email: string }) => getUserByEmail(email),
     order: (_: unknown, { orderId }: { orderId: string }) => getOrder(orderId),
     product: (_: unknown, { productId }: { productId: string }) => getProduct(productId),
     products: (_: unknown, { category, ...args }: ConnectionArgs & { category: string }) =>

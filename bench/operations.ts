@@ -38,6 +38,16 @@ export const USER_ORDERS_QUERY = `query UserOrders($userId: ID!, $after: String)
   }
 }`;
 
+/** The nested page: a user found by email, their orders, each order's user and products. */
+const NESTED_PAGE_QUERY = `query NestedPage($email: String!) {
+  userByEmail(email: $email) {
+    id userId name email
+    orders(first: 20) {
+      edges { node { ${ORDER_FIELDS} user { id userId name email } items { productId quantity unitPrice { amount } product { ${PRODUCT_FIELDS} } } } }
+    }
+  }
+}`;
+
 const CATEGORY_PAGE_QUERY = `query CategoryPage($category: String!) {
   products(category: $category, first: 20) {
     pageInfo { hasNextPage endCursor }
@@ -94,6 +104,21 @@ export function operations(data: Dataset, runId: string): Operation[] {
       variables: (seed) => {
         const random = stream(seed);
         return () => ({ userId: pick(random, data.users).userId, after: null });
+      },
+    },
+    {
+      id: 'nestedPage',
+      title: 'userByEmail → 20 orders → user, items → product',
+      operationName: 'NestedPage',
+      query: NESTED_PAGE_QUERY,
+      mutation: false,
+      levels: {
+        requests: 3,
+        why: 'the email index, the user’s orders page, the orders’ products (each order’s user is the one already read)',
+      },
+      variables: (seed) => {
+        const random = stream(seed);
+        return () => ({ email: pick(random, data.users).email });
       },
     },
     {

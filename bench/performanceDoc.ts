@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { projectRoot } from '../src/projectRoot.js';
-import { renderRatioTable } from './ratios.js';
+import { ratioRows, renderRatioTable } from './ratios.js';
 import type { BenchResults } from './run.js';
 
 export const PERFORMANCE_DOC = 'docs/performance.md';
@@ -47,7 +47,37 @@ export function renderGapTable(results: BenchResults): string {
   ].join('\n');
 }
 
-export function renderPerformanceTables(results: BenchResults): string {
+/**
+ * The server's ratios to the raw chain in an earlier run (bench/results/before.json, the run
+ * before the HTTP layer and the executor changed) beside the latest run's, cell by cell. Each
+ * ratio is from its own run; absolute times of two runs are not compared.
+ */
+export function renderBeforeAfter(before: BenchResults, after: BenchResults): string {
+  const server = (results: BenchResults) => ratioRows(results).filter((row) => row.variant === 'server');
+  const earlier = server(before);
+  const x = (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(2)}x`;
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [
+    `Before: the run of ${before.generatedAt.slice(0, 16).replace('T', ' ')} UTC (bench/results/before.json). After: the run above.`,
+    '',
+    line(['operation', 'c', 'p50 ratio before', 'p50 ratio after', 'CPU ratio before', 'CPU ratio after']),
+    line(['---', '--:', '--:', '--:', '--:', '--:']),
+    ...server(after).map((row) => {
+      const old = earlier.find((e) => e.op === row.op && e.connections === row.connections);
+      return line([
+        row.op,
+        String(row.connections),
+        x(old?.p50Ratio),
+        x(row.p50Ratio),
+        x(old?.cpuRatio),
+        x(row.cpuRatio),
+      ]);
+    }),
+  ].join('\n');
+}
+
+export function renderPerformanceTables(results: BenchResults, before?: BenchResults): string {
   const { config, dataset, environment } = results;
   const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
   const variantKeys = [...new Set(results.costs.map((cost) => cost.variant))];
@@ -79,6 +109,7 @@ export function renderPerformanceTables(results: BenchResults): string {
     ...results.operations.map((op) =>
       line([op.id, String(op.levels.requests), ...variantKeys.map((variant) => requests(op.id, variant))]),
     ),
+    ...(before ? ['', '### Before and after', '', renderBeforeAfter(before, results)] : []),
     ...(gaps
       ? [
           '',
@@ -108,8 +139,8 @@ export function replaceGenerated(doc: string, generated: string): string {
  * The page as it must be on disk: `doc` with the generated part replaced, formatted by prettier
  * (as `npm run lint` checks it), so the generator and the lint agree on every byte.
  */
-export async function performanceDoc(doc: string, results: BenchResults): Promise<string> {
+export async function performanceDoc(doc: string, results: BenchResults, before?: BenchResults): Promise<string> {
   const file = path.join(projectRoot(), PERFORMANCE_DOC);
   const options = (await resolveConfig(file)) ?? {};
-  return format(replaceGenerated(doc, renderPerformanceTables(results)), { ...options, filepath: file });
+  return format(replaceGenerated(doc, renderPerformanceTables(results, before)), { ...options, filepath: file });
 }

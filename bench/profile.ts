@@ -121,6 +121,32 @@ function windowed(profile: CpuProfile, from: bigint, to: bigint): Map<string, nu
   return totals;
 }
 
+/** `BENCH_PROFILE_FUNCTIONS=N`: the N functions with the most self time per request, for finding levers. */
+function printTopFunctions(
+  profile: CpuProfile,
+  window: { id: string; from: bigint; to: bigint; requests: number },
+  n: number,
+) {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const totals = new Map<string, number>();
+  let time = profile.startTime;
+  const start = Number(window.from / 1000n);
+  const end = Number(window.to / 1000n);
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    time += delta;
+    if (time < start || time > end) continue;
+    const frame = byNode.get(profile.samples[i] as number);
+    if (!frame || frame.functionName === '(idle)') continue;
+    const where = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/(src|resolvers)\//, '$1/');
+    const key = `${frame.functionName || '(anonymous)'} ${where}`;
+    totals.set(key, (totals.get(key) ?? 0) + delta / 1000);
+  }
+  const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, n);
+  process.stderr.write(`top functions, ${window.id} (${window.requests} requests), self ms per request:\n`);
+  for (const [key, ms] of rows) process.stderr.write(`  ${(ms / Math.max(window.requests, 1)).toFixed(3)}  ${key}\n`);
+}
+
 export async function profileSystem(options: {
   system: SystemId;
   /** Appended to the system's URL (the raw chain's `?plan=`). */
@@ -163,7 +189,9 @@ export async function profileSystem(options: {
         ...spec,
         connections: 4,
         variables: op.variables(options.seed + 3, `profile-warm-${options.system}`),
-        seconds: 2,
+        // Past V8's tiering of the hot functions (a few hundred requests), which would otherwise
+        // be counted as the first requests' cost.
+        seconds: 6,
       });
       await options.settle();
       const from = process.hrtime.bigint();
@@ -189,6 +217,9 @@ export async function profileSystem(options: {
     if (!files[0]) throw new Error(`the profiled ${options.system} wrote no profile`);
     const profile = JSON.parse(readFileSync(files[0], 'utf8')) as CpuProfile;
     const perOp = windows.map((window) => ({ window, totals: windowed(profile, window.from, window.to) }));
+    if (process.env.BENCH_PROFILE_FUNCTIONS) {
+      for (const window of windows) printTopFunctions(profile, window, Number(process.env.BENCH_PROFILE_FUNCTIONS));
+    }
     const layers = new Set(perOp.flatMap(({ totals }) => [...totals.keys()]));
     const rows: ProfileRow[] = [...layers].map((layer) => ({
       layer,

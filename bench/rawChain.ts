@@ -24,7 +24,17 @@ import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
-import { categoryGSI1PK, itemKeyId, orderKey, productKey, userKey, userPK } from '../src/table/keys.js';
+import { GSI1 } from '../src/table/definition.js';
+import {
+  categoryGSI1PK,
+  emailGSI1PK,
+  itemKeyId,
+  normalizeEmail,
+  orderKey,
+  productKey,
+  userKey,
+  userPK,
+} from '../src/table/keys.js';
 import type { ItemKey } from '../src/table/keys.js';
 import type { NodeModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
 import { announceReady, childEnv, costExtension, createMeteredDoc, newMeter, stopOnSignals } from './childSupport.js';
@@ -207,6 +217,54 @@ async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: Pl
   };
 }
 
+/** The email index, then the user's newest orders, then their products: three round trips. */
+async function nestedPage(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
+  const byEmail = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': emailGSI1PK(normalizeEmail(String(variables.email))) },
+      Limit: 1,
+    }),
+  );
+  const profile = byEmail.Items?.[0];
+  if (!profile) return { userByEmail: null };
+  const user = itemToUser(profile);
+  const page = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': userPK(user.userId), ':prefix': 'ORDER#' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: PAGE + 1,
+    }),
+  );
+  const orders = (page.Items ?? []).slice(0, PAGE).map(itemToOrder);
+  const found = await batchGet(doc, productsOf(orders));
+  const owner = userJson(user);
+  return {
+    userByEmail: {
+      ...owner,
+      orders: {
+        edges: orders.map((order) => ({
+          node: {
+            ...orderBase(order),
+            user: owner,
+            items: order.items.map((line) => ({
+              productId: line.productId,
+              quantity: line.quantity,
+              unitPrice: { amount: toMoney(line.unitPriceCents).amount },
+              product: productJson(productFrom(found, line.productId)),
+            })),
+          },
+        })),
+      },
+    },
+  };
+}
+
 async function categoryPage(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const result = await doc.send(
     new QueryCommand({
@@ -342,6 +400,8 @@ async function execute(doc: DynamoDBDocumentClient, operationName: string, varia
   switch (operationName) {
     case 'UserOrders':
       return userOrders(doc, variables, plan);
+    case 'NestedPage':
+      return nestedPage(doc, variables);
     case 'CategoryPage':
       return categoryPage(doc, variables);
     case 'OrderDetail':

@@ -9,10 +9,13 @@ import { PERFORMANCE_DOC, performanceDoc } from './performanceDoc.js';
 import type { BenchResults } from './run.js';
 import { projectRoot } from '../src/projectRoot.js';
 
-const results = JSON.parse(readFileSync(path.join(projectRoot(), 'bench/results/latest.json'), 'utf8')) as BenchResults;
+const read = (name: string) =>
+  JSON.parse(readFileSync(path.join(projectRoot(), `bench/results/${name}.json`), 'utf8')) as BenchResults;
+const results = read('latest');
+const before = read('before');
 const docPath = path.join(projectRoot(), PERFORMANCE_DOC);
 const current = readFileSync(docPath, 'utf8');
-const wanted = await performanceDoc(current, results);
+const wanted = await performanceDoc(current, results, before);
 if (process.argv.includes('--check')) {
   if (wanted !== current) {
     console.error(`${PERFORMANCE_DOC} is out of date with bench/results/latest.json: run npm run docs:performance`);

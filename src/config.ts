@@ -429,7 +429,14 @@ export const ENV_SPEC = {
     type: 'integer',
     default: '1000',
     description:
-      'after a change, how long answers read from a global index (eventually consistent) that it touched are not stored',
+      'after a change, how long answers read from a global index (eventually consistent) that it touched are kept at most (they expire when this hold-down ends)',
+    readBy: ['server'],
+  },
+  RESPONSE_CACHE_SHARED: {
+    type: ['on', 'off'],
+    default: 'on',
+    description:
+      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:<table>:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy',
     readBy: ['server'],
   },
   CDN_PURGE_URL: {
@@ -804,6 +811,8 @@ export interface ResponseCacheConfig {
   maxBytes: number;
   maxAgeSeconds: number;
   indexHoldMs: number;
+  /** Also keep answers in Redis (only with REDIS_URL). */
+  shared: boolean;
 }
 
 /** EXECUTOR, COMPILED_DOCUMENTS_MAX, COMPILED_DOCUMENTS_MAX_BYTES (src/pipeline/executor.ts). */
@@ -1067,6 +1076,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             maxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES'),
             maxAgeSeconds: seconds(env, 'RESPONSE_CACHE_MAX_AGE'),
             indexHoldMs: integer(env, 'RESPONSE_CACHE_INDEX_HOLD_MS'),
+            shared: oneOf(env, 'RESPONSE_CACHE_SHARED') !== 'off',
           },
     seedDemoData: flag(env, 'SEED_DEMO_DATA'),
     auth: {

@@ -25,6 +25,8 @@ import { CdnPurger } from './streams/cdnPurge.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { SharedTier } from './pipeline/responseCache/sharedTier.js';
+import { isIndexTag } from './table/dependencies.js';
 import { createRuntime } from './runtime.js';
 import { inProcessConsumer } from './runtimeConsumer.js';
 import type { Runtime } from './runtime.js';
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
+  let sharedCache: SharedTier | undefined;
   let purger: CdnPurger | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     await telemetry?.shutdown();
     await bus?.close();
     await invalidations?.close();
+    await sharedCache?.stop();
     streamsClient?.destroy();
     await db?.close();
   });
@@ -131,6 +135,19 @@ async function main(): Promise<void> {
           subscribe: true,
         });
         await invalidations.start();
+        if (config.responseCache.shared) {
+          sharedCache = new SharedTier({
+            url: config.redisUrl,
+            tableName: config.tableName,
+            maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
+            holdDownMs: config.responseCache.indexHoldMs,
+            // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
+            maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
+            isIndexTag,
+            log: log.child({ component: 'response-cache' }),
+          });
+          await sharedCache.start();
+        }
       }
     }
     runtime = await createRuntime({
@@ -163,6 +180,7 @@ async function main(): Promise<void> {
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
       invalidations,
+      sharedCache,
       executor: config.executor,
     });
     server = await serveHttp(runtime, {

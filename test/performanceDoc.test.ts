@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PERFORMANCE_DOC, performanceDoc, renderGapTable, replaceGenerated } from '../bench/performanceDoc.js';
+import {
+  PERFORMANCE_DOC,
+  performanceDoc,
+  renderBeforeAfter,
+  renderGapTable,
+  replaceGenerated,
+} from '../bench/performanceDoc.js';
 import type { BenchResults } from '../bench/run.js';
 import { projectRoot } from '../src/projectRoot.js';
 
@@ -10,12 +16,41 @@ const read = (file: string) => readFileSync(path.join(projectRoot(), file), 'utf
 describe('docs/performance.md', () => {
   it('holds the tables of bench/results/latest.json (npm run docs:performance regenerates them)', async () => {
     const results = JSON.parse(read('bench/results/latest.json')) as BenchResults;
+    const before = JSON.parse(read('bench/results/before.json')) as BenchResults;
     const doc = read(PERFORMANCE_DOC);
-    expect(await performanceDoc(doc, results)).toBe(doc);
+    expect(await performanceDoc(doc, results, before)).toBe(doc);
   });
 
   it('refuses a page without the markers instead of writing the tables somewhere', () => {
     expect(() => replaceGenerated('# Performance\n', 'table')).toThrow(/must hold the lines/);
+  });
+});
+
+describe('the before-and-after table', () => {
+  const before = JSON.parse(read('bench/results/before.json')) as BenchResults;
+
+  it('pairs each cell of the latest run with the same operation and concurrency of the earlier run', () => {
+    const userOrders = before.runs.filter((run) => run.op === 'userOrders' && run.variant !== 'raw');
+    // The same run on both sides: every ratio equals its counterpart.
+    const rows = renderBeforeAfter(before, before)
+      .split('\n')
+      .filter((row) => row.startsWith('| userOrders'));
+    expect(rows.length).toBe(new Set(userOrders.map((run) => run.connections)).size);
+    for (const row of rows) {
+      const [, , , p50Before, p50After, cpuBefore, cpuAfter] = row.split('|').map((cell) => cell.trim());
+      expect(p50Before).toMatch(/^\d+\.\d\dx$/);
+      expect(p50After).toBe(p50Before);
+      expect(cpuAfter).toBe(cpuBefore);
+    }
+  });
+
+  it('shows a dash where the earlier run did not measure the cell', () => {
+    const earlier = { ...before, runs: before.runs.filter((run) => run.op !== 'categoryPage') };
+    const row = renderBeforeAfter(earlier, before)
+      .split('\n')
+      .find((line) => line.startsWith('| categoryPage'));
+    expect(row?.split('|')[3]?.trim()).toBe('–');
+    expect(row?.split('|')[4]?.trim()).toMatch(/x$/);
   });
 });
 
