@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';

@@ -16,8 +16,8 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
-import type { QueryLimits } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
+import type { QueryLimits } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { aProduct, aUser, ordersOf as ordersOfUser, store } from '../test/support/factories.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
