@@ -4,22 +4,20 @@
  * projecting only the shown attributes pays off.
  */
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { createVerifier, signToken } from '../src/auth/tokens.js';
 import { createDynamo } from '../src/db/client.js';
-import { CursorCodec } from '../src/db/cursor.js';
-import { itemToOrder, orderToUserItem } from '../src/table/codecs.js';
 import { orderKey, productKey, userPK } from '../src/table/keys.js';
 import type { Dataset } from './dataset.js';
 import { percentiles, postGraphQL, runLoadWhenQuiet, warmUp } from './load.js';
 import type { LoadResult, LoadTarget } from './load.js';
+import { microCosts } from './microCosts.js';
+import type { MicroCost } from './microCosts.js';
 import { PING_QUERY } from './operations.js';
 import type { Operation } from './operations.js';
 import { waitUntilIdle } from './procs.js';
 import { mergeProfiles, profileSystem } from './profile.js';
 import type { ServerProfile } from './profile.js';
 import type { Child } from './procs.js';
-import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
+import { startSystem, SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 
 export interface ExperimentRow {
@@ -358,72 +356,4 @@ export async function runExperiments(options: ExperimentOptions): Promise<Experi
   const micro = await microCosts(data, userOrdersBody);
   for (const row of micro) context.progress(`  ${row.piece}: ${row.microseconds.toFixed(1)} µs`);
   return { roundTrips, rows, profile, micro };
-}
-
-export interface MicroCost {
-  piece: string;
-  /** How often one request of the named operation pays it. */
-  perRequest: string;
-  microseconds: number;
-}
-
-/** Times `fn` in this process (after a warm-up), in microseconds per call. */
-async function perCall(fn: () => unknown, calls: number): Promise<number> {
-  for (let i = 0; i < Math.min(calls, 200); i++) await fn();
-  const started = performance.now();
-  for (let i = 0; i < calls; i++) await fn();
-  return ((performance.now() - started) * 1000) / calls;
-}
-
-/**
- * In-process costs of single pieces of a request, timed in the benchmark process on the
- * server's own code: enough to say which per-edge or per-request step is worth removing.
- */
-export async function microCosts(data: Dataset, userOrdersBody: string | undefined): Promise<MicroCost[]> {
-  const rows: MicroCost[] = [];
-  const auth = { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' };
-  const verify = createVerifier(auth);
-  const token = await signToken({ userId: 'bench-admin', role: 'admin' }, auth);
-  rows.push({
-    piece: 'verify the JWT (jose, HS256)',
-    perRequest: 'once per request',
-    microseconds: await perCall(() => verify(token), 2000),
-  });
-  const codec = new CursorCodec('bench-cursor-secret');
-  const order = data.orders[0];
-  if (order) {
-    const item = orderToUserItem(order);
-    const key = { PK: String(item.PK), SK: String(item.SK) };
-    const cursor = codec.encode('User.orders:x', key);
-    rows.push({
-      piece: 'sign a cursor (HMAC-SHA256)',
-      perRequest: 'per edge (21 in userOrders)',
-      microseconds: await perCall(() => codec.encode('User.orders:x', key), 20_000),
-    });
-    rows.push({
-      piece: 'check a cursor',
-      perRequest: 'per `after`/`before`',
-      microseconds: await perCall(() => codec.decode('User.orders:x', cursor, ['PK', 'SK'], 'after'), 20_000),
-    });
-    const wire = marshall(item, { removeUndefinedValues: true });
-    rows.push({
-      piece: 'unmarshall one order item',
-      perRequest: 'per item read (~60 in userOrders)',
-      microseconds: await perCall(() => unmarshall(wire), 20_000),
-    });
-    rows.push({
-      piece: 'decode one order item (codec)',
-      perRequest: 'per item read',
-      microseconds: await perCall(() => itemToOrder(item), 20_000),
-    });
-  }
-  if (userOrdersBody) {
-    const value: unknown = JSON.parse(userOrdersBody);
-    rows.push({
-      piece: `JSON.stringify the userOrders response (${(userOrdersBody.length / 1024).toFixed(1)} KB)`,
-      perRequest: 'once per request',
-      microseconds: await perCall(() => JSON.stringify(value), 2000),
-    });
-  }
-  return rows;
 }

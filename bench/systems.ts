@@ -99,7 +99,7 @@ export const VARIANTS: Variant[] = [
     label: 'tablegraph, compiled executor',
     system: 'serverCompiled',
     query: '',
-    ops: ['userOrders', 'orderDetail', 'nodes50'],
+    ops: ['userOrders', 'nestedPage', 'orderDetail', 'nodes50'],
   },
   {
     key: 'server-development',

@@ -7,8 +7,8 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import { signToken } from './auth/tokens.js';
-import { ConfigError, loadConfig } from './config.js';
-import type { Config } from './config.js';
+import { ConfigError, loadServerConfig } from './config/index.js';
+import type { Config } from './config/index.js';
 import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
@@ -25,6 +25,8 @@ import { CdnPurger } from './streams/cdnPurge.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { SharedTier } from './pipeline/responseCache/sharedTier.js';
+import { isIndexTag } from './table/dependencies.js';
 import { createRuntime } from './runtime.js';
 import { inProcessConsumer } from './runtimeConsumer.js';
 import type { Runtime } from './runtime.js';
@@ -58,7 +60,7 @@ async function developmentTokens(config: Config): Promise<{ alice: string; admin
 
 async function main(): Promise<void> {
   silenceSdkNodeVersionNotice();
-  const config = loadConfig();
+  const config = loadServerConfig();
   // Fail in a second, not after starting the database and seeding it.
   await assertPortFree(config.host, config.port);
   // Tokens never reach the logs through a header; the development tokens line is the one
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
   let streamsClient: DynamoDBStreamsClient | undefined;
   let bus: RedisEventBus | undefined;
   let invalidations: RedisInvalidationBus | undefined;
+  let sharedCache: SharedTier | undefined;
   let purger: CdnPurger | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-api');
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     await telemetry?.shutdown();
     await bus?.close();
     await invalidations?.close();
+    await sharedCache?.stop();
     streamsClient?.destroy();
     await db?.close();
   });
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
         url: config.redisUrl,
         tableName: config.tableName,
         log: log.child({ component: 'redis' }),
-        signingSecret: config.events.signingSecret,
+        signingSecret: config.eventSigningSecret,
       });
       await bus.start();
       if (config.responseCache && !config.streamConsumer) {
@@ -131,6 +135,19 @@ async function main(): Promise<void> {
           subscribe: true,
         });
         await invalidations.start();
+        if (config.responseCache.shared) {
+          sharedCache = new SharedTier({
+            url: config.redisUrl,
+            tableName: config.tableName,
+            maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
+            holdDownMs: config.responseCache.indexHoldMs,
+            // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
+            maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
+            isIndexTag,
+            log: log.child({ component: 'response-cache' }),
+          });
+          await sharedCache.start();
+        }
       }
     }
     runtime = await createRuntime({
@@ -158,18 +175,19 @@ async function main(): Promise<void> {
           purge,
         }),
       bus,
-      eventDedupeWindow: config.events.dedupeWindow,
+      eventDedupeWindow: config.eventDedupeWindow,
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
       invalidations,
+      sharedCache,
       executor: config.executor,
     });
     server = await serveHttp(runtime, {
       host: config.host,
       port: config.port,
       http: config.http,
-      sockets: config.sockets,
+      websocket: config.websocket,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },

@@ -12,8 +12,8 @@
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
-import { DEFAULT_LIMITS } from './config.js';
-import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config.js';
+import { DEFAULT_LIMITS } from './config/index.js';
+import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config/index.js';
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
@@ -31,6 +31,7 @@ import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetr
 import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
+import type { SharedTier } from './pipeline/responseCache/sharedTier.js';
 import { buildSchema } from './pipeline/schema.js';
 import { startRegistryPoller, TrustedDocuments } from './pipeline/trustedDocuments.js';
 import type { RegistryPoller } from './pipeline/trustedDocuments.js';
@@ -97,6 +98,8 @@ export interface RuntimeOptions {
    * stream consumer). The caller closes it.
    */
   invalidations?: RedisInvalidationBus | undefined;
+  /** The response cache's tier in Redis, shared by the instances (RESPONSE_CACHE_SHARED). The caller stops it. */
+  sharedCache?: SharedTier | undefined;
 }
 
 export interface Runtime extends GraphQLHttpRuntime {
@@ -138,6 +141,7 @@ export async function createRuntime({
   responseCache,
   explainCache = false,
   invalidations,
+  sharedCache,
   executor,
 }: RuntimeOptions): Promise<Runtime> {
   const metrics = useMetrics ?? (metricsRegistry ? createMetrics() : undefined);
@@ -160,6 +164,7 @@ export async function createRuntime({
         holdDownMs: responseCache.indexHoldMs,
         feedTimeoutMs: FEED_TIMEOUT_MS,
         maxAnswerBytes: limits.maxResponseBytes,
+        shared: sharedCache,
       })
     : undefined;
   if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);

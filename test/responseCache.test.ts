@@ -13,7 +13,7 @@ import { startTestServer, tokenFor } from './support/harness.js';
 import type { GraphQLResponse, TestServer } from './support/harness.js';
 import { waitUntil } from './support/waitUntil.js';
 
-const CACHE = { maxBytes: 8_000_000, maxAgeSeconds: 300, indexHoldMs: 0 };
+const CACHE = { maxBytes: 8_000_000, maxAgeSeconds: 300, indexHoldMs: 0, shared: false };
 
 const CATEGORY_PAGE = `query Page($category: String!, $first: Int) {
   products(category: $category, first: $first) { nodes { productId name stock } }

@@ -3,6 +3,7 @@ import { cacheKeyOf, canonicalJson, scopeOf } from '../../src/pipeline/responseC
 import { EntryStore } from '../../src/pipeline/responseCache/entryStore.js';
 import type { CacheEntry } from '../../src/pipeline/responseCache/entryStore.js';
 import { InvalidationFeed } from '../../src/pipeline/responseCache/invalidationFeed.js';
+import { decodeEntry, encodeEntry, isCurrent } from '../../src/pipeline/responseCache/sharedTier.js';
 
 const anEntry = (tags: string[], storedAt: number, overrides: Partial<CacheEntry> = {}): CacheEntry => ({
   data: { ok: true },
@@ -64,13 +65,34 @@ describe('EntryStore', () => {
     expect(store.set('a', anEntry(['product:1'], 120), 110, false)).toBeUndefined();
   });
 
-  it('holds down answers read from a global index right after a change of that index range', () => {
-    const store = aStore({ holdDownMs: 500 });
+  it('keeps an answer read from a global index right after a change of that index range only until the hold-down ends', () => {
+    const clock = { now: () => 300 };
+    const store = aStore({ holdDownMs: 500, clock });
     store.invalidate(['category:x'], 100);
-    expect(store.set('a', anEntry(['category:x'], 300), 200, true)).toBe('index-hold-down');
-    expect(store.set('a', anEntry(['category:x'], 700), 650, true)).toBeUndefined();
-    // The same tag on a table read (consistent) is not held down.
+    expect(store.set('a', anEntry(['category:x'], 300), 200, true)).toBeUndefined();
+    // The same tag on a table read (consistent) is kept for the maximum age.
     expect(store.set('b', anEntry(['category:x'], 300), 200, false)).toBeUndefined();
+    clock.now = () => 599;
+    expect(store.get('a')).toBeDefined();
+    clock.now = () => 601;
+    expect(store.get('a')).toBeUndefined();
+    expect(store.get('b')).toBeDefined();
+    // Read after the hold-down: the maximum age again.
+    expect(store.set('c', anEntry(['category:x'], 700), 650, true)).toBeUndefined();
+    clock.now = () => 50_000;
+    expect(store.get('c')).toBeDefined();
+  });
+
+  it('restarts the hold-down of an index range changed again while it ran', () => {
+    const clock = { now: () => 450 };
+    const store = aStore({ holdDownMs: 500, clock });
+    store.invalidate(['category:x', 'product:1'], 100);
+    store.invalidate(['category:x'], 400);
+    expect(store.set('a', anEntry(['category:x', 'product:1'], 450), 410, true)).toBeUndefined();
+    clock.now = () => 850;
+    expect(store.get('a')).toBeDefined();
+    clock.now = () => 901;
+    expect(store.get('a')).toBeUndefined();
   });
 
   it('refuses what a flush may have missed, and answers of executions longer than it remembers', () => {
@@ -128,5 +150,22 @@ describe('InvalidationFeed', () => {
     expect(gaps).toBe(2);
     feed.down();
     expect(feed.live).toBe(false);
+  });
+});
+
+describe('shared tier entries', () => {
+  const entry = { json: '{"a":"x\\ny"}', etag: 'W/"e"', tags: ['product:1', 'category:x'], public: true };
+
+  it('round-trip with their tags, read mark, scope flag and ETag, whatever the answer holds', () => {
+    expect(decodeEntry(encodeEntry(entry, { seq: 7, at: 1234 }))).toEqual({ ...entry, mark: { seq: 7, at: 1234 } });
+    expect(decodeEntry('not an entry')).toBeUndefined();
+  });
+
+  it('are current only while every tag exists, unchanged since the read began', () => {
+    const mark = { seq: 7, at: 0 };
+    expect(isCurrent(mark, ['3:100', '7:200'])).toBe(true);
+    expect(isCurrent(mark, ['3:100', '8:200'])).toBe(false);
+    // A missing tag key (expired or evicted) may have hidden a change.
+    expect(isCurrent(mark, ['3:100', ''])).toBe(false);
   });
 });

@@ -50,6 +50,25 @@ export function registerResponseCacheMetrics(registry: Registry, cache: Response
       this.set(cache.feed.live ? 1 : 0);
     },
   });
+  const { shared } = cache;
+  if (shared) {
+    new Counter({
+      name: 'tablegraph_response_cache_shared_total',
+      help: 'Look-ups and stores of the shared tier in Redis, by outcome (hit, miss, invalid, store, refused, error)',
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const s = shared.stats;
+        this.inc({ outcome: 'hit' }, s.hits);
+        this.inc({ outcome: 'miss' }, s.misses);
+        this.inc({ outcome: 'invalid' }, s.invalid);
+        this.inc({ outcome: 'store' }, s.stores);
+        this.inc({ outcome: 'refused' }, s.refused);
+        this.inc({ outcome: 'error' }, s.errors);
+      },
+    });
+  }
   const lag = new Histogram({
     name: 'tablegraph_response_cache_invalidation_lag_seconds',
     help: "From a change (the stream record's ApproximateCreationDateTime) to its eviction on this instance",

@@ -7,9 +7,10 @@
  * - an answer whose reads began before one of its tags was invalidated may hold the old value
  *   (the write landed while it read), so it is not stored. Invalidation times are kept for
  *   `raceHorizonMs`; an execution that ran longer than that is never stored.
- * - an answer that read a global index (eventually consistent) is not stored while one of its
- *   index tags was invalidated less than `holdDownMs` ago: the index may not show the change
- *   yet, and the answer would keep the old rows until its maximum age.
+ * - an answer that read a global index (eventually consistent) while one of its index tags was
+ *   invalidated less than `holdDownMs` ago may come from an index that does not show the change
+ *   yet. It is stored, but only until that hold-down ends (its own TTL), so rows from a lagging
+ *   index live no longer than the hold-down; the next read after it goes to the index again.
  */
 import { LRUCache } from 'lru-cache';
 import { isIndexTag } from '../../table/dependencies.js';
@@ -35,13 +36,15 @@ export interface EntryStoreOptions {
   /** Tags whose invalidation time is remembered at most; past it the store flushes instead. */
   maxRememberedTags?: number;
   onEvicted?: (count: number) => void;
+  /** The clock of entries' ages (tests); performance.now() by default. */
+  clock?: { now: () => number };
 }
 
 /** Bytes an entry costs beyond its answer: the key, the LRU's and the tag index's bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
 const TAG_OVERHEAD_BYTES = 64;
 
-export type StoreRefusal = 'too-large' | 'changed-while-read' | 'index-hold-down' | 'read-too-long';
+export type StoreRefusal = 'too-large' | 'changed-while-read' | 'read-too-long';
 
 export class EntryStore {
   private readonly lru: LRUCache<string, CacheEntry>;
@@ -65,6 +68,7 @@ export class EntryStore {
         ENTRY_OVERHEAD_BYTES +
         entry.tags.reduce((n, t) => n + t.length + TAG_OVERHEAD_BYTES, 0),
       ttl: options.maxAgeMs,
+      ...(options.clock ? { perf: options.clock, ttlResolution: 0 } : {}),
       dispose: (entry, key) => this.unindex(key, entry),
     });
   }
@@ -82,21 +86,30 @@ export class EntryStore {
     const now = entry.storedAt;
     if (now - readStartedAt > this.raceHorizonMs) return 'read-too-long';
     if (readStartedAt <= this.flushedAt) return 'changed-while-read';
+    let heldUntil = Infinity;
     for (const tag of entry.tags) {
       const at = this.invalidatedAt.get(tag);
       if (at === undefined) continue;
       if (at >= readStartedAt) return 'changed-while-read';
-      if (readIndex && isIndexTag(tag) && now - at < this.options.holdDownMs) return 'index-hold-down';
+      if (readIndex && isIndexTag(tag)) heldUntil = Math.min(heldUntil, at + this.options.holdDownMs);
     }
     this.lru.delete(key);
-    this.lru.set(key, entry);
+    // Read from an index that may lag the change: kept only until the hold-down ends.
+    if (heldUntil > now) this.lru.set(key, entry, { ttl: Math.ceil(heldUntil - now) });
+    else this.lru.set(key, entry);
     if (!this.lru.has(key)) return 'too-large';
-    for (const tag of entry.tags) {
-      let keys = this.byTag.get(tag);
-      if (!keys) this.byTag.set(tag, (keys = new Set()));
-      keys.add(key);
-    }
+    this.index(key, entry);
     return undefined;
+  }
+
+  /**
+   * Stores an entry already checked elsewhere (a valid entry of the shared tier) for at most
+   * `ttlMs`; invalidations from now on evict it like any other.
+   */
+  adopt(key: string, entry: CacheEntry, ttlMs: number): void {
+    this.lru.delete(key);
+    this.lru.set(key, entry, { ttl: Math.max(1, Math.min(ttlMs, this.options.maxAgeMs)) });
+    if (this.lru.has(key)) this.index(key, entry);
   }
 
   /** Evicts every entry filed under one of `tags`; later stores of reads begun before now are refused. */
@@ -131,6 +144,14 @@ export class EntryStore {
   /** Bytes the entries take, as the bound counts them. */
   get bytes(): number {
     return this.lru.calculatedSize;
+  }
+
+  private index(key: string, entry: CacheEntry): void {
+    for (const tag of entry.tags) {
+      let keys = this.byTag.get(tag);
+      if (!keys) this.byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
   }
 
   private unindex(key: string, entry: CacheEntry): void {

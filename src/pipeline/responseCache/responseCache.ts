@@ -12,6 +12,8 @@
  *   viewer and role. Nothing read under one viewer is served to another.
  * - It serves and stores only while its invalidation feed is live (invalidationFeed.ts); a gap
  *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags).
+ * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
+ *   a stored answer is written there too, and every invalidation bumps its tags there.
  */
 import { createHash } from 'node:crypto';
 import { OperationTypeNode } from 'graphql';
@@ -24,6 +26,7 @@ import { cacheKeyOf, scopeOf } from './cacheKey.js';
 import { documentFactsOf } from './documentFacts.js';
 import { EntryStore } from './entryStore.js';
 import { InvalidationFeed } from './invalidationFeed.js';
+import type { ReadMark, SharedTier } from './sharedTier.js';
 
 /** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
 export const FEED_TIMEOUT_MS = 5000;
@@ -37,6 +40,8 @@ export interface CacheOutcome {
   reason?: string | undefined;
   /** Age of the entry served (hit), in ms. */
   ageMs?: number | undefined;
+  /** Where a hit came from: this instance's memory or the shared tier. */
+  tier?: 'local' | 'shared' | undefined;
   /** The entry's tags (hit, or a stored miss). */
   tags: readonly string[];
   public: boolean;
@@ -55,6 +60,8 @@ export interface ResponseCacheOptions {
   maxAnswerBytes: number;
   /** Public tags of every invalidation (the CDN purge hook). */
   onPublicInvalidation?: ((tags: readonly string[]) => void) | undefined;
+  /** The tier in Redis shared by every instance (scale-out mode). */
+  shared?: SharedTier | undefined;
 }
 
 export interface ResponseCacheStats {
@@ -82,7 +89,14 @@ export function createResponseCache(options: ResponseCacheOptions) {
     holdDownMs: options.holdDownMs,
     onEvicted: (count) => (stats.evictions += count),
   });
-  const feed = new InvalidationFeed({ timeoutMs: options.feedTimeoutMs, onGap: () => store.flush() });
+  const { shared } = options;
+  const feed = new InvalidationFeed({
+    timeoutMs: options.feedTimeoutMs,
+    onGap: () => {
+      store.flush();
+      shared?.gap();
+    },
+  });
   const factsOf = documentFactsOf(options.schema);
   const outcomes = new WeakMap<object, CacheOutcome>();
 
@@ -96,6 +110,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     const cache = {
       status: outcome.status,
       ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
+      ...(outcome.tier ? { tier: outcome.tier } : {}),
       ...(outcome.reason ? { reason: outcome.reason } : {}),
     };
     return { ...result, extensions: { ...result.extensions, cache } };
@@ -104,6 +119,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
   /** Evicts `tags` here; returns how many entries went. */
   function invalidate(tags: readonly string[], createdAtMs?: number): number {
     const evicted = store.invalidate(tags);
+    if (shared) void shared.bump(tags);
     if (createdAtMs !== undefined) {
       const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
       for (const observe of lagObservers) observe(lag);
@@ -126,6 +142,8 @@ export function createResponseCache(options: ResponseCacheOptions) {
       const tags = [...context.wrote];
       if (tags.length > 0) {
         invalidate(tags);
+        // Before the answer leaves: once the writer has its answer, no instance takes the old entry from Redis.
+        await shared?.bump(tags);
         for (const listener of writeListeners) listener(tags);
       }
       return result;
@@ -153,9 +171,40 @@ export function createResponseCache(options: ResponseCacheOptions) {
         tags: entry.tags,
         public: entry.public,
         etag: entry.etag,
+        tier: 'local',
       };
       outcomes.set(context, outcome);
       return withExplanation({ data: entry.data as ExecutionResult['data'] }, outcome, explain);
+    }
+    let mark: ReadMark | undefined;
+    if (shared?.readable) {
+      const { hit: found, mark: readMark } = await shared.get(key);
+      mark = readMark;
+      // Checked again: the feed may have died while Redis answered.
+      if (found && feed.live) {
+        const now = performance.now();
+        const ageMs = Math.max(0, Date.now() - found.readStartedAt);
+        const adopted = {
+          data: JSON.parse(found.json) as unknown,
+          bytes: Buffer.byteLength(found.json),
+          tags: found.tags,
+          public: found.public,
+          etag: found.etag,
+          storedAt: now - ageMs,
+        };
+        store.adopt(key, adopted, found.ttlMs);
+        stats.hits++;
+        const outcome: CacheOutcome = {
+          status: 'hit',
+          ageMs,
+          tags: found.tags,
+          public: found.public,
+          etag: found.etag,
+          tier: 'shared',
+        };
+        outcomes.set(context, outcome);
+        return withExplanation({ data: adopted.data as ExecutionResult['data'] }, outcome, explain);
+      }
     }
 
     stats.misses++;
@@ -184,7 +233,10 @@ export function createResponseCache(options: ResponseCacheOptions) {
           startedAt,
           reads.readIndex,
         );
-        if (!refusal) Object.assign(outcome, { tags, public: isPublic, etag });
+        if (!refusal) {
+          Object.assign(outcome, { tags, public: isPublic, etag });
+          if (shared && mark) void shared.set(key, { json, etag, tags, public: isPublic }, mark, reads.readIndex);
+        }
       }
     }
     if (refusal) outcome.reason = `not stored: ${notStored(refusal)}`;
@@ -201,6 +253,8 @@ export function createResponseCache(options: ResponseCacheOptions) {
     /** What the cache did for the execution of `context` (undefined when it did nothing). */
     outcomeOf: (context: object): CacheOutcome | undefined => outcomes.get(context),
     flush: () => store.flush(),
+    /** The shared tier (undefined: this instance's memory only). */
+    shared,
     get entries() {
       return store.size;
     },

@@ -1,0 +1,266 @@
+/**
+ * The response cache's shared tier in Redis (RESPONSE_CACHE_SHARED), on three API instances
+ * fed by one consumer: an answer stored by one instance is served by another without a DynamoDB
+ * request; a change (through the API or straight with the SDK) makes it invalid for every
+ * instance; a viewer's answer is never served to another; after a gap in the feed nothing stored
+ * before it is served; and a Redis outage makes the cache bypass, never fail.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamo } from '../src/db/client.js';
+import type { Dynamo } from '../src/db/client.js';
+import { ensureTable } from '../src/db/ensureTable.js';
+import { productKey } from '../src/table/keys.js';
+import { ChildServers } from './support/childServers.js';
+import type { ChildServer } from './support/childServers.js';
+import { anOrder, aProduct, aUser, store } from './support/factories.js';
+import { endpoint, tokenFor } from './support/harness.js';
+import { pollUntil } from './support/load.js';
+import { RedisServer } from './support/redisServer.js';
+
+const children = new ChildServers();
+const product = aProduct({ category: 'shared-tier', stock: 10 });
+const alice = aUser();
+const bob = aUser();
+const aliceOrder = anOrder(alice, [product]);
+const STOCK = `query SharedStock($productId: ID!, $category: String!) {
+  product(productId: $productId) { stock }
+  products(category: $category, first: 20) { nodes { productId stock } }
+}`;
+const POINT = `query SharedPoint($productId: ID!) { product(productId: $productId) { stock } }`;
+const ORDERS = `query SharedOrders($userId: ID!) {
+  user(userId: $userId) { userId name orders(first: 5) { nodes { orderId } } }
+}`;
+let redis: RedisServer;
+let dynamo: Dynamo;
+let tableName: string;
+let apis: ChildServer[];
+let consumer: ChildServer;
+let admin: string;
+
+interface Asked {
+  status: number;
+  data: Record<string, unknown> | null | undefined;
+  errors: unknown[] | undefined;
+  cache: { status?: string; tier?: string } | undefined;
+  requests: number | undefined;
+}
+
+async function ask(api: ChildServer, query: string, variables: object, authorization = admin): Promise<Asked> {
+  const response = await fetch(api.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify({ query, variables, extensions: { cache: true } }),
+  });
+  const body = (await response.json()) as {
+    data?: Record<string, unknown> | null;
+    errors?: unknown[];
+    extensions?: { cache?: { status?: string; tier?: string }; cost?: { dynamodb?: { requests?: number } } };
+  };
+  return {
+    status: response.status,
+    data: body.data,
+    errors: body.errors,
+    cache: body.extensions?.cache,
+    requests: body.extensions?.cost?.dynamodb?.requests,
+  };
+}
+
+const stockIn = (asked: Asked) => (asked.data?.product as { stock: number } | undefined)?.stock;
+const variables = { productId: product.productId, category: product.category };
+
+/** A counter of `api`'s /metrics (0 before its first count). */
+async function metric(api: ChildServer, series: string): Promise<number> {
+  const text = await (await fetch(`${api.origin}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
+/** Asks on `api` and waits until its answer is in Redis. */
+async function storeVia(api: ChildServer, query: string, vars: object, authorization = admin): Promise<Asked> {
+  const before = await metric(api, 'tablegraph_response_cache_shared_total{outcome="store"}');
+  const asked = await ask(api, query, vars, authorization);
+  expect(asked.cache?.status).toBe('miss');
+  await pollUntil(
+    () => metric(api, 'tablegraph_response_cache_shared_total{outcome="store"}'),
+    (n) => n > before,
+    { timeoutMs: 5000, intervalMs: 20, description: 'the answer stored in Redis' },
+  );
+  return asked;
+}
+
+/** Waits until every instance has evicted a change read from the stream after `counts` were taken. */
+async function streamEvictionsPast(counts: number[]): Promise<void> {
+  await Promise.all(
+    apis.map((api, i) =>
+      pollUntil(
+        () => metric(api, 'tablegraph_response_cache_invalidation_lag_seconds_count'),
+        (n) => n > (counts[i] ?? 0),
+        { timeoutMs: 5000, intervalMs: 20, description: "the stream's eviction" },
+      ),
+    ),
+  );
+}
+const lagCounts = () =>
+  Promise.all(apis.map((api) => metric(api, 'tablegraph_response_cache_invalidation_lag_seconds_count')));
+
+const liveOn = (api: ChildServer) =>
+  pollUntil(
+    () => ask(api, POINT, { productId: 'liveness-probe' }),
+    (asked) => asked.cache?.status !== undefined && asked.cache.status !== 'bypass',
+    { timeoutMs: 15_000, description: 'a live invalidation feed' },
+  );
+
+const setStock = (stock: number) =>
+  dynamo.doc.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: productKey(product.productId),
+      UpdateExpression: 'SET stock = :s, version = version + :one',
+      ExpressionAttributeValues: { ':s': stock, ':one': 1 },
+    }),
+  );
+
+const startConsumer = async () => {
+  consumer = await children.startConsumer(endpoint(), tableName, { REDIS_URL: redis.url, STREAM_POLL_MS: '50' });
+};
+
+beforeAll(async () => {
+  admin = `Bearer ${await tokenFor('shared-admin', 'admin')}`;
+  tableName = `cache-shared-${randomUUID()}`;
+  dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+  [redis] = await Promise.all([RedisServer.start(), ensureTable(dynamo.client, tableName, endpoint())]);
+  await store(dynamo.doc, tableName, { products: [product], users: [alice, bob], orders: [aliceOrder] });
+  await startConsumer();
+  const env = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false', NODE_ENV: 'development', RESPONSE_CACHE_SHARED: 'on' };
+  apis = await Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, env)));
+  for (const api of apis) await liveOn(api);
+}, 120_000);
+
+afterAll(async () => {
+  await children.killAll();
+  await redis?.kill();
+  await dynamo?.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  dynamo?.client.destroy();
+});
+
+describe('the shared tier in Redis', () => {
+  it('serves on one instance, without a DynamoDB request, an answer another instance stored', async () => {
+    const [a, b] = apis as [ChildServer, ChildServer];
+    const stored = await storeVia(a, STOCK, variables);
+    const served = await ask(b, STOCK, variables);
+    expect(served.cache).toMatchObject({ status: 'hit', tier: 'shared' });
+    expect(served.requests).toBe(0);
+    expect(served.data).toEqual(stored.data);
+    // Kept in B's memory from then on.
+    expect((await ask(b, STOCK, variables)).cache).toMatchObject({ status: 'hit', tier: 'local' });
+  });
+
+  it('makes a change straight with the SDK invalid on every instance, one that never read it included', async () => {
+    const [a, b, c] = apis as [ChildServer, ChildServer, ChildServer];
+    await storeVia(a, POINT, { productId: product.productId });
+    const counts = await lagCounts();
+    await setStock(21);
+    await streamEvictionsPast(counts);
+    for (const api of [a, b]) {
+      await pollUntil(
+        () => ask(api, STOCK, variables),
+        (asked) => stockIn(asked) === 21,
+        { timeoutMs: 1000, intervalMs: 10, description: 'the change shown' },
+      );
+    }
+    // C never held POINT in memory; Redis has A's entry from before the change, no longer valid.
+    const fromC = await ask(c, POINT, { productId: product.productId });
+    expect(stockIn(fromC)).toBe(21);
+  });
+
+  it('makes a change through the API invalid for every instance before the writer has its answer', async () => {
+    const [a, , c] = apis as [ChildServer, ChildServer, ChildServer];
+    const other = `query SharedPointAgain($productId: ID!) { product(productId: $productId) { stock } }`;
+    await storeVia(c, other, { productId: product.productId });
+    const counts = await lagCounts();
+    const { version } = (
+      await dynamo.doc.send(
+        new GetCommand({ TableName: tableName, Key: productKey(product.productId), ConsistentRead: true }),
+      )
+    ).Item as { version: number };
+    const wrote = await ask(
+      a,
+      `mutation SharedRestock($productId: ID!, $v: Int!) {
+        updateProduct(input: { productId: $productId, expectedVersion: $v, stock: 33 }) { userErrors { code } }
+      }`,
+      { productId: product.productId, v: version },
+    );
+    expect(wrote.data).toEqual({ updateProduct: { userErrors: [] } });
+    // B never read `other`: at once, without waiting for the bus, Redis must not give it C's entry.
+    const fromB = await ask(apis[1] as ChildServer, other, { productId: product.productId });
+    expect(stockIn(fromB)).toBe(33);
+    // The stream's record of the same change reaches every instance too (the next test stores new tags).
+    await streamEvictionsPast(counts);
+  });
+
+  it("never serves a viewer's answer to another viewer or another role", async () => {
+    const [a, b, c] = apis as [ChildServer, ChildServer, ChildServer];
+    const asAlice = `Bearer ${await tokenFor(alice.userId)}`;
+    const asBob = `Bearer ${await tokenFor(bob.userId)}`;
+    const mine = await storeVia(a, ORDERS, { userId: alice.userId }, asAlice);
+    expect((mine.data?.user as { name: string }).name).toBe(alice.name);
+    expect((await ask(b, ORDERS, { userId: alice.userId }, asAlice)).cache).toMatchObject({ tier: 'shared' });
+    const bobs = await ask(c, ORDERS, { userId: alice.userId }, asBob);
+    expect(bobs.cache?.status).not.toBe('hit');
+    expect(bobs.data?.user ?? null).toBeNull();
+    const admins = await ask(c, ORDERS, { userId: alice.userId });
+    expect(admins.cache?.status).not.toBe('hit');
+  });
+
+  it('serves nothing stored before a gap in the feed once the feed is back', async () => {
+    const [a, b] = apis as [ChildServer, ChildServer];
+    await setStock(40);
+    await pollUntil(
+      () => ask(a, POINT, { productId: product.productId }),
+      (asked) => stockIn(asked) === 40 && asked.cache?.status === 'hit',
+      { timeoutMs: 5000, intervalMs: 20, description: 'the new stock cached' },
+    );
+    await children.kill(consumer);
+    // A change nobody hears of: the entries in Redis still look valid.
+    await setStock(41);
+    await pollUntil(
+      () => ask(b, POINT, { productId: product.productId }),
+      (asked) => asked.cache?.status === 'bypass',
+      { timeoutMs: 10_000, intervalMs: 50, description: 'a bypass after the consumer died' },
+    );
+    await startConsumer();
+    for (const api of apis) {
+      await liveOn(api);
+      expect(stockIn(await ask(api, POINT, { productId: product.productId }))).toBe(41);
+    }
+  }, 60_000);
+
+  it('bypasses the cache while Redis is down, and answers every query', async () => {
+    await redis.kill();
+    for (const api of apis) {
+      const answers: Asked[] = [];
+      await pollUntil(
+        async () => {
+          const asked = await ask(api, STOCK, variables);
+          answers.push(asked);
+          return asked;
+        },
+        (asked) => asked.cache?.status === 'bypass',
+        { timeoutMs: 10_000, intervalMs: 20, description: 'a bypass while Redis is down' },
+      );
+      for (const asked of answers) {
+        expect(asked.status).toBe(200);
+        expect(asked.errors).toBeUndefined();
+        expect(stockIn(asked)).toBe(41);
+      }
+    }
+    await redis.restart();
+    for (const api of apis) await liveOn(api);
+    const [a, b] = apis as [ChildServer, ChildServer];
+    await storeVia(a, STOCK, variables);
+    expect((await ask(b, STOCK, variables)).cache).toMatchObject({ status: 'hit', tier: 'shared' });
+  }, 60_000);
+});
