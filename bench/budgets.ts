@@ -12,19 +12,13 @@
  *   npm run bench:budgets -- --unmetered  budgets out of the way too (what the server did before)
  *   npm run bench:budgets -- --ws         the bombs over a WebSocket (graphql-ws), the probe over HTTP
  */
-import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
-import { createDynamo } from '../src/db/client.js';
-import { CursorCodec } from '../src/db/cursor.js';
-import { ensureTable } from '../src/db/ensureTable.js';
-import { startLocalDynamo } from '../src/db/local.js';
 import { demoItems } from '../src/seed/seed.js';
-import { startApp } from '../test/support/app.js';
+import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,32 +49,17 @@ const BOMBS: [name: string, query: string][] = [
 const PROBE = '{ product(productId: "tent-2p") { name } }';
 const UNLIMITED = 1e15;
 
-const local = await startLocalDynamo();
-const auth = { secret: 'bench-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
-const tableName = 'BenchBudgets';
-const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
-await ensureTable(dynamo.client, tableName, local.endpoint);
-await putItems(dynamo.doc, tableName, demoItems());
+const table = await startBenchTable('BenchBudgets');
+await putItems(table.dynamo.doc, table.tableName, demoItems());
 
 // The server's own account of each request: its "graphql request" log lines, by request id.
 const durations: number[] = [];
-const logSink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      const entry = JSON.parse(line) as { msg?: string; durationMs?: number; operationName?: string | null };
-      if (entry.msg === 'graphql request' && entry.operationName === null && typeof entry.durationMs === 'number')
-        durations.push(entry.durationMs);
-    }
-    done();
+const app = await startBenchServer(table, {
+  level: 'info',
+  onLog: (entry) => {
+    if (entry.msg === 'graphql request' && entry.operationName === null && typeof entry.durationMs === 'number')
+      durations.push(entry.durationMs);
   },
-});
-const app = await startApp({
-  host: '127.0.0.1',
-  port: 0,
-  data: { dynamo, tableName, cursors: new CursorCodec('bench-cursor-secret') },
-  log: pino({ level: 'info' }, logSink),
-  auth,
-  playground: false,
   limits: {
     ...DEFAULT_LIMITS,
     ...(values.defaults ? {} : { maxAliases: 100_000, maxCost: UNLIMITED }),
@@ -94,7 +73,7 @@ const app = await startApp({
       : {}),
   },
 });
-const token = await signToken({ userId: 'alice', role: 'customer' }, auth);
+const token = await signToken({ userId: 'alice', role: 'customer' }, BENCH_AUTH);
 
 /** One operation over a fresh graphql-ws socket: its first result or error. */
 async function sendOverWebSocket(query: string): Promise<{ ms: number; code: unknown }> {
@@ -173,5 +152,4 @@ for (const [name, query] of BOMBS) {
   );
 }
 await app.stop();
-dynamo.client.destroy();
-await local.stop();
+await table.stop();

@@ -8,7 +8,7 @@
  * Run: node --import tsx bench/naivePeer.ts with DYNAMODB_ENDPOINT, TABLE_NAME, PORT
  * (NAIVE_CACHE_CONTROL=off disables Apollo's cache-control plugin, for the overhead experiment).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { ApolloServer } from '@apollo/server';
@@ -37,7 +37,7 @@ import {
   userPK,
 } from '../src/table/keys.js';
 import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
-import { placeOrderTransaction } from '../src/writes/placeOrder.js';
+import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
 import {
   announceReady,
   childEnv,
@@ -158,8 +158,6 @@ function connection<T>(
   };
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
-
 interface PlaceOrderInput {
   userId: string;
   idempotencyKey: string;
@@ -178,28 +176,10 @@ async function placeOrder(input: PlaceOrderInput) {
   for (const line of input.items) {
     const product = await getProduct(line.productId);
     if (!product) throw new Error(`no product ${line.productId}`);
-    lines.push({
-      productId: product.productId,
-      productName: product.name,
-      unitPriceCents: product.priceCents,
-      quantity: line.quantity,
-    });
+    lines.push(orderLineOf(product, line.quantity));
   }
-  const placedAt = new Date().toISOString();
-  const order: OrderModel = {
-    kind: 'Order',
-    orderId: `n${digest(`${input.userId}\n${input.idempotencyKey}`).slice(0, 22)}`,
-    userId: input.userId,
-    status: 'PLACED',
-    placedAt,
-    updatedAt: placedAt,
-    items: lines,
-    totalCents: lines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
-    version: 1,
-  };
-  const fingerprint = digest(
-    JSON.stringify([input.userId, input.items.map((line) => [line.productId, line.quantity]).sort()]),
-  );
+  const order = newOrder(orderIdFor(input.userId, input.idempotencyKey), input.userId, lines, new Date());
+  const fingerprint = fingerprintOf(input.userId, input.items);
   await doc.send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),

@@ -6,8 +6,7 @@
  * the GraphQL servers execute the document, the raw chain dispatches on operationName.
  */
 import { toGlobalId } from '../src/graphql/globalId.js';
-import { seededRandom } from '../src/seed/seededRandom.js';
-import { pick, pickDistinct } from './dataset.js';
+import { pick, pickDistinct, seededRandom } from '../src/seed/seededRandom.js';
 import type { Dataset } from './dataset.js';
 
 export interface Operation {

@@ -6,32 +6,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ENV_SPEC } from '../src/config/index.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Variables of the benchmark's own environment that would change what a child does. */
-const DROPPED = [
-  'NODE_ENV',
-  'LOG_LEVEL',
-  'HOST',
-  'PORT',
-  'DATA_DIR',
-  'TABLE_NAME',
-  'DYNAMODB_ENDPOINT',
-  'DYNAMODB_MODE',
-  'DYNAMODB_LOCAL_PORT',
-  'SEED_DEMO_DATA',
-  'CURSOR_SECRET',
-  'JWT_SECRET',
-  'JWT_JWKS_URL',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'STREAM_CONSUMER',
-  'STREAM_CONSUMER_NAME',
-  'PERSISTED_ONLY',
-  'PLAYGROUND',
-  'GRAPHQL_INTROSPECTION',
-];
+/** Every setting of the spec would change what a child does: a child gets only what its system gives it. */
+const DROPPED = Object.keys(ENV_SPEC);
 
 export interface Child {
   name: string;
@@ -75,8 +55,7 @@ export async function startChild({
 }: StartOptions): Promise<Child> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const variable of DROPPED) delete base[variable];
-  for (const variable of Object.keys(base))
-    if (/^(MAX_QUERY_|MAX_BODY|BENCH_|NAIVE_)/.test(variable)) delete base[variable];
+  for (const variable of Object.keys(base)) if (/^(BENCH_|NAIVE_)/.test(variable)) delete base[variable];
   // e.g. BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the systems under test.
   const extraArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, '--import', 'tsx', entry], {

@@ -14,9 +14,9 @@
  *
  * Run: node --import tsx bench/rawChain.ts with DYNAMODB_ENDPOINT, TABLE_NAME, PORT.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { placeOrderTransaction } from '../src/writes/placeOrder.js';
+import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { costed } from '../src/db/client.js';
@@ -347,18 +347,14 @@ async function nodes(doc: DynamoDBDocumentClient, variables: Json): Promise<Json
   };
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
-
 async function placeOrder(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const input = variables.input as {
     userId: string;
     idempotencyKey: string;
     items: { productId: string; quantity: number }[];
   };
-  const orderId = `r${digest(`${input.userId}\n${input.idempotencyKey}`).slice(0, 22)}`;
-  const fingerprint = digest(
-    JSON.stringify([input.userId, input.items.map((line) => [line.productId, line.quantity]).sort()]),
-  );
+  const orderId = orderIdFor(input.userId, input.idempotencyKey);
+  const fingerprint = fingerprintOf(input.userId, input.items);
   const found = await batchGet(doc, [
     orderKey(orderId),
     userKey(input.userId),
@@ -387,26 +383,9 @@ async function placeOrder(doc: DynamoDBDocumentClient, variables: Json): Promise
   const lines = input.items.map((line) => {
     const item = found.get(itemKeyId(productKey(line.productId)));
     if (!item) throw new Error(`no product ${line.productId}`);
-    const product = itemToProduct(item);
-    return {
-      productId: product.productId,
-      productName: product.name,
-      unitPriceCents: product.priceCents,
-      quantity: line.quantity,
-    };
+    return orderLineOf(itemToProduct(item), line.quantity);
   });
-  const placedAt = new Date().toISOString();
-  const order: OrderModel = {
-    kind: 'Order',
-    orderId,
-    userId: input.userId,
-    status: 'PLACED',
-    placedAt,
-    updatedAt: placedAt,
-    items: lines,
-    totalCents: lines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
-    version: 1,
-  };
+  const order = newOrder(orderId, input.userId, lines, new Date());
   await doc.send(
     new TransactWriteCommand({
       ClientRequestToken: randomUUID(),

@@ -13,19 +13,14 @@
  *
  *   npm run bench:subscribe-reads -- --sockets 200 --per-socket 25
  */
-import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
-import type { QueryLimits } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
+import type { QueryLimits } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
-import { CursorCodec } from '../src/db/cursor.js';
-import { ensureTable } from '../src/db/ensureTable.js';
-import { startLocalDynamo } from '../src/db/local.js';
-import { startApp } from '../test/support/app.js';
 import { aProduct, aUser, ordersOf as ordersOfUser, store } from '../test/support/factories.js';
+import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,16 +34,12 @@ const sockets = Number(values.sockets);
 const perSocket = Number(values['per-socket']);
 const viewers = Number(values.viewers);
 
-const local = await startLocalDynamo();
-const auth = { secret: 'bench-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
-const tableName = 'BenchSubscribeReads';
-const seedClient = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
-await ensureTable(seedClient.client, tableName, local.endpoint);
+const table = await startBenchTable('BenchSubscribeReads');
 // Each viewer watches 30 orders of their own.
 const product = aProduct({ stock: 1000 });
 const users = Array.from({ length: viewers }, (_, i) => aUser({ userId: `bench-viewer-${i}` }));
 const ordersOf = new Map(users.map((user) => [user.userId, ordersOfUser(user, [product], 30)]));
-await store(seedClient.doc, tableName, { users, products: [product], orders: [...ordersOf.values()].flat() });
+await store(table.dynamo.doc, table.tableName, { users, products: [product], orders: [...ordersOf.values()].flat() });
 
 const UNBOUNDED = 1e12;
 interface Outcome {
@@ -63,15 +54,7 @@ interface Outcome {
 
 async function run(limits: QueryLimits): Promise<Outcome> {
   let warnings = 0;
-  const logSink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        if ((JSON.parse(line) as { msg?: string }).msg === 'DynamoDB unavailable') warnings += 1;
-      }
-      done();
-    },
-  });
-  const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
+  const dynamo = createDynamo({ endpoint: table.endpoint, region: 'us-east-1' });
   let reads = 0;
   dynamo.client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -81,18 +64,17 @@ async function run(limits: QueryLimits): Promise<Outcome> {
     },
     { step: 'initialize', name: 'benchCountOrderReads' },
   );
-  const app = await startApp({
-    host: '127.0.0.1',
-    port: 0,
-    data: { dynamo, tableName, cursors: new CursorCodec('bench-cursor-secret') },
-    log: pino({ level: 'warn' }, logSink),
-    auth,
-    playground: false,
+  const app = await startBenchServer(table, {
+    dynamo,
+    level: 'warn',
+    onLog: (entry) => {
+      if (entry.msg === 'DynamoDB unavailable') warnings += 1;
+    },
     limits,
   });
   const tokens = new Map(
     await Promise.all(
-      users.map(async ({ userId }) => [userId, await signToken({ userId, role: 'customer' }, auth)] as const),
+      users.map(async ({ userId }) => [userId, await signToken({ userId, role: 'customer' }, BENCH_AUTH)] as const),
     ),
   );
   const url = app.url.replace(/^http/, 'ws');
@@ -191,5 +173,4 @@ for (const [name, limits] of MODES) {
     `| ${name} | ${o.reads} | ${o.opened} | ${o.refused} | ${o.other} | ${o.warnings} | ${(o.ms / 1000).toFixed(1)} | ${o.probeMaxMs.toFixed(0)} |`,
   );
 }
-seedClient.client.destroy();
-await local.stop();
+await table.stop();

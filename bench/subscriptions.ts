@@ -10,21 +10,16 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { parseArgs, promisify } from 'node:util';
 import { createClient } from 'graphql-ws';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
 import { putItems } from '../src/db/batchWrite.js';
-import { createDynamo } from '../src/db/client.js';
-import { CursorCodec } from '../src/db/cursor.js';
-import { ensureTable } from '../src/db/ensureTable.js';
-import { startLocalDynamo } from '../src/db/local.js';
 import { projectRoot } from '../src/projectRoot.js';
 import { demoItems } from '../src/seed/seed.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
-import { startApp } from '../test/support/app.js';
+import { waitUntil } from '../test/support/waitUntil.js';
+import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
 const { values } = parseArgs({
   options: { orders: { type: 'string', default: '40' }, cycles: { type: 'string', default: '3000' } },
@@ -39,41 +34,26 @@ const summary = (samples: number[]) => {
   return `p50 ${percentile(sorted, 50).toFixed(2)} ms, p95 ${percentile(sorted, 95).toFixed(2)} ms (n=${sorted.length})`;
 };
 
-const local = await startLocalDynamo();
-const auth = { secret: 'bench-jwt-secret', issuer: 'tablegraph-local', audience: 'tablegraph' };
-const tableName = 'BenchSubscriptions';
-const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
-await ensureTable(dynamo.client, tableName, local.endpoint);
-await putItems(dynamo.doc, tableName, demoItems());
-const streams = createStreamsClient({ endpoint: local.endpoint, region: 'us-east-1' });
+const table = await startBenchTable('BenchSubscriptions');
+await putItems(table.dynamo.doc, table.tableName, demoItems());
+const streams = createStreamsClient({ endpoint: table.endpoint, region: 'us-east-1' });
 
 // The server's own account of each WebSocket execution: its "graphql request" log lines.
 const eventDurations: number[] = [];
-const logSink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      const entry = JSON.parse(line) as { msg?: string; transport?: string; durationMs?: number };
-      if (entry.msg === 'graphql request' && entry.transport === 'ws' && typeof entry.durationMs === 'number') {
-        eventDurations.push(entry.durationMs);
-      }
+const app = await startBenchServer(table, {
+  level: 'info',
+  onLog: (entry) => {
+    if (entry.msg === 'graphql request' && entry.transport === 'ws' && typeof entry.durationMs === 'number') {
+      eventDurations.push(entry.durationMs);
     }
-    done();
   },
-});
-const app = await startApp({
-  host: '127.0.0.1',
-  port: 0,
-  data: { dynamo, tableName, cursors: new CursorCodec('bench-cursor-secret') },
-  log: pino({ level: 'info' }, logSink),
-  auth,
-  playground: false,
   streams: { client: streams, consumerName: 'bench', pollIntervalMs: 20 },
 });
 
 // The demo data's own orders travel through the stream first; they are not part of the measurement.
 await app.consumer?.waitUntilCaughtUp(60_000);
 eventDurations.length = 0;
-const token = await signToken({ userId: 'alice', role: 'customer' }, auth);
+const token = await signToken({ userId: 'alice', role: 'customer' }, BENCH_AUTH);
 const client = createClient({
   url: app.url.replace(/^http/, 'ws'),
   webSocketImpl: WebSocket,
@@ -85,7 +65,11 @@ const iterator = client.iterate({
     items { quantity product { name stock } } user { name orders(first: 1) { totalCount } } } } }`,
 });
 const first = iterator.next();
-while (app.events.subscriberCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+await waitUntil(() => app.events.subscriberCount > 0, {
+  timeoutMs: 10_000,
+  intervalMs: 5,
+  what: 'the subscription to be registered',
+});
 const latencies: number[] = [];
 for (let i = 0; i < orders; i++) {
   const next = i === 0 ? first : iterator.next();
@@ -119,11 +103,10 @@ const script = path.join(projectRoot(), 'test', 'support', 'subscriptionCycles.t
 const { stdout } = await promisify(execFile)(
   process.execPath,
   ['--expose-gc', '--import', 'tsx', script, '--cycles', String(cycles)],
-  { env: { ...process.env, DYNAMODB_ENDPOINT: local.endpoint } },
+  { env: { ...process.env, DYNAMODB_ENDPOINT: table.endpoint } },
 );
 const leak = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
 console.log(
   `subscribe/complete x${leak.cycles}: heap ${leak.heapBeforeMB} MB -> ${leak.heapAfterMB} MB, ${leak.subscribersLeft} subscriptions left`,
 );
-dynamo.client.destroy();
-await local.stop();
+await table.stop();

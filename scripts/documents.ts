@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadScriptConfig } from '../src/config/index.js';
 import { listManifests, publishManifest, RegistryError, retireManifest } from '../src/db/documentRegistry.js';
 import { openDatabase } from '../src/db/open.js';
 import { checkManifest } from '../src/pipeline/manifestCheck.js';
@@ -55,7 +55,7 @@ async function checkedManifest(path: string | undefined) {
   }
   try {
     const manifest = readManifest(json);
-    const problems = await checkManifest(manifest.documents, loadConfig().limits);
+    const problems = await checkManifest(manifest.documents, loadScriptConfig().limits);
     if (problems.length > 0) {
       return fail(
         1,
@@ -83,7 +83,7 @@ if (command !== 'publish' && command !== 'list' && command !== 'retire') fail(2,
 
 const target = command === 'list' ? undefined : needAppVersion();
 const manifest = command === 'publish' ? await checkedManifest(file) : undefined;
-const config = loadConfig();
+const config = loadScriptConfig();
 const db = await openDatabase(config, { reuseRunningLocal: true });
 const registry = { doc: db.dynamo.doc, tableName: config.tableName };
 try {

@@ -7,7 +7,7 @@
  * (or uses DYNAMODB_ENDPOINT / DYNAMODB_MODE=aws).
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadScriptConfig } from '../src/config/index.js';
 import { openDatabase } from '../src/db/open.js';
 import { DEFAULT_RATE } from '../src/migrations/capacityLimiter.js';
 import { baselineNewTable, migrate, migrationStatus } from '../src/migrations/runner.js';
@@ -30,7 +30,7 @@ for (const [flag, value] of [
   }
 }
 
-const config = loadConfig();
+const config = loadScriptConfig();
 const db = await openDatabase(config, { reuseRunningLocal: true });
 try {
   const { doc, client } = db.dynamo;

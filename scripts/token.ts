@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { ROLES, signToken } from '../src/auth/tokens.js';
 import type { Role } from '../src/auth/tokens.js';
-import { loadConfig } from '../src/config.js';
+import { loadScriptConfig } from '../src/config/index.js';
 import { ID_PATTERN } from '../src/table/keys.js';
 
 const { values } = parseArgs({
@@ -21,7 +21,7 @@ if (!ID_PATTERN.test(sub) || !(ROLES as readonly string[]).includes(values.role)
   console.error('usage: npm run token -- --sub <userId> [--role customer|admin] [--expires 12h]');
   process.exit(2);
 }
-const config = loadConfig();
+const config = loadScriptConfig();
 if (!config.auth.secret) {
   console.error('token: JWT_SECRET is not set (with JWT_JWKS_URL, tokens come from your identity provider)');
   process.exit(1);

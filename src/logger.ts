@@ -2,7 +2,7 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 
 /** Tokens never reach the logs through a header. */
 const REDACT = ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'];

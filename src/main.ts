@@ -7,8 +7,8 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from 'pino';
 import { signToken } from './auth/tokens.js';
-import { ConfigError, loadConfig } from './config.js';
-import type { Config } from './config.js';
+import { ConfigError, loadServerConfig } from './config/index.js';
+import type { Config } from './config/index.js';
 import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
 import { LocalDynamoError } from './db/local.js';
@@ -60,7 +60,7 @@ async function developmentTokens(config: Config): Promise<{ alice: string; admin
 
 async function main(): Promise<void> {
   silenceSdkNodeVersionNotice();
-  const config = loadConfig();
+  const config = loadServerConfig();
   // Fail in a second, not after starting the database and seeding it.
   await assertPortFree(config.host, config.port);
   // Tokens never reach the logs through a header; the development tokens line is the one
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
         url: config.redisUrl,
         tableName: config.tableName,
         log: log.child({ component: 'redis' }),
-        signingSecret: config.events.signingSecret,
+        signingSecret: config.eventSigningSecret,
       });
       await bus.start();
       if (config.responseCache && !config.streamConsumer) {
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
           purge,
         }),
       bus,
-      eventDedupeWindow: config.events.dedupeWindow,
+      eventDedupeWindow: config.eventDedupeWindow,
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       host: config.host,
       port: config.port,
       http: config.http,
-      sockets: config.sockets,
+      websocket: config.websocket,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },

@@ -12,8 +12,8 @@
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
-import { DEFAULT_LIMITS } from './config.js';
-import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config.js';
+import { DEFAULT_LIMITS } from './config/index.js';
+import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config/index.js';
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../src/auth/tokens.js';
-import { DEV_JWT_SECRET } from '../src/config.js';
+import { DEV_JWT_SECRET } from '../src/config/index.js';
 import { freePort } from '../src/db/local.js';
 import { EMULATOR_UNSYNCED_MS } from './support/harness.js';
 import { pollUntil } from './support/load.js';

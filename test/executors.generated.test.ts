@@ -19,7 +19,7 @@ import type { GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo } from
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Viewer } from '../src/auth/tokens.js';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';

@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, loadConfig } from '../src/config.js';
+import { DEFAULT_LIMITS, loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import type { GraphQLLambdaHandler } from '../src/lambda/graphql.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   await store(server.dynamo.doc, server.tableName, { products: [aProduct({ category: 'outdoor', name: 'Tent' })] });
   lambda = createGraphQLHandler(
-    loadConfig({
+    loadGraphQLLambdaConfig({
       NODE_ENV: 'test',
       DYNAMODB_ENDPOINT: endpoint(),
       TABLE_NAME: server.tableName,

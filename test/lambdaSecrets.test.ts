@@ -1,7 +1,7 @@
 /** The Lambda functions' secrets loader: Secrets Manager values in, at cold start, never in the environment. */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config/index.js';
 import { coldStart, resolveSecrets, secretsManagerReader } from '../src/lambda/secrets.js';
 
 const CURSOR_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret-AbCdEf';

@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
@@ -64,7 +64,7 @@ beforeAll(async () => {
   dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   await ensureTable(dynamo.client, tableName, endpoint());
   await store(dynamo.doc, tableName, { users: [user], products: [product] });
-  const config = loadConfig(env());
+  const config = loadGraphQLLambdaConfig(env());
   telemetry = await startTelemetry(config.telemetry, 'tablegraph-graphql-lambda');
   handler = createGraphQLHandler(config, { telemetry, writeEmf: (line) => emf.push(JSON.parse(line) as EmfLine) });
   admin = `Bearer ${await tokenFor('lambda-admin', 'admin')}`;

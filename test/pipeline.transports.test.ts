@@ -4,7 +4,7 @@
  * settings and persisted-only mode are one policy each, not one per transport.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
 import { demoItems } from '../src/seed/seed.js';
 import { putItems } from '../src/db/batchWrite.js';

@@ -8,7 +8,7 @@
 import net from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, loadConfig } from '../src/config.js';
+import { DEFAULT_LIMITS, loadServerConfig } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { MAX_USER_ERRORS } from '../src/table/limits.js';
@@ -381,8 +381,8 @@ describe('slow and idle clients', () => {
   });
 
   it('listens on 127.0.0.1 by default outside production', () => {
-    expect(loadConfig({}).host).toBe('127.0.0.1');
-    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadServerConfig({}).host).toBe('127.0.0.1');
+    expect(loadServerConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 });
 

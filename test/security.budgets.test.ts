@@ -5,7 +5,7 @@
  * BUDGET_EXCEEDED before its answer exists; an ordinary page never meets a budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { codesOf, startTransportServer, TRANSPORTS } from './support/transports.js';

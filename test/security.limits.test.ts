@@ -6,7 +6,7 @@
  * table is unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { demoItems } from '../src/seed/seed.js';

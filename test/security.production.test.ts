@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigError, DEFAULT_LIMITS, DEV_JWT_SECRET, loadConfig } from '../src/config.js';
+import { ConfigError, DEFAULT_LIMITS, DEV_JWT_SECRET, loadServerConfig } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
@@ -303,7 +303,7 @@ describe('persisted-only mode', () => {
   });
 });
 
-describe('loadConfig in production', () => {
+describe('loadServerConfig in production', () => {
   const SECRET = 's'.repeat(40);
   // Production refuses the embedded DynamoDB Local: these configurations name an endpoint.
   const PRODUCTION = {
@@ -351,25 +351,25 @@ describe('loadConfig in production', () => {
     ['with the embedded DynamoDB Local by default', without(PRODUCTION, 'DYNAMODB_ENDPOINT'), /DYNAMODB_MODE=aws/],
     ['with a JWT_MAX_AGE that is not a duration', { ...PRODUCTION, JWT_MAX_AGE: 'forever' }, /JWT_MAX_AGE/],
   ])('refuses to start %s', (_, env, message) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(message);
+    expect(() => loadServerConfig(env)).toThrow(ConfigError);
+    expect(() => loadServerConfig(env)).toThrow(message);
   });
 
   it('reads JWT_MAX_AGE as seconds or a duration, listens on every interface, keeps /metrics on the main port', () => {
-    expect(loadConfig({ ...PRODUCTION, JWT_MAX_AGE: '30m' }).auth.maxAgeSeconds).toBe(1800);
-    expect(loadConfig({ ...PRODUCTION, JWT_MAX_AGE: '3600' }).auth.maxAgeSeconds).toBe(3600);
-    const config = loadConfig(PRODUCTION);
+    expect(loadServerConfig({ ...PRODUCTION, JWT_MAX_AGE: '30m' }).auth.maxAgeSeconds).toBe(1800);
+    expect(loadServerConfig({ ...PRODUCTION, JWT_MAX_AGE: '3600' }).auth.maxAgeSeconds).toBe(3600);
+    const config = loadServerConfig(PRODUCTION);
     expect(config.host).toBe('0.0.0.0');
     expect(config.metrics).toEqual({ token: undefined, port: undefined });
     expect(config.costDetails).toBe('admin');
   });
 
   it('refuses JWT_JWKS_URL without issuer and audience outside production too', () => {
-    expect(() => loadConfig(JWKS)).toThrow(/JWT_ISSUER and JWT_AUDIENCE/);
+    expect(() => loadServerConfig(JWKS)).toThrow(/JWT_ISSUER and JWT_AUDIENCE/);
   });
 
   it('starts with its secrets, with introspection, playground and persisted-only as production wants them', () => {
-    const config = loadConfig(PRODUCTION);
+    const config = loadServerConfig(PRODUCTION);
     expect(config).toMatchObject({
       nodeEnv: 'production',
       cursorSecret: SECRET,
@@ -382,7 +382,7 @@ describe('loadConfig in production', () => {
   });
 
   it('turns introspection, the playground and persisted-only mode on only when asked', () => {
-    const config = loadConfig({
+    const config = loadServerConfig({
       ...PRODUCTION,
       GRAPHQL_INTROSPECTION: 'true',
       PLAYGROUND: 'true',
@@ -392,7 +392,7 @@ describe('loadConfig in production', () => {
   });
 
   it('verifies with the JWKS alone when one is configured, never with a development secret', () => {
-    const config = loadConfig({
+    const config = loadServerConfig({
       ...without(PRODUCTION, 'JWT_SECRET'),
       ...JWKS,
       JWT_ISSUER: 'https://id.example.test/',
@@ -408,7 +408,7 @@ describe('loadConfig in production', () => {
   });
 
   it('reads every query limit from the environment', () => {
-    const config = loadConfig({
+    const config = loadServerConfig({
       ...PRODUCTION,
       MAX_QUERY_DEPTH: '3',
       MAX_QUERY_ALIASES: '4',

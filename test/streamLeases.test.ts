@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadServerConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { LeaseStore } from '../src/streams/leases.js';
@@ -77,23 +77,25 @@ describe('a shard lease', () => {
 
 describe('REDIS_URL', () => {
   it.each(['redis://127.0.0.1:6379', 'rediss://user:secret@cache.example.com:6380/0'])('accepts %s', (url) => {
-    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    expect(loadServerConfig({ REDIS_URL: url }).redisUrl).toBe(url);
   });
 
   it.each(['http://127.0.0.1:6379', '127.0.0.1:6379', 'redis:/x'])(
     'refuses %s with a message naming the form',
     (url) => {
-      expect(() => loadConfig({ REDIS_URL: url })).toThrow(ConfigError);
-      expect(() => loadConfig({ REDIS_URL: url })).toThrow('REDIS_URL must be a redis:// or rediss:// URL');
+      expect(() => loadServerConfig({ REDIS_URL: url })).toThrow(ConfigError);
+      expect(() => loadServerConfig({ REDIS_URL: url })).toThrow('REDIS_URL must be a redis:// or rediss:// URL');
     },
   );
 
   it('is optional: without it the event bus stays in the process, fed by an in-process consumer', () => {
-    expect(loadConfig({})).toMatchObject({ redisUrl: undefined, streamConsumer: true });
+    expect(loadServerConfig({})).toMatchObject({ redisUrl: undefined, streamConsumer: true });
   });
 
   it('turns the in-process consumer off unless STREAM_CONSUMER asks for it (each instance would publish every event)', () => {
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).streamConsumer).toBe(false);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', STREAM_CONSUMER: 'true' }).streamConsumer).toBe(true);
+    expect(loadServerConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).streamConsumer).toBe(false);
+    expect(loadServerConfig({ REDIS_URL: 'redis://127.0.0.1:6379', STREAM_CONSUMER: 'true' }).streamConsumer).toBe(
+      true,
+    );
   });
 });

@@ -11,7 +11,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
-import { DEFAULT_SOCKET_LIMITS, loadConfig } from '../src/config.js';
+import { DEFAULT_WEBSOCKET_LIMITS, loadServerConfig } from '../src/config/index.js';
 import { aProduct, aUser, store } from './support/factories.js';
 import { endpoint, startTestServer, TEST_AUTH, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
@@ -28,8 +28,8 @@ beforeAll(async () => {
   [server, bounded] = await Promise.all([
     startTestServer({ streams: true }),
     startTestServer({
-      sockets: {
-        ...DEFAULT_SOCKET_LIMITS,
+      websocket: {
+        ...DEFAULT_WEBSOCKET_LIMITS,
         maxOperationsPerSocket: 2,
         maxSockets: 4,
         idleTimeoutMs: 300,
@@ -158,22 +158,22 @@ describe("the token's exp", () => {
 
 describe('socket bounds', () => {
   it('are read from the environment, and refused when they are not positive integers', () => {
-    const sockets = loadConfig({
+    const websocket = loadServerConfig({
       WS_MAX_SOCKETS: '7',
       WS_MAX_OPERATIONS_PER_SOCKET: '3',
       WS_IDLE_TIMEOUT_MS: '1000',
       WS_KEEPALIVE_MS: '500',
       WS_CONNECTION_INIT_TIMEOUT_MS: '200',
-    }).sockets;
-    expect(sockets).toEqual({
+    }).websocket;
+    expect(websocket).toEqual({
       maxSockets: 7,
       maxOperationsPerSocket: 3,
       idleTimeoutMs: 1000,
       keepAliveMs: 500,
       connectionInitTimeoutMs: 200,
     });
-    expect(loadConfig({}).sockets).toEqual(DEFAULT_SOCKET_LIMITS);
-    expect(() => loadConfig({ WS_MAX_OPERATIONS_PER_SOCKET: '0' })).toThrow(/WS_MAX_OPERATIONS_PER_SOCKET/);
+    expect(loadServerConfig({}).websocket).toEqual(DEFAULT_WEBSOCKET_LIMITS);
+    expect(() => loadServerConfig({ WS_MAX_OPERATIONS_PER_SOCKET: '0' })).toThrow(/WS_MAX_OPERATIONS_PER_SOCKET/);
   });
 
   const adminToken = () => tokenFor('ops', 'admin');

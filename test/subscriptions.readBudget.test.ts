@@ -7,7 +7,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { aProduct, aUser, ordersOf, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';

@@ -12,7 +12,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadGraphQLLambdaConfig, loadServerConfig } from '../src/config/index.js';
 import { freePort } from '../src/db/local.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { startTelemetry } from '../src/telemetry/start.js';
@@ -65,7 +65,7 @@ describe('OTLP metrics', () => {
     const receiver = await new OtlpReceiver().start();
     cleanups.push(() => receiver.stop());
     telemetry = await startTelemetry(
-      loadConfig({
+      loadServerConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_TRACES_EXPORTER: 'none',
         OTEL_METRIC_EXPORT_INTERVAL: '60000',
@@ -122,7 +122,7 @@ describe('a collector that cannot be reached', () => {
     'neither slows nor fails a request when it %s: spans beyond the queue are dropped and counted',
     async (_, url) => {
       telemetry = await startTelemetry(
-        loadConfig({
+        loadServerConfig({
           OTEL_EXPORTER_OTLP_ENDPOINT: await url(),
           OTEL_METRICS_EXPORTER: 'none',
           OTEL_BSP_SCHEDULE_DELAY: '10',
@@ -155,7 +155,7 @@ describe('a collector that cannot be reached', () => {
 
   it('holds a Lambda invocation no longer than TELEMETRY_FLUSH_TIMEOUT_MS', async () => {
     const FLUSH_MS = 300;
-    const config = loadConfig({
+    const config = loadGraphQLLambdaConfig({
       NODE_ENV: 'test',
       DYNAMODB_ENDPOINT: endpoint(),
       TABLE_NAME: 'not-read',
@@ -189,7 +189,7 @@ describe('resolver spans', () => {
     const receiver = await new OtlpReceiver().start();
     cleanups.push(() => receiver.stop());
     telemetry = await startTelemetry(
-      loadConfig({
+      loadServerConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_METRICS_EXPORTER: 'none',
         OTEL_BSP_SCHEDULE_DELAY: '60000',

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadServerConfig } from '../src/config/index.js';
 import { productKey } from '../src/table/keys.js';
 import { startTelemetry } from '../src/telemetry/start.js';
 import type { Telemetry } from '../src/telemetry/start.js';
@@ -47,7 +47,7 @@ const product = aProduct({ stock: 5 });
 
 beforeAll(async () => {
   receiver = await new OtlpReceiver().start();
-  const config = loadConfig({
+  const config = loadServerConfig({
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: '20',
     OTEL_METRICS_EXPORTER: 'none',

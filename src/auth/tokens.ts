@@ -5,8 +5,8 @@
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { JWTVerifyGetKey } from 'jose';
-import { DEFAULT_JWT_MAX_AGE_SECONDS } from '../config.js';
-import type { AuthConfig } from '../config.js';
+import { defaultJwtMaxAgeSeconds } from '../config/index.js';
+import type { AuthConfig } from '../config/index.js';
 import { ID_PATTERN } from '../table/keys.js';
 
 export const ROLES = ['customer', 'admin'] as const;
@@ -22,7 +22,7 @@ export interface Viewer {
   verifiedEmail?: string | undefined;
 }
 
-export type { AuthConfig } from '../config.js';
+export type { AuthConfig } from '../config/index.js';
 
 /** Why a token was refused; the message is safe to show a client. */
 export class InvalidTokenError extends Error {
@@ -102,7 +102,7 @@ function verifierFor(config: AuthConfig): ExpiringVerifier {
   } else {
     throw new Error('createVerifier needs JWT_SECRET or JWT_JWKS_URL');
   }
-  const maxAge = config.maxAgeSeconds ?? DEFAULT_JWT_MAX_AGE_SECONDS;
+  const maxAge = config.maxAgeSeconds ?? defaultJwtMaxAgeSeconds();
   return async (token) => {
     let payload: Record<string, unknown>;
     try {

@@ -15,7 +15,7 @@ import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConsumerConfig } from '../config/index.js';
 import { handleStopSignals } from '../shutdown.js';
 import { startTelemetry } from '../telemetry/start.js';
 import { DatabaseUnreachableError } from '../db/ensureTable.js';
@@ -39,7 +39,7 @@ import { invalidationPublisher } from './invalidationPublisher.js';
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError];
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConsumerConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'consumer' });
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   let db: OpenDatabase | undefined;
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
         tableName: config.tableName,
         log,
         subscribe: false,
-        signingSecret: config.events.signingSecret,
+        signingSecret: config.eventSigningSecret,
       });
       await redis.start();
       bus = redis;

@@ -2,7 +2,7 @@
  * Connects to the DynamoDB the configuration names: the embedded DynamoDB Local (started
  * here), another endpoint, or Amazon DynamoDB. Creates the table if it is missing.
  */
-import type { Config } from '../config.js';
+import type { DatabaseConfig, LocalDatabaseConfig } from '../config/index.js';
 import { createDynamo } from './client.js';
 import type { Dynamo } from './client.js';
 import { ensureTable } from './ensureTable.js';
@@ -29,7 +29,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(
-  config: Config,
+  config: DatabaseConfig & LocalDatabaseConfig,
   { reuseRunningLocal = false, onLocalEvent }: OpenOptions = {},
 ): Promise<OpenDatabase> {
   let local: LocalDynamo | undefined;

@@ -11,8 +11,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config.js';
-import type { Config } from '../config.js';
+import { loadGraphQLLambdaConfig } from '../config/index.js';
+import type { GraphQLLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import type { Dynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
@@ -52,7 +52,7 @@ export type GraphQLLambdaHandler = (
  * tried again by the next request.
  */
 export function createGraphQLHandler(
-  config: Config,
+  config: GraphQLLambdaConfig,
   { dynamo, telemetry, writeEmf }: GraphQLHandlerOptions = {},
 ): GraphQLLambdaHandler {
   const log = pino({ level: config.logLevel, redact: ['authorization', '*.authorization'] });
@@ -155,7 +155,7 @@ function schemaChecker(
 }
 
 const built = coldStart(async () => {
-  const config = loadConfig(await resolveSecrets(process.env, secretsManagerReader()));
+  const config = loadGraphQLLambdaConfig(await resolveSecrets(process.env, secretsManagerReader()));
   return createGraphQLHandler(config, { telemetry: await startTelemetry(config.telemetry, GRAPHQL_LAMBDA_SERVICE) });
 });
 

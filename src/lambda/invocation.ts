@@ -12,7 +12,7 @@
 import type { Context } from 'aws-lambda';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Config } from '../config.js';
+import type { LambdaTelemetrySettings, ProcessConfig } from '../config/index.js';
 import { EmfWriter } from '../telemetry/emf.js';
 import type { Telemetry } from '../telemetry/start.js';
 
@@ -20,7 +20,7 @@ import type { Telemetry } from '../telemetry/start.js';
 const DEADLINE_MARGIN_MS = 200;
 
 export interface InvocationEndOptions {
-  config: Pick<Config, 'telemetry' | 'logLevel'>;
+  config: Pick<ProcessConfig, 'logLevel'> & { telemetry: LambdaTelemetrySettings };
   /** The function's service name (the `service` dimension of its EMF lines). */
   service: string;
   /** The function's metrics (pipeline/metrics.ts createMetrics). */

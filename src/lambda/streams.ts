@@ -25,7 +25,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { pino } from 'pino';
-import { loadConfig } from '../config.js';
+import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { RedisEventBus } from '../events/redisEventBus.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
@@ -128,7 +128,7 @@ export async function streamHandlerFromEnv(
     writeEmf?: ((line: string) => void) | undefined;
   } = {},
 ): Promise<{ handler: StreamLambdaHandler; close: () => Promise<void> }> {
-  const config = loadConfig(env);
+  const config = loadStreamLambdaConfig(env);
   const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
@@ -139,7 +139,7 @@ export async function streamHandlerFromEnv(
       tableName: config.tableName,
       log,
       subscribe: false,
-      signingSecret: config.events.signingSecret,
+      signingSecret: config.eventSigningSecret,
     });
     await bus.start();
   }
@@ -170,7 +170,7 @@ export async function streamHandlerFromEnv(
 
 const built = coldStart(async () => {
   const env = await resolveSecrets(process.env, secretsManagerReader());
-  const telemetry = await startTelemetry(loadConfig(env).telemetry, STREAM_LAMBDA_SERVICE);
+  const telemetry = await startTelemetry(loadStreamLambdaConfig(env).telemetry, STREAM_LAMBDA_SERVICE);
   return (await streamHandlerFromEnv(env, { telemetry })).handler;
 });
 

@@ -21,7 +21,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { getOperationAST, GraphQLError, OperationTypeNode, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
-import type { QueryLimits } from '../config.js';
+import type { QueryLimits } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
 import { queryCost } from './queryCost.js';
 import type { DocumentLookup } from './trustedDocuments.js';

@@ -14,7 +14,7 @@ import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
-import type { AuthConfig, ExecutorConfig } from '../config.js';
+import type { AuthConfig, ExecutorConfig } from '../config/index.js';
 import { gateReads, settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';

@@ -3,7 +3,7 @@
  * admission itself (token limit, graphql-js's rules, depth, aliases, directives), against this
  * server's schema. `npm run documents -- check` and `publish` run it before anything is written.
  */
-import type { QueryLimits } from '../config.js';
+import type { QueryLimits } from '../config/index.js';
 import type { TrustedDocument } from '../db/documentRegistry.js';
 import { createAdmission } from './admission.js';
 import { buildSchema } from './schema.js';

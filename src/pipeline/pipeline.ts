@@ -14,8 +14,8 @@
  * answer (a size ceiling) into the reporter.
  */
 import type { Logger } from 'pino';
-import { executorConfig } from '../config.js';
-import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config.js';
+import { executorConfig } from '../config/index.js';
+import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js';
 import type { DataSources } from '../db/loaders.js';
 import { OrderEvents } from '../graphql/pubsub.js';
 import { createAdmission } from './admission.js';

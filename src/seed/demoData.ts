@@ -1,9 +1,14 @@
 /**
- * The demo data set: deterministic (a fixed pseudo-random seed), so every fresh start shows
- * the same shop. alice has 30 orders spread over seven months, bob 4, and 15 products sit in
- * 4 categories.
+ * The one generator of shop data: deterministic (a fixed pseudo-random seed), so the same call
+ * always gives the same shop.
+ *
+ * - `demoData()`: the demo shop a fresh start seeds: alice has 30 orders spread over seven
+ *   months, bob 4, and 15 named products sit in 4 categories.
+ * - `demoData(size)`: a generated shop of any size (the benchmark's data set): `users` users with
+ *   `ordersMin`..`ordersMax` orders each, `categories` x `productsPerCategory` products with
+ *   realistic text sizes and deep stock, and `buyers` users without orders.
  */
-import { seededRandom } from './seededRandom.js';
+import { pick, pickDistinct, seededRandom } from './seededRandom.js';
 import { noStatusCounts } from '../table/codecs.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 
@@ -12,6 +17,85 @@ export interface DemoData {
   products: ProductModel[];
   orders: OrderModel[];
 }
+
+/** How big a generated shop is, and the seed it is drawn from. */
+export interface DataSize {
+  seed: number;
+  users: number;
+  ordersMin: number;
+  ordersMax: number;
+  categories: number;
+  productsPerCategory: number;
+  /** Users without orders (the benchmark's placeOrder writes only to them). */
+  buyers: number;
+}
+
+export interface GeneratedData extends DemoData {
+  buyers: UserModel[];
+  categories: string[];
+}
+
+/** How a run of one user's orders is spread in time and through the statuses. */
+export interface OrderPlan {
+  /** When the order `age` places from the newest (1) was placed; may draw from `random`. */
+  placedMs(age: number, random: () => number): number;
+  orderId(index: number): string;
+  /** The newest orders up to this age are PLACED, then SHIPPED up to the second; older ones DELIVERED or CANCELLED. */
+  statusAges: [placed: number, shipped: number];
+  cancelledShare: number;
+  /** How long after placing an order that moved on was last changed. */
+  changedAfterMs: number;
+  /** The version of an order that moved on. */
+  changedVersion: number;
+}
+
+/**
+ * `count` orders of `userId`, oldest first, each of 1-3 distinct products with 1-3 of each.
+ * The draws per order come in a fixed sequence (time, line count, products, quantities, status).
+ */
+export function generateOrders(
+  userId: string,
+  count: number,
+  random: () => number,
+  products: readonly ProductModel[],
+  plan: OrderPlan,
+): OrderModel[] {
+  const orders: OrderModel[] = [];
+  for (let i = 0; i < count; i++) {
+    const age = count - i;
+    const placedMs = plan.placedMs(age, random);
+    const placedAt = new Date(placedMs).toISOString();
+    const items = pickDistinct(random, products, 1 + Math.floor(random() * 3)).map((product) => ({
+      productId: product.productId,
+      productName: product.name,
+      unitPriceCents: product.priceCents,
+      quantity: 1 + Math.floor(random() * 3),
+    }));
+    const [placedUpTo, shippedUpTo] = plan.statusAges;
+    const status: OrderStatus =
+      age <= placedUpTo
+        ? 'PLACED'
+        : age <= shippedUpTo
+          ? 'SHIPPED'
+          : random() < plan.cancelledShare
+            ? 'CANCELLED'
+            : 'DELIVERED';
+    orders.push({
+      kind: 'Order',
+      orderId: plan.orderId(i),
+      userId,
+      status,
+      placedAt,
+      updatedAt: status === 'PLACED' ? placedAt : new Date(placedMs + plan.changedAfterMs).toISOString(),
+      items,
+      totalCents: items.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
+      version: status === 'PLACED' ? 1 : plan.changedVersion,
+    });
+  }
+  return orders;
+}
+
+// --- the demo shop ---------------------------------------------------------------------------
 
 const CATALOG: [productId: string, name: string, category: string, priceCents: number, description: string][] = [
   ['headphones-x1', 'Noise-Cancelling Headphones', 'electronics', 8999, 'Over-ear, 30 hours of battery.'],
@@ -31,54 +115,35 @@ const CATALOG: [productId: string, name: string, category: string, priceCents: n
   ['bottle-steel', 'Steel Water Bottle', 'outdoors', 1999, '750 ml, keeps cold for 24 hours.'],
 ];
 
-const CREATED_AT = '2026-04-01T08:00:00.000Z';
+const DEMO_CREATED_AT = '2026-04-01T08:00:00.000Z';
 const FIRST_ORDER_AT = Date.parse('2026-05-01T09:00:00.000Z');
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
-function statusFor(index: number, count: number, random: () => number): OrderStatus {
-  const age = count - index; // 1 for the newest order
-  if (age <= 3) return 'PLACED';
-  if (age <= 6) return 'SHIPPED';
-  return random() < 0.12 ? 'CANCELLED' : 'DELIVERED';
-}
+const demoUser = (userId: string, name: string, orderCount: number): UserModel => ({
+  kind: 'User',
+  userId,
+  email: `${userId}@example.com`,
+  name,
+  createdAt: DEMO_CREATED_AT,
+  updatedAt: DEMO_CREATED_AT,
+  orderCount,
+  statusCounts: null,
+  version: 1,
+});
 
-function ordersFor(
-  user: UserModel,
-  count: number,
-  spacingDays: number,
-  random: () => number,
-  products: ProductModel[],
-): OrderModel[] {
-  const orders: OrderModel[] = [];
-  for (let i = 0; i < count; i++) {
-    const placedMs = FIRST_ORDER_AT + i * spacingDays * DAY_MS + Math.floor(random() * 10 * 3_600_000);
-    const placedAt = new Date(placedMs).toISOString();
-    const lineCount = 1 + Math.floor(random() * 3);
-    const chosen = new Set<ProductModel>();
-    while (chosen.size < lineCount) chosen.add(products[Math.floor(random() * products.length)] as ProductModel);
-    const items = [...chosen].map((product) => ({
-      productId: product.productId,
-      productName: product.name,
-      unitPriceCents: product.priceCents,
-      quantity: 1 + Math.floor(random() * 3),
-    }));
-    const status = statusFor(i, count, random);
-    orders.push({
-      kind: 'Order',
-      orderId: `demo-${user.userId}-${String(i + 1).padStart(3, '0')}`,
-      userId: user.userId,
-      status,
-      placedAt,
-      updatedAt: status === 'PLACED' ? placedAt : new Date(placedMs + 2 * DAY_MS).toISOString(),
-      items,
-      totalCents: items.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
-      version: 1,
-    });
-  }
-  return orders;
-}
+/** One demo order every `spacingDays` from FIRST_ORDER_AT, at a random hour of the morning. */
+const demoPlan = (user: UserModel, count: number, spacingDays: number): OrderPlan => ({
+  placedMs: (age, random) =>
+    FIRST_ORDER_AT + (count - age) * spacingDays * DAY_MS + Math.floor(random() * 10 * HOUR_MS),
+  orderId: (index) => `demo-${user.userId}-${String(index + 1).padStart(3, '0')}`,
+  statusAges: [3, 6],
+  cancelledShare: 0.12,
+  changedAfterMs: 2 * DAY_MS,
+  changedVersion: 1,
+});
 
-export function demoData(): DemoData {
+function demoShop(): DemoData {
   const random = seededRandom(20260401);
   const products: ProductModel[] = CATALOG.map(([productId, name, category, priceCents, description]) => ({
     kind: 'Product',
@@ -89,24 +154,16 @@ export function demoData(): DemoData {
     priceCents,
     stock: 50 + Math.floor(random() * 150),
     soldCount: 0,
-    createdAt: CREATED_AT,
-    updatedAt: CREATED_AT,
+    createdAt: DEMO_CREATED_AT,
+    updatedAt: DEMO_CREATED_AT,
     version: 1,
   }));
-  const user = (userId: string, name: string, orderCount: number): UserModel => ({
-    kind: 'User',
-    userId,
-    email: `${userId}@example.com`,
-    name,
-    createdAt: CREATED_AT,
-    updatedAt: CREATED_AT,
-    orderCount,
-    statusCounts: null,
-    version: 1,
-  });
-  const alice = user('alice', 'Alice Example', 30);
-  const bob = user('bob', 'Bob Example', 4);
-  const orders = [...ordersFor(alice, 30, 7, random, products), ...ordersFor(bob, 4, 45, random, products)];
+  const alice = demoUser('alice', 'Alice Example', 30);
+  const bob = demoUser('bob', 'Bob Example', 4);
+  const orders = [
+    ...generateOrders(alice.userId, 30, random, products, demoPlan(alice, 30, 7)),
+    ...generateOrders(bob.userId, 4, random, products, demoPlan(bob, 4, 45)),
+  ];
   const users = [alice, bob].map((u) => ({ ...u, statusCounts: countByStatus(orders, u.userId) }));
   return { users, products, orders };
 }
@@ -115,4 +172,95 @@ function countByStatus(orders: readonly OrderModel[], userId: string): Record<Or
   const counts = noStatusCounts();
   for (const order of orders) if (order.userId === userId) counts[order.status] += 1;
   return counts;
+}
+
+// --- a generated shop of any size ------------------------------------------------------------
+
+const WORDS =
+  'solid compact wireless durable premium classic ergonomic quiet portable smart steel cotton bamboo ceramic modular foldable insulated rechargeable waterproof lightweight'.split(
+    ' ',
+  );
+const NOUNS =
+  'lamp kettle backpack speaker notebook jacket blender tent mug charger router chair desk pan bottle'.split(' ');
+
+const GENERATED_CREATED_AT = '2025-01-01T08:00:00.000Z';
+/** The newest generated order is placed before this instant. */
+export const GENERATED_NOW_MS = Date.parse('2026-06-01T12:00:00.000Z');
+export const MINUTE_MS = 60_000;
+
+/** A user of a generated shop. */
+export function generatedUser(userId: string, orderCount: number): UserModel {
+  return {
+    kind: 'User',
+    userId,
+    email: `${userId}@bench.example.com`,
+    name: `Bench User ${userId.slice(-4)}`,
+    createdAt: GENERATED_CREATED_AT,
+    updatedAt: GENERATED_CREATED_AT,
+    orderCount,
+    // Generated shops read no per-status counts; the writes add them as orders come.
+    statusCounts: null,
+    version: 1,
+  };
+}
+
+/** Orders of a generated shop: the newest `spacingMs` before GENERATED_NOW_MS, then one every `spacingMs`, less a random half. */
+export const generatedPlan = (userId: string, spacingMs: number): OrderPlan => ({
+  placedMs: (age, random) => GENERATED_NOW_MS - age * spacingMs - Math.floor(random() * (spacingMs / 2)),
+  orderId: (index) => `${userId}-o${String(index + 1).padStart(6, '0')}`,
+  statusAges: [2, 5],
+  cancelledShare: 0.1,
+  changedAfterMs: 36 * 3_600_000,
+  changedVersion: 2,
+});
+
+function generatedShop(size: DataSize): GeneratedData {
+  const random = seededRandom(size.seed);
+  const categories = Array.from({ length: size.categories }, (_, i) => `cat-${String(i + 1).padStart(2, '0')}`);
+  const products: ProductModel[] = [];
+  for (const category of categories) {
+    for (let i = 0; i < size.productsPerCategory; i++) {
+      const name = `${pick(random, WORDS)} ${pick(random, WORDS)} ${pick(random, NOUNS)} ${i + 1}`;
+      const sentences = 1 + Math.floor(random() * 4);
+      const description = Array.from(
+        { length: sentences },
+        () =>
+          `A ${pick(random, WORDS)}, ${pick(random, WORDS)} ${pick(random, NOUNS)} for every day; ${pick(random, WORDS)} and ${pick(random, WORDS)}.`,
+      ).join(' ');
+      products.push({
+        kind: 'Product',
+        productId: `${category}-p${String(i + 1).padStart(4, '0')}`,
+        name: name.charAt(0).toUpperCase() + name.slice(1),
+        description,
+        category,
+        priceCents: 199 + Math.floor(random() * 50_000),
+        stock: 900_000 + Math.floor(random() * 100_000),
+        soldCount: 0,
+        createdAt: GENERATED_CREATED_AT,
+        updatedAt: GENERATED_CREATED_AT,
+        version: 1,
+      });
+    }
+  }
+  const users: UserModel[] = [];
+  const orders: OrderModel[] = [];
+  for (let i = 0; i < size.users; i++) {
+    const count = size.ordersMin + Math.floor(random() * (size.ordersMax - size.ordersMin + 1));
+    const user = generatedUser(`bench-u${String(i + 1).padStart(5, '0')}`, count);
+    users.push(user);
+    orders.push(
+      ...generateOrders(user.userId, count, random, products, generatedPlan(user.userId, 3 * 24 * 60 * MINUTE_MS)),
+    );
+  }
+  const buyers = Array.from({ length: size.buyers }, (_, i) =>
+    generatedUser(`bench-buyer${String(i + 1).padStart(3, '0')}`, 0),
+  );
+  return { users, buyers, products, categories, orders };
+}
+
+/** The demo shop, or with `size` a generated shop of that size (see the module comment). */
+export function demoData(): DemoData;
+export function demoData(size: DataSize): GeneratedData;
+export function demoData(size?: DataSize): DemoData | GeneratedData {
+  return size ? generatedShop(size) : demoShop();
 }

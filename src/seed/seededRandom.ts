@@ -13,3 +13,13 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** One element of `list`, drawn from `random`. */
+export const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+
+/** `count` distinct elements of `list` (count <= list.length), in the order drawn. */
+export function pickDistinct<T>(random: () => number, list: readonly T[], count: number): T[] {
+  const chosen = new Set<number>();
+  while (chosen.size < count) chosen.add(Math.floor(random() * list.length));
+  return [...chosen].map((index) => list[index] as T);
+}

@@ -26,7 +26,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan, Sampler, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Context, Tracer } from '@opentelemetry/api';
-import type { TelemetrySettings } from '../config.js';
+import type { TelemetrySettings } from '../config/index.js';
 import { PrometheusProducer } from './promBridge.js';
 
 export interface Sdk {

@@ -1,10 +1,10 @@
 /**
  * Starts OpenTelemetry for a process when its settings ask for it (an OTLP endpoint, see
- * config.ts), and loads nothing otherwise: the SDK module is imported here, on demand.
+ * src/config/telemetry.ts), and loads nothing otherwise: the SDK module is imported here, on demand.
  */
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { TelemetrySettings } from '../config.js';
+import type { TelemetrySettings } from '../config/index.js';
 import type { Sdk } from './sdk.js';
 import { setTracing } from './tracing.js';
 

@@ -19,7 +19,7 @@ import { itemToOrder, itemToProduct, orderToDetailsItem, orderToUserItem } from 
 import type { Item } from '../table/codecs.js';
 import { orderKey, productKey, statusCountAttribute, userKey } from '../table/keys.js';
 import { MAX_ORDER_LINES } from '../table/limits.js';
-import type { OrderLineModel, OrderModel } from '../table/models.js';
+import type { OrderLineModel, OrderModel, ProductModel } from '../table/models.js';
 import { Transaction, TransactionConflictError, transactWrite } from '../db/transact.js';
 import type { Cancellation } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
@@ -48,6 +48,30 @@ export const orderIdFor = (userId: string, idempotencyKey: string): string =>
 /** What makes two placeOrder requests "the same order": the user and the lines, in any order. */
 export const fingerprintOf = (userId: string, lines: readonly { productId: string; quantity: number }[]): string =>
   digest(JSON.stringify([userId, [...lines].map((line) => [line.productId, line.quantity]).sort()]));
+
+/** An order line as placed: the product's name and price now, and the quantity asked for. */
+export const orderLineOf = (product: ProductModel, quantity: number): OrderLineModel => ({
+  productId: product.productId,
+  productName: product.name,
+  unitPriceCents: product.priceCents,
+  quantity,
+});
+
+/** The order placeOrder writes: PLACED at `now`, version 1, its total summed from its lines. */
+export function newOrder(orderId: string, userId: string, lines: OrderLineModel[], now: Date): OrderModel {
+  const placedAt = now.toISOString();
+  return {
+    kind: 'Order',
+    orderId,
+    userId,
+    status: 'PLACED',
+    placedAt,
+    updatedAt: placedAt,
+    items: lines,
+    totalCents: lines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
+    version: 1,
+  };
+}
 
 interface ValidInput {
   userId: string;
@@ -130,30 +154,15 @@ export async function placeOrder(
     }
     const product = itemToProduct(item);
     if (product.stock < line.quantity) errors.push(insufficientStock(index, product.stock));
-    orderLines.push({
-      productId: product.productId,
-      productName: product.name,
-      unitPriceCents: product.priceCents,
-      quantity: line.quantity,
-    });
+    orderLines.push(orderLineOf(product, line.quantity));
   });
   // BatchGetItem reads its keys one by one, not as a snapshot: a twin request that commits
   // in between can leave this read with the stock already taken and the order not yet there.
   const stockTaken = errors.some((error) => error.code === 'INSUFFICIENT_STOCK');
   if (errors.length > 0) return stockTaken ? settle(data, orderId, fingerprint, () => errors) : failed(...errors);
 
-  const placedAt = now.toISOString();
-  const order: OrderModel = {
-    kind: 'Order',
-    orderId,
-    userId,
-    status: 'PLACED',
-    placedAt,
-    updatedAt: placedAt,
-    items: orderLines,
-    totalCents: orderLines.reduce((sum, line) => sum + line.unitPriceCents * line.quantity, 0),
-    version: 1,
-  };
+  const order = newOrder(orderId, userId, orderLines, now);
+  const { placedAt } = order;
   const transaction = placeOrderTransaction(tableName, order, idempotencyKey, fingerprint, traceparentFor(dynamo.doc));
   const outcome = await transactWrite(dynamo.doc, transaction, {
     // One token per call, reused by every retry of this very request: DynamoDB applies it at

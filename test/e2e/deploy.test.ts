@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/auth/tokens.js';
-import { loadConfig } from '../../src/config.js';
+import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
 import { putItems } from '../../src/db/batchWrite.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { migrate } from '../../src/migrations/runner.js';
@@ -22,7 +22,7 @@ describe('the GraphQL Lambda handler', () => {
   let server: TestServer;
   let handler: ReturnType<typeof createGraphQLHandler>;
   beforeAll(async () => {
-    // A table of its own in the test DynamoDB Local; the handler is built as on AWS, from a Config.
+    // A table of its own in the test DynamoDB Local; the handler is built as on AWS, from its loader's configuration.
     server = await startTestServer();
     await putItems(server.dynamo.doc, server.tableName, demoItems());
     handler = createGraphQLHandler(lambdaConfig());
@@ -30,7 +30,7 @@ describe('the GraphQL Lambda handler', () => {
   afterAll(() => server.stop());
 
   const lambdaConfig = () =>
-    loadConfig({
+    loadGraphQLLambdaConfig({
       NODE_ENV: 'production',
       DYNAMODB_ENDPOINT: endpoint(),
       TABLE_NAME: server.tableName,

@@ -66,7 +66,7 @@ export interface TestServerOptions extends Partial<
   Pick<
     AppOptions,
     | 'limits'
-    | 'sockets'
+    | 'websocket'
     | 'introspection'
     | 'playground'
     | 'persistedOnly'

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ENV_SPEC } from '../../src/config/index.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,20 +34,12 @@ export interface NodeProcess {
   exited: Promise<Exit>;
 }
 
-/** Variables of the test run that would change what the child does; the child gets only what a test gives it. */
-const INHERITED_TO_DROP = [
-  'NODE_ENV',
-  'LOG_LEVEL',
-  'HOST',
-  'PORT',
-  'DATA_DIR',
-  'TABLE_NAME',
-  'DYNAMODB_ENDPOINT',
-  'DYNAMODB_MODE',
-  'DYNAMODB_LOCAL_PORT',
-  'SEED_DEMO_DATA',
-  'CURSOR_SECRET',
-];
+/**
+ * Every setting of the spec would change what the child does: the child gets only what a test
+ * gives it. EXECUTOR is kept: the run's executor (differential, vitest.config.ts) reaches every
+ * child server, so their answers are compared with graphql-js too.
+ */
+const INHERITED_TO_DROP = Object.keys(ENV_SPEC).filter((name) => name !== 'EXECUTOR');
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };

@@ -6,8 +6,8 @@
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
-import type { Config } from '../../src/config.js';
+import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
+import type { GraphQLLambdaConfig } from '../../src/config/index.js';
 import { createDynamo } from '../../src/db/client.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
@@ -244,8 +244,8 @@ export interface Transports {
 export async function transportsOf(server: TestServer, options: TransportOptions = {}): Promise<Transports> {
   const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   options.configureClient?.(lambdaDynamo.client);
-  const config: Config = {
-    ...loadConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
+  const config: GraphQLLambdaConfig = {
+    ...loadGraphQLLambdaConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
     logLevel: 'silent',
     cursorSecret: TEST_CURSOR_SECRET,
     auth: TEST_AUTH,

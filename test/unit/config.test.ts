@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_LIMITS, ENV_SPEC, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_LIMITS, ENV_SPEC, loadServerConfig } from '../../src/config/index.js';
 import { projectRoot } from '../../src/projectRoot.js';
 import { generatedDocs } from '../../scripts/docs/generated.js';
 
@@ -35,9 +35,9 @@ function sourceFiles(dir: string): string[] {
 const ROOT = projectRoot();
 const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
-/** The names config.ts hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
+/** The names src/config/ hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
 const READER_CALL =
-  /\b(?:raw|integer|seconds|flag|port|oneOf|text|list|origins|parseDuration)\(env, '([A-Z][A-Z0-9_]*)'/g;
+  /\b(?:integer|seconds|duration|flag|port|oneOf|text|httpUrl|list|pairs|origins|given)\(env, '([A-Z][A-Z0-9_]*)'/g;
 
 function readsIn(file: string): string[] {
   const source = readFileSync(file, 'utf8');
@@ -57,7 +57,10 @@ describe('configuration spec', () => {
   });
 
   it('has no entry that nothing reads', () => {
-    const config = readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
+    const configDir = path.join(ROOT, 'src', 'config');
+    const config = sourceFiles(configDir)
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     const read = new Set([
       ...files.flatMap(readsIn),
       ...[...config.matchAll(READER_CALL)].map((match) => match[1] as string),
@@ -72,7 +75,7 @@ describe('configuration spec', () => {
   });
 
   it('reads the documented defaults from an empty environment', () => {
-    const config = loadConfig({});
+    const config = loadServerConfig({});
     expect(config).toMatchObject({
       host: '127.0.0.1',
       port: Number(ENV_SPEC.PORT.default),
@@ -92,7 +95,7 @@ describe('configuration spec', () => {
   });
 
   it('reads a list of origins', () => {
-    const config = loadConfig({
+    const config = loadServerConfig({
       CORS_ORIGINS: ' https://shop.example.com, http://localhost:5173 ,',
       CACHE_MAX_AGE: '0',
     });
@@ -112,7 +115,7 @@ describe('configuration spec', () => {
     [{ CORS_ORIGINS: 'https://shop.example.com/' }, /CORS_ORIGINS lists origins like/],
     [{ CORS_ORIGINS: 'shop.example.com' }, /CORS_ORIGINS lists origins like/],
   ])('refuses %o', (env, message) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(message);
+    expect(() => loadServerConfig(env)).toThrow(ConfigError);
+    expect(() => loadServerConfig(env)).toThrow(message);
   });
 });

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_SOCKET_LIMITS } from '../../config.js';
-import type { SocketLimits } from '../../config.js';
+import { DEFAULT_HTTP_LIMITS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_WEBSOCKET_LIMITS } from '../../config/index.js';
+import type { HttpLimits, WebSocketLimits } from '../../config/index.js';
 import type { Runtime } from '../../runtime.js';
 import { traceHttpRequest } from '../../telemetry/http.js';
 import { createSseHandler, SSE_PATH } from '../sse/stream.js';
@@ -22,33 +22,14 @@ import type { MetricsAccess } from './metricsRoute.js';
 import { ASSET_PATH, playgroundHandlers, wantsPlayground } from './playground/router.js';
 import { sendJson } from './send.js';
 
-/** Bounds on what one slow or idle client can hold (README "Security"). */
-export interface HttpLimits {
-  /** A request (headers and body) must arrive within this time, else 408 and the socket closes. */
-  requestTimeoutMs: number;
-  /** The headers must arrive within this time. */
-  headersTimeoutMs: number;
-  /** An idle keep-alive connection closes after this time. */
-  keepAliveTimeoutMs: number;
-  /** Open connections (HTTP and WebSocket) at most; further ones are closed at once. */
-  maxConnections: number;
-}
-
-export const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 1_000,
-};
-
 export interface HttpServerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  /** Socket limits (defaults: DEFAULT_HTTP_LIMITS). */
+  /** Socket limits (defaults: the HTTP_* and MAX_CONNECTIONS defaults of the spec). */
   http?: Partial<HttpLimits> | undefined;
   /** Bounds of the WebSocket and SSE transports (sockets, operations per socket, idle time, pings). */
-  sockets?: SocketLimits | undefined;
+  websocket?: WebSocketLimits | undefined;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
   playground?: boolean | { defaultHeaders: Record<string, string> } | undefined;
   /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
@@ -100,18 +81,18 @@ export async function serveHttp(
     host,
     port,
     http: httpLimits = {},
-    sockets = DEFAULT_SOCKET_LIMITS,
+    websocket = DEFAULT_WEBSOCKET_LIMITS,
     playground = true,
     cors = { origins: [], allowLocalhost: false },
     metrics: metricsAccess = {},
-    shutdownGraceMs = 10_000,
+    shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS,
   }: HttpServerOptions,
 ): Promise<RunningServer> {
   const { pipeline, log } = runtime;
   const limits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
   const withCors = corsHandler(cors);
   const graphql = graphqlRoute(runtime);
-  const sse = createSseHandler({ pipeline, sockets });
+  const sse = createSseHandler({ pipeline, websocket });
   const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, {
     eventBus: () => runtime.events.bus.health(),
   });
@@ -198,7 +179,7 @@ export async function serveHttp(
   const subscriptions = serveSubscriptions({
     httpServer: server,
     pipeline,
-    sockets,
+    websocket,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
 

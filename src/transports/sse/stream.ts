@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError, OperationTypeNode } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { Viewer } from '../../auth/tokens.js';
-import type { SocketLimits } from '../../config.js';
+import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { OrderEventModel } from '../../graphql/pubsub.js';
 import { SEQ_PATTERN } from '../../graphql/pubsub.js';
@@ -33,7 +33,7 @@ export const SSE_PATH = '/graphql/stream';
 
 export interface SseOptions {
   pipeline: Pipeline;
-  sockets: SocketLimits;
+  websocket: WebSocketLimits;
 }
 
 /** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
@@ -51,7 +51,7 @@ const answerJson = (res: ServerResponse, status: number, errors: readonly GraphQ
 const coded = (message: string, code: string, status: number) =>
   new GraphQLError(message, { extensions: { code, http: { status } } });
 
-export function createSseHandler({ pipeline, sockets }: SseOptions) {
+export function createSseHandler({ pipeline, websocket }: SseOptions) {
   const { admission, execution, reporter, csrf } = pipeline;
   let open = 0;
   const streams = new Set<() => void>();
@@ -64,7 +64,7 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
       res.setHeader('allow', 'GET, POST');
       return refuse(res, 405, coded('GraphQL over SSE takes GET or POST', 'BAD_REQUEST', 405));
     }
-    if (open >= sockets.maxSockets) {
+    if (open >= websocket.maxSockets) {
       return refuse(res, 503, coded('Too many open streams: try again later', 'SERVICE_UNAVAILABLE', 503));
     }
     let params: Record<string, unknown>;
@@ -177,7 +177,7 @@ export function createSseHandler({ pipeline, sockets }: SseOptions) {
 
     let ended = false;
     const iterator = Symbol.asyncIterator in outcome ? outcome : undefined;
-    const keepAlive = setInterval(() => res.write(':\n\n'), sockets.keepAliveMs);
+    const keepAlive = setInterval(() => res.write(':\n\n'), websocket.keepAliveMs);
     keepAlive.unref();
     let expiry: NodeJS.Timeout | undefined;
     const end = () => {

@@ -23,7 +23,7 @@ import type { Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../../auth/tokens.js';
-import type { SocketLimits } from '../../config.js';
+import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { hasExpired } from '../../pipeline/execution.js';
@@ -33,7 +33,7 @@ import type { Pipeline } from '../../pipeline/pipeline.js';
 export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
-  sockets: SocketLimits;
+  websocket: WebSocketLimits;
   /** Refuses an upgrade (403) before the handshake, e.g. from a browser origin not allowed. */
   verifyUpgrade?: (req: http.IncomingMessage) => boolean;
 }
@@ -79,7 +79,12 @@ export const authorizationOf = (params: Readonly<Record<string, unknown>> | unde
   return typeof value === 'string' ? value : 'invalid';
 };
 
-export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrade = () => true }: SubscriptionOptions) {
+export function serveSubscriptions({
+  httpServer,
+  pipeline,
+  websocket,
+  verifyUpgrade = () => true,
+}: SubscriptionOptions) {
   const { admission, execution, reporter } = pipeline;
   const wsServer = new WebSocketServer({
     server: httpServer,
@@ -89,7 +94,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
     verifyClient: ({ req }, accept) =>
       !verifyUpgrade(req)
         ? accept(false, 403, 'Origin not allowed')
-        : wsServer.clients.size < sockets.maxSockets
+        : wsServer.clients.size < websocket.maxSockets
           ? accept(true)
           : accept(false, 503, 'Too many connections'),
   });
@@ -101,7 +106,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
     clearTimeout(state.idle);
     state.idle = setTimeout(() => {
       if (Object.keys(ctx.subscriptions).length === 0) ctx.extra.socket.close(IDLE_CLOSE_CODE, 'Idle timeout');
-    }, sockets.idleTimeoutMs);
+    }, websocket.idleTimeoutMs);
     state.idle.unref();
   };
 
@@ -124,7 +129,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
   const server = useServer(
     {
       schema: pipeline.schema,
-      connectionInitWaitTimeout: sockets.connectionInitTimeoutMs,
+      connectionInitWaitTimeout: websocket.connectionInitTimeoutMs,
       onConnect: async (ctx) => {
         let viewer: Viewer | null;
         try {
@@ -155,10 +160,10 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
         if (!state) return [new GraphQLError('The connection is not initialised')];
         clearTimeout(state.idle);
         // graphql-ws registers the operation before calling this hook: it counts itself.
-        if (Object.keys(ctx.subscriptions).length > sockets.maxOperationsPerSocket) {
+        if (Object.keys(ctx.subscriptions).length > websocket.maxOperationsPerSocket) {
           return [
             new GraphQLError(
-              `A connection may run at most ${sockets.maxOperationsPerSocket} operations at once: complete one first`,
+              `A connection may run at most ${websocket.maxOperationsPerSocket} operations at once: complete one first`,
               { extensions: { code: ErrorCode.TOO_MANY_OPERATIONS } },
             ),
           ];
@@ -210,7 +215,7 @@ export function serveSubscriptions({ httpServer, pipeline, sockets, verifyUpgrad
     },
     wsServer,
     // graphql-ws pings every socket this often and drops one that did not answer the last ping.
-    sockets.keepAliveMs,
+    websocket.keepAliveMs,
   );
   // graphql-ws prints every socket error to the console. An oversized or malformed frame is the
   // client's doing and ws closes that socket itself (1009, 1002): one debug line says so.

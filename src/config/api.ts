@@ -1,0 +1,67 @@
+import type { ProcessConfig } from './process.js';
+import { ConfigError, flag, integer, oneOf, seconds, text } from './read.js';
+import type { Env } from './read.js';
+
+/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution.ts). */
+export interface ExecutorConfig {
+  executor: 'graphql-js' | 'compiled' | 'differential';
+  /** Compiled documents kept, at most. */
+  maxDocuments: number;
+  /** Estimated bytes of the compiled documents kept, at most. */
+  maxBytes: number;
+}
+
+/** The GraphQL API's settings: the server and the GraphQL Lambda read them. */
+export interface ApiConfig {
+  cursorSecret: string;
+  /** Who sees capacity units in `extensions.cost.dynamodb`: admins only (the request count for others), or all. */
+  costDetails: 'admin' | 'all';
+  /** Schema introspection (and suggestions in validation errors). */
+  introspection: boolean;
+  /** Accept only trusted documents: the server's manifest and the registry's. */
+  persistedOnly: boolean;
+  /** How often the trusted-documents registry is polled. */
+  documentsRefreshMs: number;
+  /** Read a user with the first page of their orders in one Query (docs/performance.md). */
+  itemCollections: boolean;
+  /** Cache-Control max-age of public answers; 0 never marks an answer public. */
+  cacheMaxAgeSeconds: number;
+  executor: ExecutorConfig;
+}
+
+const DEV_CURSOR_SECRET = 'tablegraph-development-cursor-secret';
+
+export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): ApiConfig {
+  const production = nodeEnv === 'production';
+  const cursorSecret = text(env, 'CURSOR_SECRET') ?? (production ? undefined : DEV_CURSOR_SECRET);
+  if (!cursorSecret) {
+    throw new ConfigError('NODE_ENV=production needs CURSOR_SECRET (a long random string that signs page cursors)');
+  }
+  if (production && cursorSecret === DEV_CURSOR_SECRET) {
+    throw new ConfigError('CURSOR_SECRET must not be the development secret in production');
+  }
+  return {
+    cursorSecret,
+    costDetails: oneOf(env, 'COST_DETAILS'),
+    introspection: flag(env, 'GRAPHQL_INTROSPECTION') ?? !production,
+    persistedOnly: flag(env, 'PERSISTED_ONLY'),
+    documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
+    itemCollections: flag(env, 'ITEM_COLLECTION_READS'),
+    cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
+    executor: executorConfig(env),
+  };
+}
+
+/**
+ * The executor settings alone: the API's `executor`, and the pipeline's default for an entry
+ * point that does not pass its own (so every process honours EXECUTOR). `differential` runs
+ * every query twice, for tests and staging; it is not refused in production, so that a
+ * production-mode test server is compared like every other.
+ */
+export function executorConfig(env: Env = process.env): ExecutorConfig {
+  return {
+    executor: oneOf(env, 'EXECUTOR'),
+    maxDocuments: integer(env, 'COMPILED_DOCUMENTS_MAX'),
+    maxBytes: integer(env, 'COMPILED_DOCUMENTS_MAX_BYTES'),
+  };
+}

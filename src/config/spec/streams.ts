@@ -1,0 +1,54 @@
+import type { VarSpec } from './varSpec.js';
+
+/** Reading the table's stream, and where what it finds goes: order events on Redis, CDN purges. */
+export const STREAMS_SPEC = {
+  STREAM_CONSUMER: {
+    type: 'boolean',
+    defaultText: '`true`, `false` in `aws` mode (use the stream Lambda there)',
+    description: 'run the in-process stream consumer (soldCount, subscriptions fed by every write)',
+    readBy: ['server'],
+  },
+  STREAM_CONSUMER_NAME: {
+    type: 'string',
+    defaultText: 'the host name (server); `processor` (`npm run consumer`)',
+    description:
+      'names the stream consumer’s checkpoints: one name per server instance; the consumers of `npm run consumer` that share a name share the work through shard leases',
+    readBy: ['server', 'consumer'],
+  },
+  STREAM_POLL_MS: {
+    type: 'integer',
+    default: '200',
+    description: 'pause between polls of an idle stream shard',
+    readBy: ['server', 'consumer'],
+  },
+  CONSUMER_PORT: {
+    type: 'port',
+    default: '9464',
+    description: 'port of `npm run consumer`’s `/healthz`, `/readyz` and `/metrics` (`0` picks a free one)',
+    readBy: ['consumer'],
+  },
+  LEASE_TTL_MS: {
+    type: 'integer',
+    default: '10000',
+    description: 'how long a consumer’s shard lease lasts without a heartbeat',
+    readBy: ['consumer'],
+  },
+  REDIS_URL: {
+    type: 'url',
+    description:
+      '`redis://` or `rediss://`: order events travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda)',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  EVENT_SIGNING_SECRET: {
+    type: 'secret',
+    description:
+      'HMAC-SHA256 key (at least 32 characters) of order events on Redis: publishers sign, instances drop unsigned or forged events; set the same on every instance, consumer and stream Lambda',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  CDN_PURGE_URL: {
+    type: 'url',
+    description:
+      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+} as const satisfies Record<string, VarSpec>;

@@ -1,0 +1,74 @@
+import os from 'node:os';
+import type { DatabaseConfig } from './database.js';
+import { ConfigError, flag, httpUrl, integer, port, text } from './read.js';
+import type { Env } from './read.js';
+
+/** Where what a stream reader finds goes: read by every process that reads the table's stream. */
+export interface StreamOutputConfig {
+  /** Order events travel over Redis pub/sub instead of staying in the process. */
+  redisUrl: string | undefined;
+  /** Signs and checks the order events on Redis. */
+  eventSigningSecret: string | undefined;
+  /** Where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
+  cdnPurgeUrl: string | undefined;
+}
+
+export function readStreamOutput(env: Env): StreamOutputConfig {
+  const redisUrl = text(env, 'REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
+  }
+  const eventSigningSecret = text(env, 'EVENT_SIGNING_SECRET');
+  if (eventSigningSecret !== undefined && eventSigningSecret.length < 32) {
+    throw new ConfigError('EVENT_SIGNING_SECRET must be at least 32 characters');
+  }
+  return { redisUrl, eventSigningSecret, cdnPurgeUrl: httpUrl(env, 'CDN_PURGE_URL') };
+}
+
+/** The server's in-process stream consumer. */
+export interface InProcessConsumerConfig {
+  /** On by default; off in aws mode (the stream Lambda reads the stream there) and with REDIS_URL. */
+  streamConsumer: boolean;
+  /** Names the consumer's checkpoints: one name per server instance (default: the host name). */
+  streamConsumerName: string;
+  /** Pause between polls of an idle stream shard. */
+  streamPollMs: number;
+}
+
+export function readInProcessConsumer(
+  env: Env,
+  { mode, redisUrl }: Pick<DatabaseConfig, 'mode'> & Pick<StreamOutputConfig, 'redisUrl'>,
+): InProcessConsumerConfig {
+  const hostName = os
+    .hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .slice(0, 64);
+  return {
+    // With Redis, the events come from `npm run consumer` or the Lambda: an in-process consumer
+    // in every instance would publish each event once per instance.
+    streamConsumer: flag(env, 'STREAM_CONSUMER') ?? (mode !== 'aws' && !redisUrl),
+    streamConsumerName: text(env, 'STREAM_CONSUMER_NAME') ?? (hostName || 'default'),
+    streamPollMs: integer(env, 'STREAM_POLL_MS'),
+  };
+}
+
+/** `npm run consumer`: standalone consumers that share the work through shard leases. */
+export interface ConsumerConfig {
+  /** The checkpoints and leases its consumers share (default `processor`). */
+  consumerGroup: string;
+  /** The port of its /healthz, /readyz and /metrics (0 picks a free one). */
+  consumerPort: number;
+  /** How long a shard lease lasts without a heartbeat. */
+  leaseTtlMs: number;
+  /** Pause between polls of an idle stream shard. */
+  streamPollMs: number;
+}
+
+export function readConsumer(env: Env): ConsumerConfig {
+  return {
+    consumerGroup: text(env, 'STREAM_CONSUMER_NAME') ?? 'processor',
+    consumerPort: port(env, 'CONSUMER_PORT'),
+    leaseTtlMs: integer(env, 'LEASE_TTL_MS'),
+    streamPollMs: integer(env, 'STREAM_POLL_MS'),
+  };
+}

@@ -1,0 +1,46 @@
+import { integer } from './read.js';
+import type { Env } from './read.js';
+
+/** Bounds of the WebSocket transport (graphql-ws); SSE streams share the connection cap. */
+export interface WebSocketLimits {
+  /** Open sockets per server; more are refused with HTTP 503 at the upgrade. */
+  maxSockets: number;
+  /** Operations (mostly subscriptions) one socket may run at once. */
+  maxOperationsPerSocket: number;
+  /** A socket with no operation for this long after connection_init is closed. */
+  idleTimeoutMs: number;
+  /** Ping interval; a socket that did not answer the previous ping is dropped. */
+  keepAliveMs: number;
+  /** Time a client has to send connection_init after opening the socket. */
+  connectionInitTimeoutMs: number;
+}
+
+/** Subscriptions over WebSocket and Server-Sent Events (the server). */
+export interface SubscriptionsConfig {
+  websocket: WebSocketLimits;
+  /** Recent events held for resuming SSE streams. */
+  sseReplayEvents: number;
+  /** Recent order events remembered to deliver each change once. */
+  eventDedupeWindow: number;
+}
+
+export function readWebSocketLimits(env: Env): WebSocketLimits {
+  return {
+    maxSockets: integer(env, 'WS_MAX_SOCKETS'),
+    maxOperationsPerSocket: integer(env, 'WS_MAX_OPERATIONS_PER_SOCKET'),
+    idleTimeoutMs: integer(env, 'WS_IDLE_TIMEOUT_MS'),
+    keepAliveMs: integer(env, 'WS_KEEPALIVE_MS'),
+    connectionInitTimeoutMs: integer(env, 'WS_CONNECTION_INIT_TIMEOUT_MS'),
+  };
+}
+
+export function readSubscriptions(env: Env): SubscriptionsConfig {
+  return {
+    websocket: readWebSocketLimits(env),
+    sseReplayEvents: integer(env, 'SSE_REPLAY_EVENTS'),
+    eventDedupeWindow: integer(env, 'EVENT_DEDUPE_WINDOW'),
+  };
+}
+
+/** The WebSocket bounds of an empty environment: the spec's defaults. */
+export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = readWebSocketLimits({});
