@@ -1,9 +1,8 @@
 import { BadUserInputError } from '../src/errors.js';
-import type { SubscriptionResolvers } from '../src/generated/resolvers-types.js';
-import type { OrderEventModel } from '../src/graphql/pubsub.js';
+import type { ResolversParentTypes, SubscriptionResolvers } from '../src/generated/resolvers-types.js';
 import { assertId } from '../src/table/keys.js';
 
-const asEvent = (event: unknown) => event as OrderEventModel;
+const asEvent = (event: unknown) => event as ResolversParentTypes['OrderEvent'];
 
 export const Subscription: SubscriptionResolvers = {
   orderUpdated: {

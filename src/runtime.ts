@@ -18,7 +18,7 @@ import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
-import { OrderEvents } from './graphql/pubsub.js';
+import { OrderEvents } from './graphql/orderEvents.js';
 import { createApollo } from './pipeline/apollo.js';
 import type { GraphQLHttpRuntime } from './pipeline/graphqlHttp.js';
 import { createMetrics, instrumentClient } from './pipeline/metrics.js';

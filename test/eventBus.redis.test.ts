@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEnvelope } from '../src/events/eventSchema.js';
 import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { orderEventsChannel, RedisEventBus } from '../src/events/redisEventBus.js';
-import { OrderEvents } from '../src/graphql/pubsub.js';
+import { OrderEvents } from '../src/graphql/orderEvents.js';
 import { waitUntil } from './support/waitUntil.js';
 import { RedisServer } from './support/redisServer.js';
 

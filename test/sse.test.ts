@@ -6,7 +6,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderEventModel } from '../src/graphql/pubsub.js';
+import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { aProduct, aUser, anOrder, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';

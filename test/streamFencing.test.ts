@@ -13,7 +13,7 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import { CheckpointStore } from '../src/streams/checkpoints.js';
 import { StreamConsumer } from '../src/streams/consumer.js';
 import { LeaseLostError, LeaseStore } from '../src/streams/leases.js';
-import type { OrderEvent } from '../src/streams/processor.js';
+import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { updateSoldCount } from '../src/streams/soldCount.js';
 import { listShards } from '../src/streams/shards.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
@@ -164,7 +164,7 @@ describe('a lease holder paused in the middle of a batch past its TTL', () => {
     const user = aUser();
     const product = aProduct({ stock: 10_000 });
     await store(dynamo.doc, shopTable, { users: [user], products: [product] });
-    const published = { a: [] as OrderEvent[], b: [] as OrderEvent[] };
+    const published = { a: [] as OrderEventModel[], b: [] as OrderEventModel[] };
     const start = async (name: 'a' | 'b') => {
       const own = createDynamo({ endpoint: endpoint(), region });
       const streams = createStreamsClient({ endpoint: endpoint(), region });

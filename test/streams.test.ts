@@ -24,7 +24,7 @@ import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/ta
 import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
 import { processRecords } from '../src/streams/processor.js';
-import type { OrderEvent } from '../src/streams/processor.js';
+import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
@@ -115,18 +115,18 @@ const soldCountsOf = (tableName: string, products: ProductModel[]) =>
 
 /** What a consumer published, awaitable: a test waits for an event, never for time. */
 class EventLog {
-  readonly events: OrderEvent[] = [];
-  private readonly times = new Map<OrderEvent, number>();
+  readonly events: OrderEventModel[] = [];
+  private readonly times = new Map<OrderEventModel, number>();
   private readonly waiters = new Set<() => void>();
 
-  readonly publish = (event: OrderEvent): void => {
+  readonly publish = (event: OrderEventModel): void => {
     this.events.push(event);
     this.times.set(event, performance.now());
     for (const waiter of this.waiters) waiter();
   };
 
   /** Resolves with the first event (already published or still to come) that satisfies `predicate`. */
-  until(predicate: (event: OrderEvent) => boolean, timeoutMs = 10_000): Promise<OrderEvent> {
+  until(predicate: (event: OrderEventModel) => boolean, timeoutMs = 10_000): Promise<OrderEventModel> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = this.events.find(predicate);
@@ -147,7 +147,7 @@ class EventLog {
     });
   }
 
-  timeOf(event: OrderEvent): number {
+  timeOf(event: OrderEventModel): number {
     return this.times.get(event) ?? Number.NaN;
   }
 
@@ -157,9 +157,9 @@ class EventLog {
   }
 }
 
-const placed = (order: OrderModel) => (event: OrderEvent) =>
+const placed = (order: OrderModel) => (event: OrderEventModel) =>
   event.type === 'ORDER_PLACED' && event.order.orderId === order.orderId;
-const changed = (order: OrderModel, to: OrderStatus) => (event: OrderEvent) =>
+const changed = (order: OrderModel, to: OrderStatus) => (event: OrderEventModel) =>
   event.type === 'ORDER_STATUS_CHANGED' && event.order.orderId === order.orderId && event.order.status === to;
 
 async function startConsumer(
@@ -328,7 +328,7 @@ describe('redelivery', () => {
     // The same batch again: events again (at least once), no counter moves.
     const again = await processRecords(records, deps);
     expect(again).toMatchObject({ failures: [], soldCountChanges: 0 });
-    const sequenceNumbers = (events: OrderEvent[]) => events.map((event) => event.seq).sort();
+    const sequenceNumbers = (events: OrderEventModel[]) => events.map((event) => event.seq).sort();
     expect(sequenceNumbers(again.events)).toEqual(sequenceNumbers(once.events));
     // Reversed, and the cancelled order's INSERT alone after its cancellation was applied.
     expect(await processRecords([...records].reverse(), deps)).toMatchObject({ failures: [], soldCountChanges: 0 });

@@ -34,9 +34,9 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES3
 export type TokenVerifier = (token: string) => Promise<Viewer>;
 
 /**
- * Bounds of the verified-token cache: the characters of the tokens it holds (a token is at most
- * 8 KB, see context.ts, so at least 512 tokens; about 2,000 of a typical 1 KB) and how long an
- * entry may live at most, whatever its `exp`.
+ * Bounds of the verified-token cache: the characters of the tokens it holds (hundreds of the
+ * longest token context.ts accepts, thousands of typical ones) and how long an entry may live at
+ * most, whatever its `exp`.
  */
 export const TOKEN_CACHE_CHARS = 4_000_000;
 export const TOKEN_CACHE_MAX_MS = 15 * 60_000;

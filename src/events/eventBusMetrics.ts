@@ -6,7 +6,7 @@ import { Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { EventBus } from './eventBus.js';
 
-/** What an API server's fan-out (src/graphql/pubsub.ts) reports. */
+/** What an API server's fan-out (src/graphql/orderEvents.ts) reports. */
 export interface FanOutCounts {
   /** This process's GraphQL subscriptions listening to the bus. */
   readonly subscriberCount: number;

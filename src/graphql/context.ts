@@ -19,7 +19,7 @@ import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { OrderEvents } from './pubsub.js';
+import type { OrderEvents } from './orderEvents.js';
 
 export interface GraphQLContext {
   requestId: string;

@@ -39,7 +39,8 @@ export async function productListing(
   const order: ProductOrder = orderBy
     ? { field: orderBy.field, direction: orderBy.direction ?? 'ASC' }
     : DEFAULT_PRODUCT_ORDER;
-  // GSI3-GSI5 come with a migration; GSI1 (a category by name, either way) was always there.
+  // GSI3-GSI5 come with a migration; GSI1 (a category by name, either way) is part of every
+  // table definition, so a category's listing needs none.
   if (category === null) schema?.assertMigrated('Query.products without a category');
   else if (order.field === 'PRICE') schema?.assertMigrated('products(orderBy: PRICE)');
   let totalCount: ProductConnectionModel['totalCount'] = null;

@@ -11,7 +11,7 @@
  * attaches by itself: a cross-site page can make it send a GET only anonymously, to read what
  * the attacker could read himself, at a cost admission and the meter bound. Cookies are this
  * server's business only if a front door turns them into a token; a request that carries them
- * keeps the old rule. urql sends its queries as GET without a custom header by default.
+ * needs the header like any other. urql sends its queries as GET without a custom header by default.
  */
 import { getOperationAST, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { ParseOptions } from 'graphql';

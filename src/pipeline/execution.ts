@@ -21,7 +21,7 @@ import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import type { OrderEvents } from '../graphql/pubsub.js';
+import type { OrderEvents } from '../graphql/orderEvents.js';
 import { createCompiledExecutor } from './compiledExecutor.js';
 import type { Execute, FallbackClass } from './compiledExecutor.js';
 import { createDifferentialExecutor } from './differentialExecutor.js';

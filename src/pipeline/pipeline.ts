@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js';
 import type { DataSources } from '../db/loaders.js';
-import { OrderEvents } from '../graphql/pubsub.js';
+import { OrderEvents } from '../graphql/orderEvents.js';
 import { createAdmission } from './admission.js';
 import { createCsrfCheck } from './csrf.js';
 import { createFormatError } from './errorMasking.js';

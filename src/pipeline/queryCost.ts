@@ -2,9 +2,9 @@
  * A cost limit that knows every list: a list field's selection costs as many times as the list
  * holds. A connection's page (`first`/`last`, or the default page size) multiplies its
  * `edges`/`nodes`, `nodes(ids:)` multiplies by its ids, and an order's `items` by the lines an
- * order typically holds (TYPICAL_ORDER_LINES), not the most it may. Large fields weigh what they
- * can weigh (`description`: up to 2,000 characters); `__typename` weighs 1 like any field. A unit
- * stands for roughly 100 bytes of response at most. The estimate is the fast first refusal, made
+ * order typically holds (TYPICAL_ORDER_LINES), not the most it may. Text fields weigh what their
+ * longest value can weigh (INPUT_LIMITS), a unit for every CHARS_PER_UNIT characters; `__typename`
+ * weighs 1 like any field. The estimate is the fast first refusal, made
  * before anything runs; the operation meter (meter.ts) is the guarantee, holding what the data
  * turns out to hold to its budgets while the answer is built (docs/security.md has the figures).
  * graphql-armor's own cost limit counts fields without list sizes, so this one
@@ -14,9 +14,12 @@ import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectTyp
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { DEFAULT_PAGE_SIZE, MAX_CATEGORIES, MAX_PAGE_SIZE, MAX_USER_ERRORS } from '../table/limits.js';
+import { DEFAULT_PAGE_SIZE, INPUT_LIMITS, MAX_CATEGORIES, MAX_PAGE_SIZE, MAX_USER_ERRORS } from '../table/limits.js';
 
-/** Lines an order typically holds (the benchmark's and the demo data's orders hold 1-3). */
+/**
+ * Lines an order typically holds: counting every order at the most it may hold would refuse
+ * ordinary pages of orders, and the meter holds a page of larger orders to its budgets anyway.
+ */
 export const TYPICAL_ORDER_LINES = 5;
 
 /** Most elements a list field returns, by `Type.field`; a list named nowhere counts as `UNKNOWN_LIST_LENGTH`. */
@@ -33,11 +36,16 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
 /** A list with no known bound: counted as a full page rather than once. */
 const UNKNOWN_LIST_LENGTH = MAX_PAGE_SIZE;
 
-/** What one field weighs besides its selection: text fields by their longest value (about 100 characters a unit). */
+/** The characters of text one cost unit stands for, as a unit of any other field stands for a short value. */
+const CHARS_PER_UNIT = 100;
+const textWeight = (maxLength: number) => Math.ceil(maxLength / CHARS_PER_UNIT);
+
+/** What one field weighs besides its selection: text fields by their longest value. */
 export const FIELD_WEIGHTS: Readonly<Record<string, number>> = {
-  'Product.description': 20,
-  'Product.name': 2,
-  'OrderItem.name': 2,
+  'Product.description': textWeight(INPUT_LIMITS.descriptionLength),
+  'Product.name': textWeight(INPUT_LIMITS.productNameLength),
+  // An order line keeps the product's name as it was when the order was placed.
+  'OrderItem.name': textWeight(INPUT_LIMITS.productNameLength),
 };
 
 const pageSizeOf = (args: Record<string, unknown>): number => {

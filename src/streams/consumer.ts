@@ -36,7 +36,8 @@ import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
-import type { OrderEvent, PublishOrderEvent, StreamLog } from './processor.js';
+import type { OrderEventModel } from '../events/orderEvent.js';
+import type { PublishOrderEvent, StreamLog } from './processor.js';
 import type { ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
 import { findStreamArn } from './shards.js';
@@ -197,7 +198,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   }
 
   /** Resolves with the first event published from now on that satisfies `predicate`. */
-  async waitForEvent(predicate: (event: OrderEvent) => boolean, timeoutMs = 10_000): Promise<OrderEvent> {
+  async waitForEvent(predicate: (event: OrderEventModel) => boolean, timeoutMs = 10_000): Promise<OrderEventModel> {
     const batch = await waitForEmit(
       this,
       'batch',
@@ -205,7 +206,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       timeoutMs,
       'a matching order event',
     );
-    return batch.events.find(predicate) as OrderEvent;
+    return batch.events.find(predicate) as OrderEventModel;
   }
 
   /**
@@ -317,7 +318,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
-    const held: OrderEvent[] = [];
+    const held: OrderEventModel[] = [];
     const result = await processRecords(records, {
       doc: dynamo.doc,
       tableName,

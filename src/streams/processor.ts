@@ -16,10 +16,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from 'pino';
+import type { OrderEventModel } from '../events/orderEvent.js';
 import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { InvalidKeyError } from '../table/keys.js';
-import type { OrderModel, OrderStatus } from '../table/models.js';
 import { startRecordTrace } from './recordTrace.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
@@ -44,27 +44,7 @@ export interface ChangeRecord {
     | undefined;
 }
 
-export type OrderEventType = 'ORDER_PLACED' | 'ORDER_STATUS_CHANGED';
-
-/** An order change as subscribers see it. */
-export interface OrderEvent {
-  type: OrderEventType;
-  /** The order after the change (the record's new image). */
-  order: OrderModel;
-  /** The status before the change; null for ORDER_PLACED. */
-  previousStatus: OrderStatus | null;
-  /**
-   * The stream record's SequenceNumber (a decimal string): the same for a redelivered record,
-   * which is how every API instance drops a repeat (src/graphql/pubsub.ts).
-   */
-  seq: string;
-  /** ISO-8601, when DynamoDB recorded the change (ApproximateCreationDateTime: whole seconds on AWS). */
-  at: string;
-  /** W3C trace context of the processing, while traced: each subscriber's execution joins the write's trace. */
-  traceparent?: string;
-}
-
-export type PublishOrderEvent = (event: OrderEvent) => void | Promise<void>;
+export type PublishOrderEvent = (event: OrderEventModel) => void | Promise<void>;
 
 export type StreamLog = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -93,7 +73,7 @@ export interface RecordFailure {
 export interface ProcessResult {
   records: number;
   /** The batch's events, in the order they were published (or would have been, without `publish`). */
-  events: OrderEvent[];
+  events: OrderEventModel[];
   /** Products whose soldCount changed (one per order line applied now). */
   soldCountChanges: number;
   /**
@@ -197,7 +177,7 @@ async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: 
 }
 
 interface OrderChange {
-  event: OrderEvent;
+  event: OrderEventModel;
   publish: boolean;
   soldCount: 'SOLD' | 'CANCELLED' | null;
 }

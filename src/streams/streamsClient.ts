@@ -21,7 +21,7 @@ export function createStreamsClient({ endpoint, region, overrides }: StreamsClie
     // The consumer retries on its own schedule (with backoff per shard); SDK retries would only stall a poll.
     maxAttempts: 2,
     requestHandler: {
-      // Polling every 200 ms: a TCP handshake per poll would be most of its cost.
+      // The consumer polls several times a second: a TCP handshake per poll would be most of its cost.
       httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
       httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 16 }),
       connectionTimeout: 2000,

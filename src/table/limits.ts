@@ -4,6 +4,18 @@
  * They are part of the API, not settings: the configurable limits live in the configuration.
  */
 
+/**
+ * The longest texts and largest numbers the mutations accept: the writes refuse more, the cost
+ * limit weighs text fields by their longest value, the event schema admits what they allow.
+ */
+export const INPUT_LIMITS = {
+  nameLength: 100,
+  productNameLength: 200,
+  descriptionLength: 2000,
+  maxStock: 1_000_000,
+  maxQuantity: 1000,
+} as const;
+
 /** TransactWriteItems takes 100 actions; an order needs 3 besides one per line. */
 export const MAX_ORDER_LINES = 97;
 

@@ -18,13 +18,13 @@ import type { DataSources } from '../db/loaders.js';
 import { itemToOrder, itemToProduct, orderToDetailsItem, orderToUserItem } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { orderKey, productKey, statusCountAttribute, userKey } from '../table/keys.js';
-import { MAX_ORDER_LINES } from '../table/limits.js';
+import { INPUT_LIMITS, MAX_ORDER_LINES } from '../table/limits.js';
 import type { OrderLineModel, OrderModel, ProductModel } from '../table/models.js';
 import { Transaction, TransactionConflictError, transactWrite } from '../db/transact.js';
 import type { Cancellation } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
-import { checkId, checkInt, LIMITS } from './validate.js';
+import { checkId, checkInt } from './validate.js';
 import { traceparentFor } from '../telemetry/requestTrace.js';
 
 export interface PlaceOrderInput {
@@ -92,7 +92,7 @@ function validate(input: PlaceOrderInput): WriteResult<ValidInput> {
   const seen = new Map<string, number>();
   input.items.forEach((line, index) => {
     const productId = checkId(check, ['items', index, 'productId'], line.productId);
-    checkInt(check, ['items', index, 'quantity'], line.quantity, 1, LIMITS.maxQuantity);
+    checkInt(check, ['items', index, 'quantity'], line.quantity, 1, INPUT_LIMITS.maxQuantity);
     if (productId === undefined) return;
     const first = seen.get(productId);
     // Refused rather than merged: a transaction may touch an item once, and merging would

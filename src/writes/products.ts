@@ -16,7 +16,8 @@ import { Transaction, transactWrite } from '../db/transact.js';
 import type { TransactItem } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { WriteResult } from './userErrors.js';
-import { checkCategory, checkId, checkInt, checkMoney, checkText, LIMITS } from './validate.js';
+import { INPUT_LIMITS } from '../table/limits.js';
+import { checkCategory, checkId, checkInt, checkMoney, checkText } from './validate.js';
 
 export interface CreateProductInput {
   productId?: string | null | undefined;
@@ -45,14 +46,14 @@ export async function createProduct(
 ): Promise<WriteResult<ProductModel>> {
   const check = new InputChecker();
   const productId = input.productId == null ? randomUUID() : checkId(check, 'productId', input.productId);
-  const name = checkText(check, 'name', input.name, LIMITS.productNameLength);
-  const description = checkText(check, 'description', input.description, LIMITS.descriptionLength, {
+  const name = checkText(check, 'name', input.name, INPUT_LIMITS.productNameLength);
+  const description = checkText(check, 'description', input.description, INPUT_LIMITS.descriptionLength, {
     multiline: true,
     allowEmpty: true,
   });
   const category = checkCategory(check, input.category);
   const priceCents = checkMoney(check, 'price', input.price);
-  const stock = checkInt(check, ['stock'], input.stock, 0, LIMITS.maxStock);
+  const stock = checkInt(check, ['stock'], input.stock, 0, INPUT_LIMITS.maxStock);
   if (
     !check.ok ||
     productId === undefined ||
@@ -119,16 +120,16 @@ export async function updateProduct(
   const check = new InputChecker();
   const productId = checkId(check, 'productId', input.productId);
   const changes: Record<string, unknown> = {};
-  if (input.name != null) changes.name = checkText(check, 'name', input.name, LIMITS.productNameLength);
+  if (input.name != null) changes.name = checkText(check, 'name', input.name, INPUT_LIMITS.productNameLength);
   if (input.description != null) {
-    changes.description = checkText(check, 'description', input.description, LIMITS.descriptionLength, {
+    changes.description = checkText(check, 'description', input.description, INPUT_LIMITS.descriptionLength, {
       multiline: true,
       allowEmpty: true,
     });
   }
   if (input.category != null) changes.category = checkCategory(check, input.category);
   if (input.price != null) changes.price = checkMoney(check, 'price', input.price);
-  if (input.stock != null) changes.stock = checkInt(check, ['stock'], input.stock, 0, LIMITS.maxStock);
+  if (input.stock != null) changes.stock = checkInt(check, ['stock'], input.stock, 0, INPUT_LIMITS.maxStock);
   if (Object.keys(changes).length === 0) check.invalid(null, 'Give at least one field to change');
   if (!check.ok || productId === undefined) return failed(...check.errors);
 

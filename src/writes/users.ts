@@ -13,7 +13,8 @@ import type { UserModel } from '../table/models.js';
 import { Transaction, transactWrite } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
-import { checkEmail, checkId, checkText, LIMITS } from './validate.js';
+import { INPUT_LIMITS } from '../table/limits.js';
+import { checkEmail, checkId, checkText } from './validate.js';
 
 export interface CreateUserInput {
   /** Decided by the caller's authorization (the token's subject, or an admin's choice). */
@@ -54,7 +55,7 @@ export async function createUser(
       email = check.invalid(['email'], 'email must be the verified email address of your token');
     }
   }
-  const name = checkText(check, 'name', input.name, LIMITS.nameLength);
+  const name = checkText(check, 'name', input.name, INPUT_LIMITS.nameLength);
   if (!check.ok || userId === undefined || email === undefined || name === undefined) return failed(...check.errors);
 
   const at = now.toISOString();
@@ -100,7 +101,7 @@ export async function updateUser(
 ): Promise<WriteResult<UserModel>> {
   const check = new InputChecker();
   const userId = checkId(check, 'userId', input.userId);
-  const name = input.name == null ? undefined : checkText(check, 'name', input.name, LIMITS.nameLength);
+  const name = input.name == null ? undefined : checkText(check, 'name', input.name, INPUT_LIMITS.nameLength);
   const email = input.email == null ? undefined : checkEmail(check, input.email);
   if (input.name == null && input.email == null) check.invalid(null, 'Give at least one of name and email to change');
   if (!check.ok || userId === undefined) return failed(...check.errors);

@@ -8,14 +8,6 @@ import { assertId, InvalidKeyError, normalizeCategory, normalizeEmail } from '..
 import { unicodeProblem } from '../table/text.js';
 import type { InputChecker } from './userErrors.js';
 
-export const LIMITS = {
-  nameLength: 100,
-  productNameLength: 200,
-  descriptionLength: 2000,
-  maxStock: 1_000_000,
-  maxQuantity: 1000,
-} as const;
-
 /** Runs a check that throws (a key or money refusal) and turns it into a recorded INVALID_INPUT. */
 function viaKeyCheck<T>(check: InputChecker, field: (string | number)[], fn: () => T): T | undefined {
   try {

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, EVENT_LIMITS, InvalidEventError } from '../../src/events/eventSchema.js';
 import type { OrderEventModel } from '../../src/events/orderEvent.js';
 import { SeenWindow } from '../../src/events/seenWindow.js';
-import { MAX_ORDER_LINES } from '../../src/table/limits.js';
-import { LIMITS } from '../../src/writes/validate.js';
+import { INPUT_LIMITS, MAX_ORDER_LINES } from '../../src/table/limits.js';
 
 const SECRET = 'a-signing-secret-of-at-least-32-characters';
 const AT = '2026-06-01T12:00:00.000Z';
@@ -94,12 +93,12 @@ describe('an order event on the bus', () => {
 
   it('fits every order a write can store: the bounds sit above the writes’ limits', () => {
     expect(EVENT_LIMITS.lines).toBeGreaterThanOrEqual(MAX_ORDER_LINES);
-    expect(EVENT_LIMITS.productName).toBeGreaterThanOrEqual(LIMITS.productNameLength);
+    expect(EVENT_LIMITS.productName).toBeGreaterThanOrEqual(INPUT_LIMITS.productNameLength);
     const largest = anEvent();
     largest.order.items = Array.from({ length: MAX_ORDER_LINES }, (_, i) => ({
       productId: `p-${'x'.repeat(60)}${i}`.slice(0, 64),
       // Four UTF-8 bytes a character: the largest a name can be in bytes.
-      productName: '😀'.repeat(LIMITS.productNameLength / 2),
+      productName: '😀'.repeat(INPUT_LIMITS.productNameLength / 2),
       unitPriceCents: Number.MAX_SAFE_INTEGER,
       quantity: Number.MAX_SAFE_INTEGER,
     }));

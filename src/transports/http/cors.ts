@@ -52,7 +52,9 @@ export function corsHandler(options: CorsOptions): CorsHandler {
 /**
  * Whether a WebSocket upgrade may proceed: requests without an Origin (not from a browser)
  * and same-origin ones always may; a browser page elsewhere only when CORS would allow it.
- * Checked only when CORS_ORIGINS is set, as cross-origin WebSockets were always accepted.
+ * Checked only when CORS_ORIGINS is set: a WebSocket carries its token in `connectionParams`,
+ * never a credential the browser attaches by itself, so a page elsewhere opens one only as the
+ * client it could be on its own; the list lets an operator keep other sites' pages off anyway.
  */
 export function upgradeAllowed(req: http.IncomingMessage, options: CorsOptions): boolean {
   const origin = req.headers.origin;

@@ -1,6 +1,6 @@
 /**
  * Writes a whole answer on node:http, compressed as the client asks (Accept-Encoding: br, gzip
- * or deflate) when it is over 1 kB: an introspection answer of 60 kB travels as 8 kB. The
+ * or deflate) when it is over 1 kB: JSON answers are repetitive and shrink several times. The
  * settings are the `compression` middleware's (gzip level 6, brotli quality 4), but the body is
  * compressed in one call on libuv's thread pool instead of through a stream wrapped around the
  * response, which keeps the main thread free while it runs.

@@ -16,8 +16,6 @@ import type { EventBus } from '../events/eventBus.js';
 import type { OrderEventModel } from '../events/orderEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
 
-export type { OrderEventModel } from '../events/orderEvent.js';
-
 /**
  * Events a subscriber has not taken yet. A client that reads slower than events arrive loses
  * the oldest ones rather than growing the server's memory without bound.
