@@ -98,7 +98,35 @@ function fieldOwners(schema: GraphQLSchema): Map<unknown, string> {
 
 const ownersBySchema = new WeakMap<GraphQLSchema, Map<unknown, string>>();
 
+/**
+ * Costs already worked out, per document: the cost is a pure function of the schema, the
+ * document, the operation and the variables, and a repeated request (a cache hit above all)
+ * need not walk its document again. The limit is still checked on every request.
+ */
+const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, number>>>();
+/** Variable sets remembered per document, at most (the oldest go first). */
+const COSTS_PER_DOCUMENT = 256;
+
 export function queryCost(
+  schema: GraphQLSchema,
+  query: Parameters<typeof getComplexity>[0]['query'],
+  variables: Record<string, unknown>,
+  operationName?: string,
+): number {
+  let byDocument = costsBySchema.get(schema);
+  if (!byDocument) costsBySchema.set(schema, (byDocument = new WeakMap()));
+  let costs = byDocument.get(query);
+  if (!costs) byDocument.set(query, (costs = new Map<string, number>()));
+  const key = `${operationName ?? ''}\0${JSON.stringify(variables)}`;
+  const known = costs.get(key);
+  if (known !== undefined) return known;
+  const cost = computeCost(schema, query, variables, operationName);
+  if (costs.size >= COSTS_PER_DOCUMENT) costs.delete(costs.keys().next().value as string);
+  costs.set(key, cost);
+  return cost;
+}
+
+function computeCost(
   schema: GraphQLSchema,
   query: Parameters<typeof getComplexity>[0]['query'],
   variables: Record<string, unknown>,

@@ -3,11 +3,15 @@
  * or deflate) when it is over 1 kB: JSON answers are repetitive and shrink several times. The
  * settings are the `compression` middleware's (gzip level 6, brotli quality 4), but the body is
  * compressed in one call on libuv's thread pool instead of through a stream wrapped around the
- * response, which keeps the main thread free while it runs.
+ * response, which keeps the main thread free while it runs. A body sent again byte for byte (an
+ * answer from the response cache, above all) is not compressed again: recent results are kept
+ * by the body's sha256.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 
 /** Answers smaller than this go unencoded: the saving would not pay for the work. */
 export const COMPRESSION_THRESHOLD = 1024;
@@ -21,6 +25,20 @@ const CODECS: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   gzip: (body) => promisify(gzip)(body),
   deflate: (body) => promisify(deflate)(body),
 };
+/** Compressed bodies kept for a body sent again; larger bodies are compressed each time. */
+const REUSED_MAX_BODY_BYTES = 256 * 1024;
+const reused = new LRUCache<string, Buffer>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (b) => b.length + 64 });
+
+async function compress(encoding: Encoding, body: Buffer): Promise<Buffer> {
+  if (body.length > REUSED_MAX_BODY_BYTES) return CODECS[encoding](body);
+  const key = `${encoding}:${createHash('sha256').update(body).digest('base64url')}`;
+  const known = reused.get(key);
+  if (known) return known;
+  const compressed = await CODECS[encoding](body);
+  reused.set(key, compressed);
+  return compressed;
+}
+
 /** On a tie of q-values: the smallest result first. */
 const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'deflate'];
 
@@ -68,7 +86,7 @@ export async function sendBody(
     res.setHeader('vary', mergeVary(res.getHeader('vary'), 'Accept-Encoding'));
     const encoding = bytes.length >= COMPRESSION_THRESHOLD ? encodingFor(req.headers['accept-encoding']) : undefined;
     if (encoding) {
-      bytes = await CODECS[encoding](bytes);
+      bytes = await compress(encoding, bytes);
       res.setHeader('content-encoding', encoding);
     }
   }
