@@ -39,6 +39,7 @@ import { runScale } from './scale.js';
 import type { ScaleResult } from './scale.js';
 import { isTablegraphVariant, JWT_SECRET, startSystem, SYSTEMS, VARIANTS } from './systems.js';
 import type { SystemId, Variant } from './systems.js';
+import { silenceSdkNodeVersionNotice } from '../src/runMain.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -73,15 +74,6 @@ async function settle(pids: number[], quietWaitSeconds: number): Promise<void> {
     if (!busy && (quiet || waited > quietWaitSeconds * 1000)) return;
     if (waited > Math.max(15_000, quietWaitSeconds * 1000)) return;
   }
-}
-
-function silenceSdkNodeVersionNotice(): void {
-  const handlers = process.listeners('warning');
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name === 'NodeVersionSupportWarning' || warning.message.includes('NodeVersionSupportWarning')) return;
-    for (const handler of handlers) handler(warning);
-  });
 }
 
 async function main(): Promise<void> {

@@ -17,10 +17,12 @@ import { handleStopSignals } from './shutdown.js';
 import { startTelemetry } from './telemetry/start.js';
 import { openDatabase } from './db/open.js';
 import { SchemaGate } from './db/schemaGate.js';
-import { baselineNewTable, migrate, migrationStatus } from './migrations/runner.js';
+import { baselineNewTable, migrate } from './migrations/runner.js';
+import { watchMigrations } from './migrations/watch.js';
 import type { OpenDatabase } from './db/open.js';
 import { RedisInvalidationBus } from './events/invalidationBus.js';
-import { RedisEventBus } from './events/redisEventBus.js';
+import { startRedisEventBus } from './events/busFromConfig.js';
+import type { RedisEventBus } from './events/redisEventBus.js';
 import { CdnPurger } from './streams/cdnPurge.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
@@ -32,22 +34,10 @@ import { inProcessConsumer } from './runtimeConsumer.js';
 import type { Runtime } from './runtime.js';
 import { assertPortFree, PortInUseError, serveHttp } from './transports/http/server.js';
 import type { RunningServer } from './transports/http/server.js';
+import { runMain } from './runMain.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
-
-/**
- * The AWS SDK warns on Node 20 that its 2027 releases will need Node 22. Harmless here (the
- * versions are pinned), and it would otherwise bury the one-line start-up errors below.
- */
-function silenceSdkNodeVersionNotice(): void {
-  const defaultHandlers = process.listeners('warning');
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.message.includes('NodeVersionSupportWarning') || warning.name === 'NodeVersionSupportWarning') return;
-    for (const handler of defaultHandlers) handler(warning);
-  });
-}
 
 /** Ready-made tokens for the embedded development setup: alice (customer) and an admin. */
 async function developmentTokens(config: Config): Promise<{ alice: string; admin: string } | undefined> {
@@ -58,8 +48,7 @@ async function developmentTokens(config: Config): Promise<{ alice: string; admin
   };
 }
 
-async function main(): Promise<void> {
-  silenceSdkNodeVersionNotice();
+async function main(): Promise<Logger> {
   const config = loadServerConfig();
   // Fail in a second, not after starting the database and seeding it.
   await assertPortFree(config.host, config.port);
@@ -118,15 +107,8 @@ async function main(): Promise<void> {
       purger = new CdnPurger({ url: config.cdnPurgeUrl, log: log.child({ component: 'cdn-purge' }) });
     }
     const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
+    bus = await startRedisEventBus(config, { log: log.child({ component: 'redis' }), subscribe: true });
     if (config.redisUrl) {
-      // Never blocks start-up for long: queries and mutations do not need Redis.
-      bus = new RedisEventBus({
-        url: config.redisUrl,
-        tableName: config.tableName,
-        log: log.child({ component: 'redis' }),
-        signingSecret: config.eventSigningSecret,
-      });
-      await bus.start();
       if (config.responseCache && !config.streamConsumer) {
         invalidations = new RedisInvalidationBus({
           url: config.redisUrl,
@@ -214,18 +196,16 @@ async function main(): Promise<void> {
     await shutdown('startup failure').catch(() => undefined);
     throw error;
   }
+  return log;
 }
-
-/** How often an aws-mode server with pending migrations looks again (someone runs npm run migrate). */
-const MIGRATION_RECHECK_MS = 60_000;
 
 /**
  * Embedded and endpoint mode migrate the table before serving. In aws mode migrating is the
- * operator's step (`npm run migrate`, capacity-paced): the server serves what the table
- * supports, refuses the rest with MIGRATION_PENDING, and looks again every minute.
+ * operator's step: the server serves what the table supports and watches for the migration.
  */
 async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Promise<SchemaGate> {
   const { doc, client } = db.dynamo;
+  const gate = new SchemaGate();
   if (config.mode !== 'aws') {
     const result = await migrate({
       client,
@@ -234,37 +214,10 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
       report: (line, fields) => log.info(fields, line),
     });
     if (result.applied.length > 0) log.info({ applied: result.applied, seconds: result.seconds }, 'migrated table');
-    return new SchemaGate();
+    return gate;
   }
-  const pendingIds = async () =>
-    (await migrationStatus(doc, config.tableName)).migrations.filter((m) => m.state !== 'applied').map((m) => m.id);
-  const gate = new SchemaGate(await pendingIds());
-  if (gate.pendingMigrations.length > 0) {
-    log.warn(
-      { pending: gate.pendingMigrations },
-      `table ${config.tableName} needs migration ${gate.pendingMigrations.join(', ')}: run npm run migrate (Query.orders, Query.categories, per-status totalCount, the whole shop's and price-ordered product listings are refused until then)`,
-    );
-    const timer = setInterval(() => {
-      pendingIds().then(
-        (pending) => {
-          gate.update(pending);
-          if (pending.length > 0) return;
-          clearInterval(timer);
-          log.info({ table: config.tableName }, 'table migrated: serving every field');
-        },
-        (error: unknown) => log.error({ err: error }, 'migration re-check failed'),
-      );
-    }, MIGRATION_RECHECK_MS);
-    timer.unref();
-  }
+  await watchMigrations({ doc, tableName: config.tableName, gate, log, polling: 'timer' }).check();
   return gate;
 }
 
-main().catch((error: unknown) => {
-  if (USER_FACING.some((type) => error instanceof type)) {
-    console.error(`tablegraph: ${(error as Error).message}`);
-  } else {
-    console.error('tablegraph: failed to start:', error);
-  }
-  process.exit(1);
-});
+runMain('tablegraph', main, USER_FACING);

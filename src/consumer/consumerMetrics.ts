@@ -4,6 +4,7 @@
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../events/eventBus.js';
+import { countUnhandledRejections } from '../runMain.js';
 import { observeRegistry } from '../telemetry/start.js';
 import { registerEventBusMetrics } from '../events/eventBusMetrics.js';
 import type { BatchReport, StreamConsumer } from '../streams/consumer.js';
@@ -14,6 +15,7 @@ export type ConsumerMetrics = ReturnType<typeof createConsumerMetrics>;
 export function createConsumerMetrics(consumer: () => StreamConsumer | undefined, bus: EventBus) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  countUnhandledRejections(registry);
   observeRegistry(registry);
   registerEventBusMetrics(registry, bus);
   const stream = registerStreamMetrics(registry);

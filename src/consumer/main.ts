@@ -15,7 +15,9 @@ import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, loadConsumerConfig } from '../config/index.js';
+import { runMain } from '../runMain.js';
 import { handleStopSignals } from '../shutdown.js';
 import { startTelemetry } from '../telemetry/start.js';
 import { DatabaseUnreachableError } from '../db/ensureTable.js';
@@ -25,7 +27,7 @@ import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import { RedisInvalidationBus } from '../events/invalidationBus.js';
-import { RedisEventBus } from '../events/redisEventBus.js';
+import { startRedisEventBus } from '../events/busFromConfig.js';
 import { baselineNewTable } from '../migrations/runner.js';
 import { CdnPurger } from '../streams/cdnPurge.js';
 import { changedTagsOf } from '../streams/changedTags.js';
@@ -38,7 +40,7 @@ import { invalidationPublisher } from './invalidationPublisher.js';
 
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError];
 
-async function main(): Promise<void> {
+async function main(): Promise<Logger> {
   const config = loadConsumerConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'consumer' });
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -62,15 +64,8 @@ async function main(): Promise<void> {
   });
 
   try {
-    if (config.redisUrl) {
-      const redis = new RedisEventBus({
-        url: config.redisUrl,
-        tableName: config.tableName,
-        log,
-        subscribe: false,
-        signingSecret: config.eventSigningSecret,
-      });
-      await redis.start();
+    const redis = await startRedisEventBus(config, { log, subscribe: false });
+    if (redis && config.redisUrl) {
       bus = redis;
       invalidations = new RedisInvalidationBus({
         url: config.redisUrl,
@@ -152,11 +147,7 @@ async function main(): Promise<void> {
     await shutdown('startup failure').catch(() => undefined);
     throw error;
   }
+  return log;
 }
 
-main().catch((error: unknown) => {
-  if (USER_FACING.some((type) => error instanceof type))
-    console.error(`tablegraph consumer: ${(error as Error).message}`);
-  else console.error('tablegraph consumer: failed to start:', error);
-  process.exit(1);
-});
+runMain('tablegraph consumer', main, USER_FACING);

@@ -10,14 +10,13 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { pino } from 'pino';
-import type { Logger } from 'pino';
 import { loadGraphQLLambdaConfig } from '../config/index.js';
 import type { GraphQLLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import type { Dynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
 import { SchemaGate } from '../db/schemaGate.js';
-import { migrationStatus } from '../migrations/status.js';
+import { watchMigrations } from '../migrations/watch.js';
 import { handleGraphQLHttp } from '../pipeline/graphqlHttp.js';
 import { createMetrics } from '../pipeline/metrics.js';
 import { startHttpTrace } from '../telemetry/http.js';
@@ -58,7 +57,14 @@ export function createGraphQLHandler(
   const log = pino({ level: config.logLevel, redact: ['authorization', '*.authorization'] });
   dynamo ??= createDynamo({ endpoint: config.endpoint, region: config.region });
   const schema = new SchemaGate();
-  const checkSchema = schemaChecker(schema, dynamo.doc, config.tableName, log);
+  // The function never migrates: it watches on a request's time (no timer runs while it is frozen).
+  const migrations = watchMigrations({
+    doc: dynamo.doc,
+    tableName: config.tableName,
+    gate: schema,
+    log,
+    polling: 'on-request',
+  });
   const data = {
     dynamo,
     tableName: config.tableName,
@@ -110,46 +116,13 @@ export function createGraphQLHandler(
     try {
       const ready = await runtime();
       await ready.documents.freshen();
-      await checkSchema();
+      await migrations.check();
       const result = await resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
       status = result.statusCode ?? 200;
       return result;
     } finally {
       trace?.end(status);
       await end(context);
-    }
-  };
-}
-
-/** How often a warm function with pending migrations looks again. */
-const SCHEMA_RECHECK_MS = 60_000;
-
-/**
- * The function never migrates (an operator runs `npm run migrate`): it reads the migration
- * records before its first request, refuses the fields that need pending ones
- * (MIGRATION_PENDING), and looks again at most once a minute until none is pending.
- */
-function schemaChecker(
-  schema: SchemaGate,
-  doc: Parameters<typeof migrationStatus>[0],
-  tableName: string,
-  log: Pick<Logger, 'warn'>,
-): () => Promise<void> {
-  let checkedAt: number | undefined;
-  let warned = false;
-  return async () => {
-    const now = Date.now();
-    if (checkedAt !== undefined && (schema.pendingMigrations.length === 0 || now - checkedAt < SCHEMA_RECHECK_MS))
-      return;
-    checkedAt = now;
-    const { migrations } = await migrationStatus(doc, tableName);
-    schema.update(migrations.filter((m) => m.state !== 'applied').map((m) => m.id));
-    if (schema.pendingMigrations.length > 0 && !warned) {
-      warned = true;
-      log.warn(
-        { pending: schema.pendingMigrations },
-        `table ${tableName} needs migration ${schema.pendingMigrations.join(', ')}: run npm run migrate`,
-      );
     }
   };
 }

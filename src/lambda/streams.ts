@@ -27,7 +27,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { pino } from 'pino';
 import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
-import { RedisEventBus } from '../events/redisEventBus.js';
+import { startRedisEventBus } from '../events/busFromConfig.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
 import { CdnPurger } from '../streams/cdnPurge.js';
 import { changedTagsOf } from '../streams/changedTags.js';
@@ -132,18 +132,7 @@ export async function streamHandlerFromEnv(
   const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
-  let bus: RedisEventBus | undefined;
-  if (config.redisUrl) {
-    bus = new RedisEventBus({
-      url: config.redisUrl,
-      tableName: config.tableName,
-      log,
-      subscribe: false,
-      signingSecret: config.eventSigningSecret,
-    });
-    await bus.start();
-  }
-  const redis = bus;
+  const redis = await startRedisEventBus(config, { log, subscribe: false });
   return {
     handler: createStreamHandler({
       doc: dynamo.doc,

@@ -19,7 +19,7 @@ import type { Transport } from './admission.js';
 import { httpCachingPlugin } from './httpCaching.js';
 import { cacheHeadersPlugin } from './responseCache/cacheHeaders.js';
 import { jsonErrorStatusPlugin } from './jsonErrorStatus.js';
-import { settled } from '../db/capacity.js';
+import { newRequestCost, settled } from '../db/capacity.js';
 import { ManifestOnlyCache, PersistedDocumentsCache } from './persistedDocuments.js';
 import { stringifyResult } from './responseSize.js';
 import type { Pipeline } from './pipeline.js';
@@ -69,7 +69,7 @@ export function createApollo(
             transport,
             operationName: operationName ?? null,
             durationMs: Math.round((performance.now() - started) * 100) / 100,
-            cost: cost ?? { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byOperation: {} },
+            cost: cost ?? newRequestCost(),
             errors: body?.errors ?? [],
             // Unset when the context could not be built (a refused token answers 401 before).
             log: context?.log,

@@ -4,6 +4,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { countUnhandledRejections } from '../runMain.js';
 import { observeRegistry } from '../telemetry/start.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -14,7 +15,10 @@ export type Metrics = ReturnType<typeof createMetrics>;
  */
 export function createMetrics({ process = true }: { process?: boolean } = {}) {
   const registry = new Registry();
-  if (process) collectDefaultMetrics({ register: registry });
+  if (process) {
+    collectDefaultMetrics({ register: registry });
+    countUnhandledRejections(registry);
+  }
   // Exported over OTLP too when a collector is configured (telemetry/promBridge.ts).
   observeRegistry(registry);
   return {

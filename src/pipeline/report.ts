@@ -12,7 +12,7 @@
  */
 import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
-import { roundUnits } from '../db/capacity.js';
+import { newRequestCost, roundUnits } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import type { Transport } from './admission.js';
 import type { FormatError } from './errorMasking.js';
@@ -153,12 +153,7 @@ export function createReporter({
     ): FormattedExecutionResult {
       const { errors, ...rest } = result;
       const formatted = errors ? formatErrors(errors) : undefined;
-      const cost = context.measurement?.cost ?? {
-        requests: 0,
-        readCapacityUnits: 0,
-        writeCapacityUnits: 0,
-        byOperation: {},
-      };
+      const cost = context.measurement?.cost ?? newRequestCost();
       report({
         transport: context.transport,
         operationName: context.operationName,
@@ -185,7 +180,7 @@ export function createReporter({
       report({
         ...rest,
         durationMs: startedAt !== undefined ? msSince(startedAt) : 0,
-        cost: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byOperation: {} },
+        cost: newRequestCost(),
         errors: formatted,
       });
       return formatted;
