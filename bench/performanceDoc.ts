@@ -7,7 +7,7 @@ import path from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { projectRoot } from '../src/projectRoot.js';
 import { ratioRows, renderRatioTable } from './ratios.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 
 export const PERFORMANCE_DOC = 'docs/performance.md';
 export const GENERATED_START =

@@ -5,7 +5,7 @@
  * docs/performance.md (scripts/performanceDoc.ts) both render from here.
  */
 import { pairedRatio, range } from './rounds.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 
 export interface RatioRow {
   op: string;

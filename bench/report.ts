@@ -1,7 +1,7 @@
-/** Renders a run's results as the markdown written to bench/results/latest.md and stdout. */
+/** The markdown of a run (bench/results/latest.md and stdout), one function per section. */
 import { BUSY_CORES as BUSY } from './load.js';
 import { renderRatioTable } from './ratios.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 
 const n = (value: number | undefined, digits = 1): string =>
   value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
@@ -17,12 +17,10 @@ function table(header: string[], rows: string[][], align?: string[]): string {
   return [line(header), line(align ?? header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export function renderMarkdown(results: BenchResults): string {
+/** The title line, the data set and how each cell was measured. */
+function renderIntro(results: BenchResults): string[] {
   const { config, dataset, environment } = results;
-  const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
-  const title = (id: string) => results.operations.find((op) => op.id === id)?.title ?? id;
   const out: string[] = [];
-
   out.push('# tablegraph benchmark', '');
   out.push(
     `${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC · ${environment.cpus} × ${environment.cpuModel} · ${environment.memoryGb} GB · Node ${environment.node} · ${environment.database} · run took ${n(results.totalSeconds, 0)} s (${Object.entries(
@@ -56,7 +54,12 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
+/** The targets and whether this run meets them. */
+function renderTargets(results: BenchResults): string[] {
+  const out: string[] = [];
   out.push('## Targets', '');
   out.push(
     table(
@@ -65,7 +68,12 @@ export function renderMarkdown(results: BenchResults): string {
     ),
     '',
   );
+  return out;
+}
 
+/** Each tablegraph variant divided by the raw chain (when the raw chain ran). */
+function renderAgainstRaw(results: BenchResults): string[] {
+  const out: string[] = [];
   if (results.runs.some((run) => run.variant === 'raw')) {
     out.push('## Against the raw chain', '');
     out.push(
@@ -75,130 +83,132 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
-  if (results.runs.length > 0 || results.costs.length > 0) {
-    out.push('## Results', '');
+/** The load results, cell by cell. */
+function renderResults(results: BenchResults): string[] {
+  if (!(results.runs.length > 0 || results.costs.length > 0)) return [];
+  const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
+  const out: string[] = [];
+  out.push('## Results', '');
+  out.push(
+    'DDB req/op, RCU and WCU “Local” are what each response reported in `extensions.cost.dynamodb` (DynamoDB Local’s figures); “Amazon” is what Amazon DynamoDB would bill for the same calls, computed from item sizes (see Cost). CPU is the system process’s CPU time per request. “Other load” is the CPU (in cores) that processes outside the benchmark used during the run; a run where it exceeded a quarter of a core is repeated (twice at most) and ⚠ marks one that stayed busy.',
+    '',
+  );
+  const loads = results.runs.map((run) => run.backgroundCores);
+  const busyRuns = loads.filter((load) => load > BUSY).length;
+  if (busyRuns > 0) {
     out.push(
-      'DDB req/op, RCU and WCU “Local” are what each response reported in `extensions.cost.dynamodb` (DynamoDB Local’s figures); “Amazon” is what Amazon DynamoDB would bill for the same calls, computed from item sizes (see Cost). CPU is the system process’s CPU time per request. “Other load” is the CPU (in cores) that processes outside the benchmark used during the run; a run where it exceeded a quarter of a core is repeated (twice at most) and ⚠ marks one that stayed busy.',
-      '',
-    );
-    const loads = results.runs.map((run) => run.backgroundCores);
-    const busyRuns = loads.filter((load) => load > BUSY).length;
-    if (busyRuns > 0) {
-      out.push(
-        `> ⚠ ${busyRuns} of ${loads.length} runs shared the machine with other work (up to ${n(Math.max(...loads), 2)} cores): their latencies and rates are pessimistic.`,
-        '',
-      );
-    }
-    const costFor = (op: string, variant: string) => results.costs.find((c) => c.op === op && c.variant === variant);
-    out.push(
-      table(
-        [
-          'operation',
-          'system',
-          'c',
-          'req/s',
-          'p50 ms',
-          'p95 ms',
-          'p99 ms',
-          'n',
-          'DDB req/op',
-          'RCU Local',
-          'RCU Amazon',
-          'WCU Local',
-          'WCU Amazon',
-          'CPU ms/req',
-          'RSS MB',
-          'other load',
-        ],
-        results.runs.map((run) => {
-          const cost = costFor(run.op, run.variant);
-          return [
-            run.op,
-            label(run.variant),
-            String(run.connections),
-            n(run.requestsPerSecond, 0),
-            withRange(run.latencyMs.p50, run.rounds?.p50Ms, 1),
-            n(run.latencyMs.p95),
-            withRange(run.latencyMs.p99, run.rounds?.p99Ms, 1),
-            `${run.requests}${run.failures ? ` (${run.failures} failed)` : ''}`,
-            run.dynamodb.requestsMin === run.dynamodb.requestsMax
-              ? compact(run.dynamodb.requests)
-              : `${n(run.dynamodb.requests)} (${run.dynamodb.requestsMin}-${run.dynamodb.requestsMax})`,
-            n(run.dynamodb.readCapacityUnits),
-            cost ? n(cost.amazon.readUnits) : '–',
-            n(run.dynamodb.writeCapacityUnits),
-            cost ? n(cost.amazon.writeUnits + cost.amazon.indexWriteUnits) : '–',
-            withRange(run.cpuMsPerRequest, run.rounds?.cpuMsPerRequest, 2),
-            n(run.rssMb, 0),
-            `${n(run.backgroundCores, 2)}${run.backgroundCores > BUSY ? ' ⚠' : ''}`,
-          ];
-        }),
-        [
-          '---',
-          '---',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-          '--:',
-        ],
-      ),
-      '',
-    );
-
-    out.push('## Cost per operation (Amazon DynamoDB model)', '');
-    out.push(
-      `Priced from the items on the wire during a cost pass (${config.costSamples} requests per operation and system, through a recording proxy): ` +
-        'item size = attribute names + values; reads 4 KB units (GetItem/BatchGetItem per item, a Query per total), halved when eventually consistent (GSI1 queries); ' +
-        'writes 1 KB units of the larger of before/after image, doubled in transactions; index writes (GSI1, LSI1) priced as plain writes of the item’s size, two when the index key moves. ' +
-        'DynamoDB Local reports a flat figure for transactions, hence the difference.',
-      '',
-    );
-    out.push(
-      table(
-        [
-          'operation',
-          'system',
-          'requests (API calls)',
-          'RCU',
-          'RCU if eventually consistent',
-          'WCU table',
-          'WCU index',
-          'items',
-          'avg item B',
-          'KB from DynamoDB',
-          'Local RCU / WCU',
-        ],
-        results.costs.map((cost) => [
-          cost.op,
-          label(cost.variant),
-          `${compact(cost.amazon.requests)} (${Object.entries(cost.amazon.byOperation)
-            .map(([name, count]) => `${compact(count)} ${name}`)
-            .join(', ')})`,
-          n(cost.amazon.readUnits),
-          n(cost.amazon.eventualReadUnits),
-          n(cost.amazon.writeUnits),
-          n(cost.amazon.indexWriteUnits),
-          n(cost.amazon.items),
-          n(cost.amazon.averageItemBytes, 0),
-          n(cost.amazon.wireBytes / 1024),
-          `${n(cost.reported.readCapacityUnits)} / ${n(cost.reported.writeCapacityUnits)}`,
-        ]),
-      ),
+      `> ⚠ ${busyRuns} of ${loads.length} runs shared the machine with other work (up to ${n(Math.max(...loads), 2)} cores): their latencies and rates are pessimistic.`,
       '',
     );
   }
+  const costFor = (op: string, variant: string) => results.costs.find((c) => c.op === op && c.variant === variant);
+  out.push(
+    table(
+      [
+        'operation',
+        'system',
+        'c',
+        'req/s',
+        'p50 ms',
+        'p95 ms',
+        'p99 ms',
+        'n',
+        'DDB req/op',
+        'RCU Local',
+        'RCU Amazon',
+        'WCU Local',
+        'WCU Amazon',
+        'CPU ms/req',
+        'RSS MB',
+        'other load',
+      ],
+      results.runs.map((run) => {
+        const cost = costFor(run.op, run.variant);
+        return [
+          run.op,
+          label(run.variant),
+          String(run.connections),
+          n(run.requestsPerSecond, 0),
+          withRange(run.latencyMs.p50, run.rounds?.p50Ms, 1),
+          n(run.latencyMs.p95),
+          withRange(run.latencyMs.p99, run.rounds?.p99Ms, 1),
+          `${run.requests}${run.failures ? ` (${run.failures} failed)` : ''}`,
+          run.dynamodb.requestsMin === run.dynamodb.requestsMax
+            ? compact(run.dynamodb.requests)
+            : `${n(run.dynamodb.requests)} (${run.dynamodb.requestsMin}-${run.dynamodb.requestsMax})`,
+          n(run.dynamodb.readCapacityUnits),
+          cost ? n(cost.amazon.readUnits) : '–',
+          n(run.dynamodb.writeCapacityUnits),
+          cost ? n(cost.amazon.writeUnits + cost.amazon.indexWriteUnits) : '–',
+          withRange(run.cpuMsPerRequest, run.rounds?.cpuMsPerRequest, 2),
+          n(run.rssMb, 0),
+          `${n(run.backgroundCores, 2)}${run.backgroundCores > BUSY ? ' ⚠' : ''}`,
+        ];
+      }),
+      ['---', '---', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:'],
+    ),
+    '',
+  );
+  return out;
+}
 
+/** What each operation would cost on Amazon DynamoDB. */
+function renderCost(results: BenchResults): string[] {
+  if (!(results.runs.length > 0 || results.costs.length > 0)) return [];
+  const { config } = results;
+  const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
+  const out: string[] = [];
+  out.push('## Cost per operation (Amazon DynamoDB model)', '');
+  out.push(
+    `Priced from the items on the wire during a cost pass (${config.costSamples} requests per operation and system, through a recording proxy): ` +
+      'item size = attribute names + values; reads 4 KB units (GetItem/BatchGetItem per item, a Query per total), halved when eventually consistent (GSI1 queries); ' +
+      'writes 1 KB units of the larger of before/after image, doubled in transactions; index writes (GSI1, LSI1) priced as plain writes of the item’s size, two when the index key moves. ' +
+      'DynamoDB Local reports a flat figure for transactions, hence the difference.',
+    '',
+  );
+  out.push(
+    table(
+      [
+        'operation',
+        'system',
+        'requests (API calls)',
+        'RCU',
+        'RCU if eventually consistent',
+        'WCU table',
+        'WCU index',
+        'items',
+        'avg item B',
+        'KB from DynamoDB',
+        'Local RCU / WCU',
+      ],
+      results.costs.map((cost) => [
+        cost.op,
+        label(cost.variant),
+        `${compact(cost.amazon.requests)} (${Object.entries(cost.amazon.byOperation)
+          .map(([name, count]) => `${compact(count)} ${name}`)
+          .join(', ')})`,
+        n(cost.amazon.readUnits),
+        n(cost.amazon.eventualReadUnits),
+        n(cost.amazon.writeUnits),
+        n(cost.amazon.indexWriteUnits),
+        n(cost.amazon.items),
+        n(cost.amazon.averageItemBytes, 0),
+        n(cost.amazon.wireBytes / 1024),
+        `${n(cost.reported.readCapacityUnits)} / ${n(cost.reported.writeCapacityUnits)}`,
+      ]),
+    ),
+    '',
+  );
+  return out;
+}
+
+/** A deep page of a big partition against page 1. */
+function renderScale(results: BenchResults): string[] {
+  const { dataset } = results;
+  const out: string[] = [];
   const scale = results.scale;
   if (scale) {
     out.push('## Scale', '');
@@ -254,7 +264,13 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
+/** Where the time goes: single round trips and the experiments. */
+function renderTimeSpent(results: BenchResults): string[] {
+  const label = (key: string) => results.variants.find((v) => v.key === key)?.label ?? key;
+  const out: string[] = [];
   const { roundTrips, rows } = results.experiments;
   if (roundTrips.length > 0 || rows.length > 0) {
     out.push('## Where the time goes', '');
@@ -340,7 +356,13 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
+/** The operations and the fewest requests each needs. */
+function renderOperations(results: BenchResults): string[] {
+  const title = (id: string) => results.operations.find((op) => op.id === id)?.title ?? id;
+  const out: string[] = [];
   if (results.operations.length > 0) {
     out.push('## Operations', '');
     out.push(
@@ -351,9 +373,31 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
+
+/** How to run it again. */
+function renderReproduce(): string[] {
+  const out: string[] = [];
   out.push(
     'Reproduce: `npm run bench` (flags and BENCH_* variables: `npm run bench -- --help`); `npm run bench:scale` runs only the scale test, on a partition of 100,000 orders.',
     '',
   );
-  return out.join('\n');
+  return out;
+}
+
+/** Renders a run's results as the markdown written to bench/results/latest.md and stdout. */
+export function renderMarkdown(results: BenchResults): string {
+  const sections = [
+    renderIntro,
+    renderTargets,
+    renderAgainstRaw,
+    renderResults,
+    renderCost,
+    renderScale,
+    renderTimeSpent,
+    renderOperations,
+    renderReproduce,
+  ];
+  return sections.flatMap((section) => section(results)).join('\n');
 }

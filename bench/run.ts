@@ -18,12 +18,10 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import type { LocalDynamo } from '../src/db/local.js';
 import { loadBenchConfig, usage } from './config.js';
-import type { BenchConfig } from './config.js';
 import { costOf } from './costPass.js';
 import type { CostRow } from './costPass.js';
 import { startCostProxy } from './costProxy.js';
 import { buildDataset, seedDataset } from './dataset.js';
-import type { SeedReport } from './dataset.js';
 import { runExperiments } from './experiments.js';
 import type { ExperimentResults } from './experiments.js';
 import { runLoadWhenQuiet, warmUp } from './load.js';
@@ -33,49 +31,15 @@ import type { Operation } from './operations.js';
 import { backgroundMeter, cpuMs, PROJECT_ROOT, waitUntilIdle } from './procs.js';
 import type { Child } from './procs.js';
 import { renderMarkdown } from './report.js';
+import { toJson } from './results.js';
+import type { BenchResults, RunRow } from './results.js';
 import { combineRounds } from './rounds.js';
-import type { RoundValues } from './rounds.js';
 import { evaluateTargets } from './targets.js';
-import type { TargetRow } from './targets.js';
 import { runScale } from './scale.js';
 import type { ScaleResult } from './scale.js';
 import { isTablegraphVariant, JWT_SECRET, startSystem, SYSTEMS, VARIANTS } from './systems.js';
 import type { SystemId, Variant } from './systems.js';
 import { silenceSdkNodeVersionNotice } from '../src/runMain.js';
-
-export interface RunRow extends LoadResult {
-  op: string;
-  variant: string;
-  /** Each round's figures (`--rounds`); the row's own are their medians. Absent in older results. */
-  rounds?: RoundValues;
-}
-
-export interface BenchResults {
-  generatedAt: string;
-  totalSeconds: number;
-  /** Seconds each phase took: start-up and seeding, cost pass, load, scale, experiments. */
-  phases: Record<string, number>;
-  environment: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string };
-  config: BenchConfig;
-  dataset: {
-    users: number;
-    buyers: number;
-    products: number;
-    categories: number;
-    orders: number;
-    scaleOrders: number;
-    tableItems: number;
-    seeding: SeedReport;
-  };
-  operations: { id: string; title: string; levels: { requests: number; why: string } }[];
-  /** `tablegraph`: served by tablegraph (the server or the server with a lever off). */
-  variants: { key: string; label: string; tablegraph?: boolean }[];
-  costs: CostRow[];
-  runs: RunRow[];
-  scale: ScaleResult | undefined;
-  experiments: ExperimentResults;
-  targets: TargetRow[];
-}
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -403,25 +367,6 @@ async function main(): Promise<void> {
   progress(
     `\nwrote ${path.relative(process.cwd(), dir)}/${config.resultsName}.md and .json in ${results.totalSeconds.toFixed(0)} s`,
   );
-}
-
-/** Keeps latest.json small: 2 decimals are plenty for milliseconds and capacity units. */
-function roundNumbers(_key: string, value: unknown): unknown {
-  return typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 100) / 100 : value;
-}
-
-/** JSON with the top levels indented and every array element (a run, a cost row...) on one line: small and diff-friendly. */
-function toJson(value: unknown, indent = ''): string {
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    return `[\n${value.map((element) => `${inner}${JSON.stringify(element, roundNumbers)}`).join(',\n')}\n${indent}]`;
-  }
-  if (typeof value === 'object' && value !== null && indent.length < 4) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    return `{\n${entries.map(([key, v]) => `${inner}${JSON.stringify(key)}: ${toJson(v, inner)}`).join(',\n')}\n${indent}}`;
-  }
-  return JSON.stringify(value, roundNumbers) ?? 'null';
 }
 
 main().catch(async (error: unknown) => {

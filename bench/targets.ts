@@ -3,7 +3,7 @@
  * shared 2-core machine are evidence, not a test.
  */
 import { CPU_GOAL, P50_GOAL, ratioRows } from './ratios.js';
-import type { BenchResults, RunRow } from './run.js';
+import type { BenchResults, RunRow } from './results.js';
 
 export interface TargetRow {
   target: string;

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PERFORMANCE_DOC, performanceDoc } from './performanceDoc.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { projectRoot } from '../src/projectRoot.js';
 
 const read = (name: string) =>

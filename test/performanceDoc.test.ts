@@ -8,7 +8,7 @@ import {
   renderGapTable,
   replaceGenerated,
 } from '../bench/performanceDoc.js';
-import type { BenchResults } from '../bench/run.js';
+import type { BenchResults } from '../bench/results.js';
 import { projectRoot } from '../src/projectRoot.js';
 
 const read = (file: string) => readFileSync(path.join(projectRoot(), file), 'utf8');

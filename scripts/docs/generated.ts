@@ -5,11 +5,13 @@ import { projectRoot } from '../../src/projectRoot.js';
 import { renderConfiguration } from './configuration.js';
 import { renderErrors } from './errors.js';
 import { renderLayers } from './layers.js';
+import { renderSecurity } from './security.js';
 
 const PAGES: { name: string; render: () => string }[] = [
   { name: 'configuration.md', render: renderConfiguration },
   { name: 'errors.md', render: renderErrors },
   { name: 'decisions/layers.md', render: renderLayers },
+  { name: 'security.md', render: renderSecurity },
 ];
 
 export async function generatedDocs(): Promise<{ file: string; text: string }[]> {

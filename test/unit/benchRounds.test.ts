@@ -3,7 +3,7 @@ import { loadBenchConfig } from '../../bench/config.js';
 import type { LoadResult } from '../../bench/load.js';
 import { renderRatioTable } from '../../bench/ratios.js';
 import { combineRounds, median, pairedRatio } from '../../bench/rounds.js';
-import type { BenchResults, RunRow } from '../../bench/run.js';
+import type { BenchResults, RunRow } from '../../bench/results.js';
 
 const aRound = ({
   p50 = 10,

@@ -1,7 +1,8 @@
 /**
  * Which browser origins may call the API: CORS for HTTP (the `cors` package) and the same
  * allow-list for WebSocket upgrades. Off by default: no origin but the server's own is allowed
- * until CORS_ORIGINS names some; development also allows http://localhost:<any port>.
+ * until CORS_ORIGINS names some; development also allows http://localhost, http://127.0.0.1 and
+ * http://[::1] on any port.
  */
 import type http from 'node:http';
 import cors from 'cors';
@@ -9,7 +10,7 @@ import cors from 'cors';
 export interface CorsOptions {
   /** Exact origins, e.g. `https://shop.example.com` (scheme, host and port; no path). */
   origins: readonly string[];
-  /** Also allow http://localhost:<port> and http://127.0.0.1:<port> (development). */
+  /** Also allow http://localhost, http://127.0.0.1 and http://[::1] on any port (development). */
   allowLocalhost: boolean;
 }
 
