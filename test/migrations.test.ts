@@ -197,7 +197,9 @@ describe('a backfill stopped halfway', () => {
     expect(result.applied).toEqual(MIGRATION_IDS);
     expect(lines[0]).toMatch(/resuming at phase \w+ \(\d+ items scanned before, run 2\)/);
     expect(await dataItems(tableName)).toEqual(uninterrupted);
-  });
+    // Two `npm run migrate` processes start here (tsx compiles the CLI each time): on a busy
+    // 2-core machine their start-up alone has taken most of the default 30 s.
+  }, 90_000);
 
   it('by a crash in the middle of a page resumes and ends in the same table', async () => {
     const tableName = await previousReleaseTable(shop);
