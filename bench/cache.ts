@@ -17,7 +17,8 @@ import { productKey } from '../src/table/keys.js';
 import { ChildServers } from '../test/support/childServers.js';
 import { aProduct, anOrder, aUser, store } from '../test/support/factories.js';
 import { tokenFor } from '../test/support/harness.js';
-import { percentile, pollUntil } from '../test/support/load.js';
+import { percentile } from '../test/support/load.js';
+import { waitUntil } from '../test/support/waitUntil.js';
 import { USER_ORDERS_QUERY } from './operations.js';
 import { startChild } from './procs.js';
 import type { Child } from './procs.js';
@@ -104,10 +105,9 @@ try {
   });
   const rawUrl = raw.url;
   const page = { operationName: 'CategoryPage', query: CATEGORY_PAGE_QUERY };
-  await pollUntil(
-    () => ask(cached.url, { ...page, variables: { category: categories[0] } }),
-    (answer) => answer.status !== 'bypass',
-    { timeoutMs: 30_000, description: 'a live invalidation feed' },
+  await waitUntil(
+    async () => (await ask(cached.url, { ...page, variables: { category: categories[0] } })).status !== 'bypass',
+    { timeoutMs: 30_000, intervalMs: 100, what: 'a live invalidation feed' },
   );
 
   // Interleaved rounds: each system in turn, the same requests.

@@ -14,7 +14,7 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import { ChildServers } from '../test/support/childServers.js';
 import { aProduct, store } from '../test/support/factories.js';
 import { tokenFor } from '../test/support/harness.js';
-import { pollUntil } from '../test/support/load.js';
+import { waitUntil } from '../test/support/waitUntil.js';
 import { RedisServer } from '../test/support/redisServer.js';
 import { checkStaleReads, STOCK_QUERY, summarize } from '../test/support/staleReads.js';
 import type { StaleCheckReport } from '../test/support/staleReads.js';
@@ -45,17 +45,17 @@ try {
   const apis = await Promise.all([0, 1, 2].map(() => children.start(local.endpoint, tableName, apiEnv)));
   const variables = { productId: product.productId, category: product.category };
   for (const api of apis) {
-    await pollUntil(
+    await waitUntil(
       async () => {
         const response = await fetch(api.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: admin },
           body: JSON.stringify({ query: STOCK_QUERY, variables, extensions: { cache: true } }),
         });
-        return ((await response.json()) as { extensions?: { cache?: { status?: string } } }).extensions?.cache?.status;
+        const answer = (await response.json()) as { extensions?: { cache?: { status?: string } } };
+        return answer.extensions?.cache?.status !== 'bypass';
       },
-      (status) => status !== 'bypass',
-      { timeoutMs: 30_000, description: 'a live invalidation feed' },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'a live invalidation feed' },
     );
   }
   const started = performance.now();

@@ -183,7 +183,7 @@ export function percentile(values: readonly number[], p: number): number {
 
 /**
  * `waitUntil` over a probe and a condition on its value: the value that met it and how long it
- * took. Kept for the cache benchmarks; tests call `waitUntil` (./waitUntil.ts).
+ * took, for callers that report it. Built on `waitUntil` (./waitUntil.ts), the one wait-or-timeout.
  */
 export async function pollUntil<T>(
   probe: () => Promise<T>,
