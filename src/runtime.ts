@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
-import { DEFAULT_LIMITS } from './config/index.js';
+import { DEFAULT_DOCUMENTS_REFRESH_MS, DEFAULT_LIMITS } from './config/index.js';
 import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config/index.js';
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
@@ -58,7 +58,7 @@ export interface RuntimeOptions {
   /** Run only trusted documents (the server's manifest and the registry's app manifests). */
   persistedOnly?: boolean;
   /**
-   * How often the trusted-documents registry is read again (default 5000 ms). `timer` polls in
+   * How often the trusted-documents registry is read again (default: DOCUMENTS_REFRESH_MS's). `timer` polls in
    * the background; `on-request` (Lambda, where no timer runs while a function is frozen) leaves
    * it to the caller, through `documents.freshen()` before each request.
    */
@@ -68,7 +68,7 @@ export interface RuntimeOptions {
   metricsRegistry?: boolean;
   /** Metrics the caller made (the Lambda's, written as EMF lines): used instead of a registry of the runtime's own. */
   useMetrics?: Metrics | undefined;
-  /** Recent events held for SSE streams that resume with Last-Event-ID (default 1000). */
+  /** Recent events held for SSE streams that resume with Last-Event-ID (default: SSE_REPLAY_EVENTS's). */
   sseReplayEvents?: number | undefined;
   /**
    * Run a stream consumer (`inProcessConsumer` of runtimeConsumer.ts): it keeps soldCount up to
@@ -128,7 +128,7 @@ export async function createRuntime({
   limits = DEFAULT_LIMITS,
   introspection = true,
   persistedOnly = false,
-  documentsRefreshMs = 5_000,
+  documentsRefreshMs = DEFAULT_DOCUMENTS_REFRESH_MS,
   documentsPolling = 'timer',
   metricsRegistry = true,
   useMetrics,

@@ -65,3 +65,6 @@ export function executorConfig(env: Env = process.env): ExecutorConfig {
     maxBytes: integer(env, 'COMPILED_DOCUMENTS_MAX_BYTES'),
   };
 }
+
+/** DOCUMENTS_REFRESH_MS's default. */
+export const DEFAULT_DOCUMENTS_REFRESH_MS: number = integer({}, 'DOCUMENTS_REFRESH_MS');

@@ -72,3 +72,6 @@ export function readConsumer(env: Env): ConsumerConfig {
     streamPollMs: integer(env, 'STREAM_POLL_MS'),
   };
 }
+
+/** STREAM_POLL_MS's default. */
+export const DEFAULT_STREAM_POLL_MS: number = integer({}, 'STREAM_POLL_MS');

@@ -42,5 +42,11 @@ export function readSubscriptions(env: Env): SubscriptionsConfig {
   };
 }
 
+const DEFAULTS = readSubscriptions({});
+/** SSE_REPLAY_EVENTS's default. */
+export const DEFAULT_SSE_REPLAY_EVENTS: number = DEFAULTS.sseReplayEvents;
+/** EVENT_DEDUPE_WINDOW's default. */
+export const DEFAULT_EVENT_DEDUPE_WINDOW: number = DEFAULTS.eventDedupeWindow;
+
 /** The WebSocket bounds of an empty environment: the spec's defaults. */
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = readWebSocketLimits({});

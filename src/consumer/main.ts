@@ -1,7 +1,7 @@
 /**
  * `npm run consumer`: stream processing on its own, for N API instances on Redis. It reads the
  * table's stream (soldCount, order events), publishes the events to Redis (REDIS_URL), and
- * serves only /healthz, /readyz and /metrics on CONSUMER_PORT (default 9464; 0 picks a free port,
+ * serves only /healthz, /readyz and /metrics on CONSUMER_PORT (0 picks a free port,
  * logged), with the API's handlers.
  *
  * Run two or more for fail-over: they share the checkpoints and leases of one consumer name

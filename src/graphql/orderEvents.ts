@@ -15,18 +15,13 @@ import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { OrderEventModel } from '../events/orderEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
+import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
 /**
  * Events a subscriber has not taken yet. A client that reads slower than events arrive loses
  * the oldest ones rather than growing the server's memory without bound.
  */
 export const MAX_PENDING_EVENTS = 100;
-
-/** Default of EVENT_DEDUPE_WINDOW: how many recent events' `seq` an instance remembers. */
-export const DEFAULT_DEDUPE_WINDOW = 10_000;
-
-/** Events kept for resuming streams (SSE `Last-Event-ID`), by default. */
-export const DEFAULT_REPLAY_EVENTS = 1000;
 
 /** Stream sequence numbers are decimal strings of up to 40 digits: compared as numbers. */
 export const SEQ_PATTERN = /^\d{1,40}$/;
@@ -50,8 +45,8 @@ export class OrderEvents {
    */
   constructor(
     bus: EventBus = new InProcessEventBus(),
-    private readonly replayEvents = DEFAULT_REPLAY_EVENTS,
-    dedupeWindow = DEFAULT_DEDUPE_WINDOW,
+    private readonly replayEvents = DEFAULT_SSE_REPLAY_EVENTS,
+    dedupeWindow = DEFAULT_EVENT_DEDUPE_WINDOW,
   ) {
     // Each subscription adds a listener; thousands of subscribers are fine.
     this.emitter.setMaxListeners(0);

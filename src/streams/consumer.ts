@@ -41,6 +41,7 @@ import type { PublishOrderEvent, StreamLog } from './processor.js';
 import type { ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
 import { findStreamArn } from './shards.js';
+import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
 
 export type { BatchReport, RoundReport, StreamConsumerEvents } from './consumerEvents.js';
 
@@ -55,7 +56,7 @@ export interface StreamConsumerOptions {
   consumerName?: string | undefined;
   /** Where a consumer without any checkpoint starts; default TRIM_HORIZON (see above). */
   initialPosition?: 'TRIM_HORIZON' | 'LATEST' | undefined;
-  /** Pause between polls while every shard is idle; default 200 ms. */
+  /** Pause between polls while every shard is idle; default: STREAM_POLL_MS's. */
   pollIntervalMs?: number | undefined;
   /** How often the shard list is read again (also after any shard ends); default 10 s. */
   shardRefreshMs?: number | undefined;
@@ -111,7 +112,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.options = options;
     this.log = options.log ?? noLog;
     this.consumerName = options.consumerName ?? 'default';
-    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_STREAM_POLL_MS;
     this.shardRefreshMs = options.shardRefreshMs ?? 10_000;
     this.backoff = { maxAttempts: Infinity, ...(options.backoff ?? { baseDelayMs: 100, maxDelayMs: 5000 }) };
     if (options.onBatch) {
