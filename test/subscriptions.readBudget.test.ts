@@ -132,8 +132,7 @@ describe.each(TRANSPORTS)('subscribing over %s', (transport) => {
       ],
     });
     // The next token comes 1200 s (3600 s / 3) after the first was taken, less the time gone by.
-    const retryAfter = (refused as unknown as { errors: { extensions: { retryAfterSeconds: number } }[] }).errors[0]
-      ?.extensions.retryAfterSeconds;
+    const retryAfter = refused.open ? undefined : Number(refused.errors[0]?.extensions?.retryAfterSeconds);
     expect(retryAfter).toBeLessThanOrEqual(1200);
     expect(retryAfter).toBeGreaterThanOrEqual(1200 - Math.ceil((Date.now() - firstRead) / 1000));
     expect(reads.count).toBe(PER_VIEWER);
