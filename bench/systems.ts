@@ -148,6 +148,9 @@ export async function startSystem(
           // Comparisons with the raw chain measure execution, not the response cache (it would
           // bypass anyway without a feed; off, it does no work at all). `npm run bench:cache` measures it.
           RESPONSE_CACHE: 'off',
+          // The trusted-documents registry is polled every 5 s by default: a Query the cost pass's
+          // proxy would count against whichever request it fell beside. The bench uses none.
+          DOCUMENTS_REFRESH_MS: '3600000',
         }
       : {}),
     ...spec.env,
