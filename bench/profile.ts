@@ -53,9 +53,10 @@ const PACKAGE_LAYERS: [RegExp, string][] = [
   [/^(@smithy|@aws-sdk|@aws-crypto)\//, 'AWS SDK (signing, HTTP, (un)marshalling)'],
   [/^graphql\//, 'graphql-js (parse, validate, execute)'],
   [/^@apollo\//, 'Apollo Server (request pipeline, plugins)'],
+  [/^@as-integrations\/|^(express|router|body-parser|finalhandler|send|qs)\//, 'Express'],
   [
-    /^@as-integrations\/|^(express|router|body-parser|raw-body|on-finished|finalhandler|send|qs|type-is|content-type|iconv-lite|depd|mime|negotiator|accepts)\//,
-    'Express + body parsing',
+    /^(raw-body|on-finished|type-is|content-type|iconv-lite|depd|mime|negotiator|accepts)\//,
+    'HTTP helpers (content negotiation, body types)',
   ],
   [/^@escape\.tech\//, 'graphql-armor'],
   [/^graphql-query-complexity\//, 'graphql-query-complexity'],

@@ -40,7 +40,7 @@ function renderIntro(results: BenchResults): string[] {
   if (results.runs.length > 0) {
     out.push(
       `Each cell: ${config.warmupSeconds} s warm-up, then ${(config.rounds ?? 1) > 1 ? `${config.rounds} rounds of ` : ''}${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
-        'Systems: **tablegraph** (`node --import tsx src/main.ts` with LOG_LEVEL=warn, NODE_ENV=development, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
+        'Systems: **tablegraph** (`node --import tsx src/main.ts` with NODE_ENV=production as deployed, LOG_LEVEL=warn, RESPONSE_CACHE=off, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
         '**raw chain, one request per level** (raw SDK calls in the order of the server with item-collection fusion off), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). ' +
         'All are separate processes; CPU and RSS are read from /proc for the system’s process.' +
         ((config.rounds ?? 1) > 1

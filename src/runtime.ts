@@ -83,7 +83,7 @@ export interface RuntimeOptions {
   bus?: EventBus | undefined;
   /** How many recent events' `seq` this instance remembers to deliver each change once (EVENT_DEDUPE_WINDOW). */
   eventDedupeWindow?: number | undefined;
-  /** Seconds an anonymous GET of a public persisted document may be cached (default 0: never). */
+  /** Seconds an anonymous GET of a public persisted document may be cached (unset: never). */
   cacheMaxAgeSeconds?: number;
   /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
   costDetails?: CostDetails;

@@ -25,6 +25,11 @@ import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js
 import { decodeEnvelope, encodeEnvelope } from './eventSchema.js';
 import type { OrderEventModel } from './orderEvent.js';
 
+/** Redis reconnects: quick at first (a restart takes a moment), then no more than every 2 s. */
+const RECONNECT_BACKOFF = { baseDelayMs: 50, maxDelayMs: 2000 };
+/** Rejected (unsigned or forged) messages are counted always, and logged at most this often. */
+const REJECTED_WARNING_INTERVAL_MS = 60_000;
+
 export interface RedisEventBusOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://` for TLS. */
   url: string;
@@ -32,13 +37,13 @@ export interface RedisEventBusOptions {
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Listen to the channel too (default true); a consumer that only publishes says false. */
   subscribe?: boolean | undefined;
-  /** Reconnect backoff: doubling from `baseDelayMs` up to `maxDelayMs` (default 50 ms to 2 s). */
+  /** Reconnect backoff: doubling from `baseDelayMs` up to `maxDelayMs` (default RECONNECT_BACKOFF). */
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
   /** Called when the connection state changes (metrics). */
   onHealth?: ((health: EventBusHealth) => void) | undefined;
   /** EVENT_SIGNING_SECRET: sign what is published, refuse what is received unsigned or forged. */
   signingSecret?: string | undefined;
-  /** At most one warning about rejected messages per this many ms (default 60 s). */
+  /** At most one warning about rejected messages per this many ms (default REJECTED_WARNING_INTERVAL_MS). */
   warnIntervalMs?: number | undefined;
 }
 
@@ -80,7 +85,7 @@ export class RedisEventBus implements EventBus {
     this.options = options;
     this.listening = options.subscribe ?? true;
     this.channel = orderEventsChannel(options.tableName);
-    const { baseDelayMs, maxDelayMs } = options.backoff ?? { baseDelayMs: 50, maxDelayMs: 2000 };
+    const { baseDelayMs, maxDelayMs } = options.backoff ?? RECONNECT_BACKOFF;
     const common: RedisOptions = {
       // Never give up reconnecting; the delay doubles up to the cap.
       retryStrategy: (times) => Math.min(baseDelayMs * 2 ** Math.min(times - 1, 16), maxDelayMs),
@@ -221,7 +226,7 @@ export class RedisEventBus implements EventBus {
     this.rejectedCount++;
     this.unreported++;
     const now = performance.now();
-    if (now - this.lastWarnAt < (this.options.warnIntervalMs ?? 60_000)) return;
+    if (now - this.lastWarnAt < (this.options.warnIntervalMs ?? REJECTED_WARNING_INTERVAL_MS)) return;
     this.options.log.warn(
       { channel: this.channel, reason, rejected: this.unreported, rejectedTotal: this.rejectedCount },
       'order events on redis rejected (dropped)',

@@ -45,6 +45,13 @@ import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
 
 export type { BatchReport, RoundReport, StreamConsumerEvents } from './consumerEvents.js';
 
+/** New shards appear when DynamoDB splits or rolls one over: looked for this often. */
+const SHARD_REFRESH_MS = 10_000;
+/** GetRecords returns at most this many records per call. */
+const MAX_BATCH_SIZE = 1000;
+/** After a failed read: retried soon, then no more than every 5 s while DynamoDB keeps failing. */
+const ERROR_BACKOFF = { baseDelayMs: 100, maxDelayMs: 5000 };
+
 export interface StreamConsumerOptions {
   /** The table's clients: DescribeTable, the processing's writes and the checkpoints. */
   dynamo: Dynamo;
@@ -58,11 +65,11 @@ export interface StreamConsumerOptions {
   initialPosition?: 'TRIM_HORIZON' | 'LATEST' | undefined;
   /** Pause between polls while every shard is idle; default: STREAM_POLL_MS's. */
   pollIntervalMs?: number | undefined;
-  /** How often the shard list is read again (also after any shard ends); default 10 s. */
+  /** How often the shard list is read again (also after any shard ends); default SHARD_REFRESH_MS. */
   shardRefreshMs?: number | undefined;
-  /** GetRecords Limit; default 1000 (the maximum). */
+  /** GetRecords Limit; default GetRecords' maximum (MAX_BATCH_SIZE). */
   batchSize?: number | undefined;
-  /** Backoff after an error, per shard; attempts never run out. Default 100 ms doubling to 5 s. */
+  /** Backoff after an error, per shard; attempts never run out. Default ERROR_BACKOFF. */
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
   /** Items processed at once within a batch (see processRecords). */
   concurrency?: number | undefined;
@@ -113,8 +120,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.log = options.log ?? noLog;
     this.consumerName = options.consumerName ?? 'default';
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_STREAM_POLL_MS;
-    this.shardRefreshMs = options.shardRefreshMs ?? 10_000;
-    this.backoff = { maxAttempts: Infinity, ...(options.backoff ?? { baseDelayMs: 100, maxDelayMs: 5000 }) };
+    this.shardRefreshMs = options.shardRefreshMs ?? SHARD_REFRESH_MS;
+    this.backoff = { maxAttempts: Infinity, ...(options.backoff ?? ERROR_BACKOFF) };
     if (options.onBatch) {
       const onBatch = options.onBatch;
       this.on('batch', (batch) => {
@@ -140,7 +147,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.arn = arn;
     this.store = store;
     const { streams } = this.options;
-    const batchSize = this.options.batchSize ?? 1000;
+    const batchSize = this.options.batchSize ?? MAX_BATCH_SIZE;
     const shards = new ShardSet({ streams, streamArn: arn, store, batchSize, backoff: this.backoff, log: this.log });
     this.shards = shards;
     this.stopping = false;

@@ -54,7 +54,7 @@ export interface ProcessorDeps {
   /** Called once per event, after the record's soldCount change is durable. A throw fails the record. */
   publish?: PublishOrderEvent | undefined;
   log?: StreamLog | undefined;
-  /** How many items' records are processed at once (records of one item always in order). Default 8. */
+  /** How many items' records are processed at once (records of one item always in order). Default DEFAULT_CONCURRENCY. */
   concurrency?: number | undefined;
   /**
    * The lease tenure the records are read under: every soldCount transaction is conditioned on
