@@ -10,7 +10,7 @@
  * (a 304 to a matching If-None-Match). A refusal before Apollo answers in GraphQL's shape
  * (`{ errors }`, `private, no-store`) and is logged and counted by the reporter like any other.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import { GraphQLError } from 'graphql';
@@ -18,7 +18,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { ErrorCode } from '../errors.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { Transport } from './admission.js';
-import { NO_STORE } from './httpCaching.js';
+import { etagOf, NO_STORE } from './httpCaching.js';
 import { BodyRefused, parseJsonBody, readBody } from './httpBody.js';
 import type { BodySource } from './httpBody.js';
 import { operationRequestOf, withPersistedQuery } from './operationRequest.js';
@@ -63,10 +63,6 @@ export function mediaTypeOf(contentType: string | undefined): { essence: string;
     .find((value) => value !== undefined);
   return { essence: essence.trim().toLowerCase(), charset };
 }
-
-/** Weak: the same JSON may be sent gzip- or br-encoded, which a strong ETag would have to tell apart. */
-export const etagOf = (body: string): string =>
-  `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
 /** RFC 9110's If-None-Match with the weak comparison, as `fresh` (Express) reads it. */
 export function isFresh(headers: HeaderMap, etag: string): boolean {

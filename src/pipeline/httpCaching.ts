@@ -7,12 +7,21 @@
  * If-None-Match.) `documentReadsOnlyPublicData` is the static judgement of a document, which the
  * response cache scopes its entries by.
  */
+import { createHash } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.js';
 import { isPublicTag } from '../table/dependencies.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
+
+/**
+ * The ETag of an answer's JSON, whoever computes it (the HTTP handler, the response cache for an
+ * entry). Weak: the same JSON may be sent gzip- or br-encoded, which a strong ETag would have to
+ * tell apart.
+ */
+export const etagOf = (json: string): string =>
+  `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 
 /** Query fields that read only public data. */
 const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);

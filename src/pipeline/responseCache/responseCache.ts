@@ -15,7 +15,7 @@
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
  *   a stored answer is written there too, and every invalidation bumps its tags there.
  */
-import { createHash } from 'node:crypto';
+import { etagOf } from '../httpCaching.js';
 import { OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -76,8 +76,6 @@ export interface ResponseCacheStats {
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
 
 export type ResponseCache = ReturnType<typeof createResponseCache>;
-
-const etagOf = (json: string): string => `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 
 export function createResponseCache(options: ResponseCacheOptions) {
   const stats: ResponseCacheStats = { hits: 0, misses: 0, bypasses: 0, evictions: 0, notStored: {} };
