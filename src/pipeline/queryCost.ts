@@ -10,8 +10,16 @@
  * graphql-armor's own cost limit counts fields without list sizes, so this one
  * (graphql-query-complexity, run after variables are known) replaces it.
  */
-import { getNamedType, getNullableType, isInterfaceType, isListType, isObjectType } from 'graphql';
-import type { GraphQLField, GraphQLSchema } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+} from 'graphql';
+import type { DocumentNode, GraphQLField, GraphQLSchema, TypeNode } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE, INPUT_LIMITS, MAX_CATEGORIES, MAX_PAGE_SIZE, MAX_USER_ERRORS } from '../table/limits.js';
@@ -102,10 +110,48 @@ const ownersBySchema = new WeakMap<GraphQLSchema, Map<unknown, string>>();
  * Costs already worked out, per document: the cost is a pure function of the schema, the
  * document, the operation and the variables, and a repeated request (a cache hit above all)
  * need not walk its document again. The limit is still checked on every request.
+ *
+ * Only the variables that can change the estimate are part of the key: the estimator reads
+ * numbers (`first`, `last`), list lengths (`ids`) and booleans (@skip/@include), never the
+ * text of a `String` or `ID`. A string given for a variable declared `String` or `ID` (any
+ * string coerces to either) is therefore keyed as "a string", so the page of every user's
+ * orders, whatever the user, is worked out once. Any other value, and every variable of another
+ * type, is keyed as it is.
  */
-const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, number>>>();
-/** Variable sets remembered per document, at most (the oldest go first). */
+const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, Costs>>>();
+/** Variable sets remembered per document and operation, at most (the oldest go first). */
 const COSTS_PER_DOCUMENT = 256;
+
+interface Costs {
+  /** The operation's variables whose string values cannot change its cost. */
+  textVariables: ReadonlySet<string>;
+  byVariables: Map<string, number>;
+}
+
+/** `String`, `ID`, `String!` or `ID!`: a type any string coerces to. */
+const isTextType = (type: TypeNode): boolean => {
+  const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
+  return named.kind === Kind.NAMED_TYPE && (named.name.value === 'String' || named.name.value === 'ID');
+};
+
+function textVariablesOf(document: DocumentNode, operationName: string | undefined): Set<string> {
+  const operation = getOperationAST(document, operationName);
+  const names = new Set<string>();
+  for (const definition of operation?.variableDefinitions ?? []) {
+    if (isTextType(definition.type)) names.add(definition.variable.name.value);
+  }
+  return names;
+}
+
+/** The key of `variables` among the costs of one operation (see above). */
+function variablesKey(variables: Record<string, unknown>, textVariables: ReadonlySet<string>): string {
+  if (textVariables.size === 0) return JSON.stringify(variables);
+  const keyed: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    keyed[name] = typeof value === 'string' && textVariables.has(name) ? { text: true } : value;
+  }
+  return JSON.stringify(keyed);
+}
 
 export function queryCost(
   schema: GraphQLSchema,
@@ -115,14 +161,22 @@ export function queryCost(
 ): number {
   let byDocument = costsBySchema.get(schema);
   if (!byDocument) costsBySchema.set(schema, (byDocument = new WeakMap()));
-  let costs = byDocument.get(query);
-  if (!costs) byDocument.set(query, (costs = new Map<string, number>()));
-  const key = `${operationName ?? ''}\0${JSON.stringify(variables)}`;
-  const known = costs.get(key);
+  let byOperation = byDocument.get(query);
+  if (!byOperation) byDocument.set(query, (byOperation = new Map<string, Costs>()));
+  const name = operationName ?? '';
+  let costs = byOperation.get(name);
+  if (!costs) {
+    costs = { textVariables: textVariablesOf(query, operationName), byVariables: new Map() };
+    // A document's operations are few (the parser's token limit bounds them).
+    byOperation.set(name, costs);
+  }
+  const key = variablesKey(variables, costs.textVariables);
+  const known = costs.byVariables.get(key);
   if (known !== undefined) return known;
   const cost = computeCost(schema, query, variables, operationName);
-  if (costs.size >= COSTS_PER_DOCUMENT) costs.delete(costs.keys().next().value as string);
-  costs.set(key, cost);
+  if (costs.byVariables.size >= COSTS_PER_DOCUMENT)
+    costs.byVariables.delete(costs.byVariables.keys().next().value as string);
+  costs.byVariables.set(key, cost);
   return cost;
 }
 

@@ -17,3 +17,25 @@ describe('queryCost of a repeated request', () => {
     expect(queryCost(schema, document, { category: 'c', first: 100 }, 'Page')).toBe(large);
   });
 });
+
+describe('queryCost remembered across requests', () => {
+  const page = parse(`query Orders($userId: ID!, $first: Int, $status: OrderStatus) {
+    user(userId: $userId) { orders(first: $first, status: $status) { nodes { orderId } } }
+  }`);
+
+  it('is the same for every text a String or ID variable holds, and still follows the numbers', () => {
+    const alice = queryCost(schema, page, { userId: 'alice', first: 5 }, 'Orders');
+    expect(queryCost(schema, page, { userId: 'bob', first: 5 }, 'Orders')).toBe(alice);
+    expect(queryCost(schema, page, { userId: 'bob', first: 50 }, 'Orders')).toBeGreaterThan(alice);
+  });
+
+  it('still refuses a value that does not coerce, after the same variable held a string', () => {
+    queryCost(schema, document, { category: 'c', first: 2 }, 'Page');
+    expect(() => queryCost(schema, document, { category: 7, first: 2 }, 'Page')).toThrow(/String/);
+    // An enum is not text: a bad value is refused even after a good one was costed.
+    queryCost(schema, page, { userId: 'alice', status: 'PLACED' }, 'Orders');
+    expect(() => queryCost(schema, page, { userId: 'alice', status: 'NOT_A_STATUS' }, 'Orders')).toThrow(
+      /NOT_A_STATUS/,
+    );
+  });
+});
