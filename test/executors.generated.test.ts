@@ -166,7 +166,7 @@ describe('the compiled executor against graphql-js on generated documents', () =
       persistedOnly: false,
       documents: new TrustedDocuments(),
       metrics,
-      executor: { executor: 'differential', maxDocuments: 500, maxBytes: 32 * 1024 * 1024 },
+      executor: { executor: 'differential', minCost: 0, maxDocuments: 500, maxBytes: 32 * 1024 * 1024 },
     });
     injectFaults(pipeline, plans);
   });

@@ -4,7 +4,9 @@ import type { Env } from './read.js';
 
 /** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution.ts). */
 export interface ExecutorConfig {
-  executor: 'graphql-js' | 'compiled' | 'differential';
+  executor: 'auto' | 'graphql-js' | 'compiled' | 'differential';
+  /** With `auto`: the estimated cost from which a query runs compiled. */
+  minCost: number;
   /** Compiled documents kept, at most. */
   maxDocuments: number;
   /** Estimated bytes of the compiled documents kept, at most. */
@@ -61,6 +63,7 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
 export function executorConfig(env: Env = process.env): ExecutorConfig {
   return {
     executor: oneOf(env, 'EXECUTOR'),
+    minCost: integer(env, 'COMPILED_MIN_COST'),
     maxDocuments: integer(env, 'COMPILED_DOCUMENTS_MAX'),
     maxBytes: integer(env, 'COMPILED_DOCUMENTS_MAX_BYTES'),
   };

@@ -8,7 +8,7 @@
  * record is the context's (graphql/context.ts): its client counts into it. `measured` runs an
  * execution, waits for its calls still in flight and remembers what it cost for the report.
  */
-import { createSourceEventStream, execute } from 'graphql';
+import { createSourceEventStream, execute, getOperationAST, OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
@@ -29,6 +29,7 @@ import type { AnswerPart } from './differentialExecutor.js';
 import { DynamoTape } from './dynamoTape.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
+import { queryCost } from './queryCost.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
@@ -71,6 +72,29 @@ export interface Measurement {
 
 export type Execution = ReturnType<typeof createExecution>;
 
+/** COMPILED_MIN_COST's default, for an execution built without settings (tests). */
+const DEFAULT_COMPILED_MIN_COST = 200;
+
+/**
+ * `EXECUTOR=auto`: compiled execution for a query whose estimated cost (the cost limit's
+ * estimate, remembered per document, so this is a look-up) reaches `minCost`, graphql-js for
+ * the rest. Compiling removes graphql-js's per-field work (a resolve info, the arguments, a
+ * promise per async field), which is most of a page of many fields and little of a small
+ * document, where graphql-jit's own per-execution work measured dearer. Mutations and
+ * subscription events stay on graphql-js: they are small, and a mutation measured dearer compiled.
+ */
+export function prefersCompiled(args: ExecutionArgs, minCost: number): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation?.operation !== OperationTypeNode.QUERY) return false;
+  try {
+    const variables = args.variableValues ?? {};
+    return queryCost(args.schema, args.document, variables, operation.name?.value ?? undefined) >= minCost;
+  } catch {
+    // Variables that do not coerce: graphql-js refuses them in its own words.
+    return false;
+  }
+}
+
 /** True once the viewer's token has expired (a viewer without `exp` never does). */
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
@@ -90,7 +114,8 @@ export function createExecution({
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
-  const mode = config?.executor ?? 'graphql-js';
+  const mode = config?.executor ?? 'auto';
+  const minCost = config?.minCost ?? DEFAULT_COMPILED_MIN_COST;
   // The schema is the one every execution is given: the compiled executor binds itself to the first.
   let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
   const compiledFor = (args: ExecutionArgs) =>
@@ -131,6 +156,12 @@ export function createExecution({
   };
 
   const compiledExecute: Execute = (args) => compiledFor(args).execute(args);
+  /** `auto`: the executor that pays for this operation (see prefersCompiled). */
+  const executorFor = (args: ExecutionArgs): Execute => {
+    if (mode === 'compiled') return compiledExecute;
+    if (mode === 'auto' && prefersCompiled(args, minCost)) return compiledExecute;
+    return execute;
+  };
   const differential = createDifferentialExecutor({
     primary: compiledExecute,
     reran: (result) => compiled?.reran(result) ?? false,
@@ -150,7 +181,7 @@ export function createExecution({
   const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> => {
     if (mode === 'differential') return differential(args);
     const cost = (args.contextValue as GraphQLContext).cost;
-    return runMetered(args, budgets, cost, mode === 'compiled' ? compiledExecute : execute);
+    return runMetered(args, budgets, cost, executorFor(args));
   };
   /** `explain` asks the cache for `extensions.cache` (development only). */
   const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {

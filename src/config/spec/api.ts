@@ -35,16 +35,24 @@ export const API_SPEC = {
     readBy: ['server', 'graphql-lambda'],
   },
   EXECUTOR: {
-    type: ['graphql-js', 'compiled', 'differential'],
-    default: 'graphql-js',
+    type: ['auto', 'graphql-js', 'compiled', 'differential'],
+    default: 'auto',
     description:
-      'what executes operations: graphql-js, `compiled` (graphql-jit, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
+      'what executes operations: `auto` (compiled for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), graphql-js, `compiled` (graphql-jit for every operation, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
+    readBy: ['server', 'graphql-lambda'],
+  },
+  COMPILED_MIN_COST: {
+    type: 'integer',
+    default: '200',
+    description:
+      "with `EXECUTOR=auto`, the estimated cost (the cost limit's) from which a query runs compiled: compiling pays on pages of many fields, not on small documents or mutations",
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_DOCUMENTS_MAX: {
     type: 'integer',
     default: '1000',
-    description: 'compiled documents one instance keeps (`EXECUTOR=compiled`); the least recently used go first',
+    description:
+      'compiled documents one instance keeps (`EXECUTOR=auto` or `compiled`); the least recently used go first',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_DOCUMENTS_MAX_BYTES: {
