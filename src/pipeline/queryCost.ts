@@ -115,40 +115,52 @@ const ownersBySchema = new WeakMap<GraphQLSchema, Map<unknown, string>>();
  * numbers (`first`, `last`), list lengths (`ids`) and booleans (@skip/@include), never the
  * text of a `String` or `ID`. A string given for a variable declared `String` or `ID` (any
  * string coerces to either) is therefore keyed as "a string", so the page of every user's
- * orders, whatever the user, is worked out once. Any other value, and every variable of another
+ * orders, whatever the user, is worked out once; a list of strings given for a list of them
+ * (`[ID!]!`, say) is keyed by its length alone. Any other value, and every variable of another
  * type, is keyed as it is.
  */
 const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, Costs>>>();
 /** Variable sets remembered per document and operation, at most (the oldest go first). */
 const COSTS_PER_DOCUMENT = 256;
 
+/** A variable whose strings cannot change the cost: a text (`ID!`) or a list of texts (`[ID!]!`). */
+type TextKind = 'text' | 'texts';
+
 interface Costs {
   /** The operation's variables whose string values cannot change its cost. */
-  textVariables: ReadonlySet<string>;
+  textVariables: ReadonlyMap<string, TextKind>;
   byVariables: Map<string, number>;
 }
 
+const nullable = (type: TypeNode): TypeNode => (type.kind === Kind.NON_NULL_TYPE ? type.type : type);
+
 /** `String`, `ID`, `String!` or `ID!`: a type any string coerces to. */
 const isTextType = (type: TypeNode): boolean => {
-  const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
+  const named = nullable(type);
   return named.kind === Kind.NAMED_TYPE && (named.name.value === 'String' || named.name.value === 'ID');
 };
 
-function textVariablesOf(document: DocumentNode, operationName: string | undefined): Set<string> {
+function textVariablesOf(document: DocumentNode, operationName: string | undefined): Map<string, TextKind> {
   const operation = getOperationAST(document, operationName);
-  const names = new Set<string>();
+  const kinds = new Map<string, TextKind>();
   for (const definition of operation?.variableDefinitions ?? []) {
-    if (isTextType(definition.type)) names.add(definition.variable.name.value);
+    const type = nullable(definition.type);
+    if (isTextType(type)) kinds.set(definition.variable.name.value, 'text');
+    else if (type.kind === Kind.LIST_TYPE && isTextType(type.type)) kinds.set(definition.variable.name.value, 'texts');
   }
-  return names;
+  return kinds;
 }
 
 /** The key of `variables` among the costs of one operation (see above). */
-function variablesKey(variables: Record<string, unknown>, textVariables: ReadonlySet<string>): string {
+function variablesKey(variables: Record<string, unknown>, textVariables: ReadonlyMap<string, TextKind>): string {
   if (textVariables.size === 0) return JSON.stringify(variables);
   const keyed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(variables)) {
-    keyed[name] = typeof value === 'string' && textVariables.has(name) ? { text: true } : value;
+    const kind = textVariables.get(name);
+    if (kind === 'text' && typeof value === 'string') keyed[name] = { text: true };
+    else if (kind === 'texts' && Array.isArray(value) && value.every((item) => typeof item === 'string'))
+      keyed[name] = { texts: value.length };
+    else keyed[name] = value;
   }
   return JSON.stringify(keyed);
 }

@@ -39,3 +39,18 @@ describe('queryCost remembered across requests', () => {
     );
   });
 });
+
+describe('queryCost of a list of ids', () => {
+  const nodes = parse(`query Nodes($ids: [ID!]!) { nodes(ids: $ids) { id } }`);
+
+  it('follows the length of the list, whatever ids it holds', () => {
+    const two = queryCost(schema, nodes, { ids: ['a', 'b'] }, 'Nodes');
+    expect(queryCost(schema, nodes, { ids: ['c', 'd'] }, 'Nodes')).toBe(two);
+    expect(queryCost(schema, nodes, { ids: ['a', 'b', 'c', 'd', 'e'] }, 'Nodes')).toBeGreaterThan(two);
+  });
+
+  it('still refuses a list holding something else than ids', () => {
+    queryCost(schema, nodes, { ids: ['a', 'b'] }, 'Nodes');
+    expect(() => queryCost(schema, nodes, { ids: ['a', null] }, 'Nodes')).toThrow(/non-null|null/i);
+  });
+});
