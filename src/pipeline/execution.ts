@@ -14,6 +14,7 @@ import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
 import type { Viewer } from '../auth/tokens.js';
+import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig } from '../config/index.js';
 import { gateReads, settled } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
@@ -72,9 +73,6 @@ export interface Measurement {
 
 export type Execution = ReturnType<typeof createExecution>;
 
-/** COMPILED_MIN_COST's default, for an execution built without settings (tests). */
-const DEFAULT_COMPILED_MIN_COST = 200;
-
 /**
  * `EXECUTOR=auto`: compiled execution for a query whose estimated cost (the cost limit's
  * estimate, remembered per document, so this is a look-up) reaches `minCost`, graphql-js for
@@ -114,15 +112,16 @@ export function createExecution({
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
-  const mode = config?.executor ?? 'auto';
-  const minCost = config?.minCost ?? DEFAULT_COMPILED_MIN_COST;
+  // Without settings (tests), the settings' defaults.
+  const settings = config ?? executorConfig({});
+  const { executor: mode, minCost } = settings;
   // The schema is the one every execution is given: the compiled executor binds itself to the first.
   let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
   const compiledFor = (args: ExecutionArgs) =>
     (compiled ??= createCompiledExecutor({
       schema: args.schema,
-      maxDocuments: config?.maxDocuments ?? 1000,
-      maxBytes: config?.maxBytes ?? 32 * 1024 * 1024,
+      maxDocuments: settings.maxDocuments,
+      maxBytes: settings.maxBytes,
       onFallback,
     }));
   // The differential executor's record of each context's DynamoDB calls, by its cost record (Apollo
