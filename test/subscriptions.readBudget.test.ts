@@ -82,7 +82,12 @@ async function subscribe(transport: Transport, target: TestServer, token: string
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       return { open: false, errors: ((await response.json()) as { errors: [] }).errors };
     }
-    closers.push(() => abort.abort());
+    // The closer holds the response: fetch cancels the body of a Response that is garbage
+    // collected unread, which would close the stream and end the subscription mid-test.
+    closers.push(() => {
+      abort.abort();
+      void response.body?.cancel().catch(() => undefined);
+    });
   } else {
     const socket = await RawSocket.open(target.url, token);
     closers.push(() => socket.close());
