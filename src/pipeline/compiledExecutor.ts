@@ -255,14 +255,19 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
 
   return {
     execute: run,
-    /** Compiles every operation of `source` now (the trusted documents, at start-up). */
-    precompile(source: string): void {
+    /**
+     * Compiles the operations of `source` now (the trusted documents, at start-up): every one,
+     * or those `wanted` accepts.
+     */
+    precompile(source: string, wanted: (operation: OperationDefinitionNode) => boolean = () => true): void {
       const document = parse(source);
-      for (const definition of document.definitions) {
-        if (definition.kind === Kind.OPERATION_DEFINITION && definition.name) entryFor(document, definition.name.value);
-      }
+      const operations = document.definitions.filter(
+        (definition): definition is OperationDefinitionNode =>
+          definition.kind === Kind.OPERATION_DEFINITION && wanted(definition),
+      );
+      for (const operation of operations) if (operation.name) entryFor(document, operation.name.value);
       // The only operation of a document may be unnamed.
-      if (document.definitions.length === 1) entryFor(document, undefined);
+      if (document.definitions.length === 1 && operations.length === 1) entryFor(document, undefined);
     },
     /** True for an answer graphql-js gave after a compiled run of the same operation (`null-bubbling`). */
     reran: (result: object): boolean => reran.has(result),

@@ -199,13 +199,20 @@ export function createExecution({
   }
 
   return {
-    /** Compiles `sources` now (the trusted documents at start-up), when an executor compiles. */
+    /**
+     * Compiles `sources` now (the trusted documents at start-up), when an executor compiles:
+     * under `auto`, only their queries (a mutation or a subscription event never runs compiled).
+     */
     precompile(schema: ExecutionArgs['schema'], sources: Iterable<string>): void {
       if (mode === 'graphql-js') return;
       const executor = compiledFor({ schema } as ExecutionArgs);
+      const wanted =
+        mode === 'auto'
+          ? (operation: { operation: OperationTypeNode }) => operation.operation === OperationTypeNode.QUERY
+          : undefined;
       for (const source of sources) {
         try {
-          executor.precompile(source);
+          executor.precompile(source, wanted);
         } catch (error) {
           log.warn({ err: error }, 'a trusted document could not be compiled: it will run on graphql-js');
         }

@@ -3,7 +3,7 @@
  * their codes, paths and locations), each document compiled once in a cache bounded by documents
  * and bytes, and the classes graphql-jit answers differently left to graphql-js, counted.
  */
-import { buildSchema, execute, GraphQLError, parse } from 'graphql';
+import { buildSchema, execute, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createCompiledExecutor, staticFallbackOf } from '../../src/pipeline/compiledExecutor.js';
@@ -102,6 +102,18 @@ describe('the compiled executor', () => {
       contextValue: {},
     });
     expect(compiled.size.documents).toBe(1);
+  });
+
+  it('compiles at start-up only the operations it is asked for', () => {
+    const { compiled } = executors();
+    const source = 'query One { item(id: "1") { id } } mutation Both { a b }';
+    compiled.precompile(source, (operation) => operation.operation === OperationTypeNode.QUERY);
+    expect(compiled.size.documents).toBe(1);
+    compiled.precompile(source);
+    expect(compiled.size.documents).toBe(2);
+    const unnamed = executors().compiled;
+    unnamed.precompile('mutation { a }', (operation) => operation.operation === OperationTypeNode.QUERY);
+    expect(unnamed.size.documents).toBe(0);
   });
 
   it('keeps at most its bound of documents, the least recently used going first', async () => {
