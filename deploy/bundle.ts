@@ -46,7 +46,7 @@ export function temporaryFolder(prefix: string): string {
 }
 
 /** The Node.js version the bundle's syntax targets: the project's own minimum. */
-export const BUNDLE_TARGET = 'node20';
+export const BUNDLE_TARGET = 'node24';
 
 // ESM output still meets CommonJS dependencies that call require() for Node built-ins.
 const REQUIRE_SHIM =

@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { cachedBundle } from './bundle.js';
 import type { LambdaName } from './bundle.js';
 
-/** The newest Node.js runtime of Lambda; the bundle's syntax targets the project's Node 20. */
+/** Node.js 24 LTS: the runtime the project itself runs and tests on, and the bundle's target. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 
 /** Where the functions run when Redis is on: private subnets of the stack's VPC. */
