@@ -22,22 +22,23 @@ export interface DynamoPermissions {
   stream: readonly string[];
 }
 
+/**
+ * What the API calls, as a function or as a task: loaders (BatchGetItem), pages (Query),
+ * consistent re-reads in writes (GetItem), createProduct (PutItem), profile and product updates
+ * (UpdateItem), and the transactions of createUser, placeOrder, status changes and e-mail
+ * changes (PutItem, UpdateItem, DeleteItem).
+ */
+const API_ACTIONS = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+];
+
 export const DYNAMODB_PERMISSIONS: Record<Workload, DynamoPermissions> = {
-  graphql: {
-    // Loaders (BatchGetItem), pages (Query), consistent re-reads in writes (GetItem),
-    // createProduct (PutItem), profile and product updates (UpdateItem), and the transactions
-    // of createUser, placeOrder, status changes and e-mail changes (PutItem, UpdateItem, DeleteItem).
-    table: [
-      'dynamodb:BatchGetItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-    ],
-    indexes: ['dynamodb:Query'],
-    stream: [],
-  },
+  graphql: { table: API_ACTIONS, indexes: ['dynamodb:Query'], stream: [] },
   streams: {
     // soldCount's transactions: marker Put/Update, product Update, and a ConditionCheck.
     table: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -49,15 +50,7 @@ export const DYNAMODB_PERMISSIONS: Record<Workload, DynamoPermissions> = {
     // The GraphQL function's actions, and DescribeTable: the check of the table at start-up and
     // /readyz. Its in-process stream consumer is off (STREAM_CONSUMER=false), and in aws mode it
     // neither creates, migrates nor seeds the table.
-    table: [
-      'dynamodb:BatchGetItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:DescribeTable',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-    ],
+    table: [...API_ACTIONS, 'dynamodb:DescribeTable'].sort(),
     indexes: ['dynamodb:Query'],
     stream: [],
   },

@@ -104,31 +104,14 @@ function watch(child: ChildProcessByStdio<null, Readable, Readable>): NodeProces
     });
   });
 
-  const waitForLog = (match: (line: LogLine) => boolean, description: string) =>
-    new Promise<LogLine>((resolve, reject) => {
+  /** Resolves with what `find` finds (now or after more output); rejects if the process exits first. */
+  const waitFor = <T>(find: () => T | undefined, description: string) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
-        const found = logs.find(match);
-        if (!found) return;
+        const found = find();
+        if (found === undefined) return;
         waiters.delete(check);
         resolve(found);
-      };
-      waiters.add(check);
-      check();
-      void exited.then(({ code, signal }) => {
-        if (!waiters.has(check)) return;
-        waiters.delete(check);
-        reject(
-          new Error(`process exited (${signal ?? `code ${code}`}) before logging ${description}; stderr:\n${stderr}`),
-        );
-      });
-    });
-
-  const waitForOutput = (pattern: RegExp, description: string) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
-        if (!pattern.test(stdout)) return;
-        waiters.delete(check);
-        resolve(stdout);
       };
       waiters.add(check);
       check();
@@ -138,6 +121,10 @@ function watch(child: ChildProcessByStdio<null, Readable, Readable>): NodeProces
         reject(new Error(`process exited (${signal ?? `code ${code}`}) before ${description}; stderr:\n${stderr}`));
       });
     });
+  const waitForLog = (match: (line: LogLine) => boolean, description: string) =>
+    waitFor(() => logs.find(match), `logging ${description}`);
+  const waitForOutput = (pattern: RegExp, description: string) =>
+    waitFor(() => (pattern.test(stdout) ? stdout : undefined), description);
 
   return {
     child,
