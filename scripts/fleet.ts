@@ -102,7 +102,8 @@ if (running) {
     [
       `tablegraph fleet ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ` +
         `${plural(instances, 'API instance')} and ${plural(consumers, 'consumer')} ` +
-        'on one DynamoDB Local, events and invalidations over Redis',
+        `on ${running.ownsDatabase ? 'one DynamoDB Local' : 'the DYNAMODB_ENDPOINT database'}, ` +
+        'events and invalidations over Redis',
       ...running.apis.map((api) => row(api.name, api.url)),
       ...running.consumers.map((consumer) => row(consumer.name, consumer.url)),
       row('redis', running.redisUrl),

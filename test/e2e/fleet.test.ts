@@ -74,8 +74,16 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) await client.dispose();
   if (fleet.child.exitCode === null) {
+    // Found before the fleet goes: its orphans would no longer descend from it.
+    const left = descendants(fleet.pid);
     fleet.child.kill('SIGKILL');
-    for (const { pid } of descendants(fleet.pid)) process.kill(pid, 'SIGKILL');
+    for (const { pid } of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
