@@ -2,7 +2,7 @@
  * The alarms of the stack, all on one SNS topic (an e-mail subscription when AlarmEmail is set):
  * API 5xx, each function's errors, the stream's iterator age, read and write throttles of the
  * table and of every GSI, and the dead-letter queue's depth. Missing data is not breaching: an
- * idle stack is a healthy one.
+ * idle stack is a healthy one. The fleet's own alarms (`-c fleet=true`) are in fleetAlarms.ts.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -16,7 +16,7 @@ import type { StackParameters } from './parameters.js';
 import type { StreamProcessor } from './streamProcessor.js';
 import type { TableResources } from './table.js';
 
-const FIVE_MINUTES = Duration.minutes(5);
+export const FIVE_MINUTES = Duration.minutes(5);
 
 /** An iterator age above this means the stream function is falling behind (or stuck on a batch). */
 export const ITERATOR_AGE_ALARM_MS = 60_000;
@@ -26,8 +26,31 @@ export const API_5XX_ALARM = 5;
 export interface AlarmTargets {
   params: StackParameters;
   api: GraphQLApi;
-  streams: StreamProcessor;
+  /** The stream function; not in the fleet, whose consumer service reads the stream instead. */
+  streams: StreamProcessor | undefined;
   table: TableResources;
+}
+
+/**
+ * An alarm on `metric` at `threshold` or above (below, with `below`), over one period, sent to
+ * `topic`. Missing data is not breaching.
+ */
+export type AddAlarm = (id: string, metric: IMetric, threshold: number, description: string, below?: boolean) => void;
+
+export function alarmsTo(scope: Construct, topic: Topic): AddAlarm {
+  const action = new SnsAction(topic);
+  return (id, metric, threshold, description, below = false) => {
+    new Alarm(scope, id, {
+      metric,
+      threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: below
+        ? ComparisonOperator.LESS_THAN_THRESHOLD
+        : ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    }).addAlarmAction(action);
+  };
 }
 
 export function createAlarms(scope: Construct, { params, api, streams, table }: AlarmTargets): Topic {
@@ -43,17 +66,7 @@ export function createAlarms(scope: Construct, { params, api, streams, table }: 
   });
   email.cfnOptions.condition = params.hasAlarmEmail;
 
-  const action = new SnsAction(topic);
-  const alarm = (id: string, metric: IMetric, threshold: number, description: string) => {
-    new Alarm(scope, id, {
-      metric,
-      threshold,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: description,
-    }).addAlarmAction(action);
-  };
+  const alarm = alarmsTo(scope, topic);
 
   alarm(
     'ApiServerErrorsAlarm',
@@ -67,24 +80,26 @@ export function createAlarms(scope: Construct, { params, api, streams, table }: 
     1,
     'The GraphQL function failed (an error thrown out of the handler, a timeout or an out-of-memory)',
   );
-  alarm(
-    'StreamFunctionErrorsAlarm',
-    streams.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-    1,
-    'The stream function failed a batch; the event source mapping retries it',
-  );
-  alarm(
-    'StreamIteratorAgeAlarm',
-    streams.fn.metric('IteratorAge', { period: FIVE_MINUTES, statistic: 'Maximum' }),
-    ITERATOR_AGE_ALARM_MS,
-    `The stream function is more than ${ITERATOR_AGE_ALARM_MS / 1000} s behind the table's stream`,
-  );
-  alarm(
-    'StreamDeadLettersAlarm',
-    streams.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-    1,
-    'A stream batch failed every retry and was sent to the dead-letter queue: look at it and replay it',
-  );
+  if (streams) {
+    alarm(
+      'StreamFunctionErrorsAlarm',
+      streams.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      1,
+      'The stream function failed a batch; the event source mapping retries it',
+    );
+    alarm(
+      'StreamIteratorAgeAlarm',
+      streams.fn.metric('IteratorAge', { period: FIVE_MINUTES, statistic: 'Maximum' }),
+      ITERATOR_AGE_ALARM_MS,
+      `The stream function is more than ${ITERATOR_AGE_ALARM_MS / 1000} s behind the table's stream`,
+    );
+    alarm(
+      'StreamDeadLettersAlarm',
+      streams.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      1,
+      'A stream batch failed every retry and was sent to the dead-letter queue: look at it and replay it',
+    );
+  }
 
   const throttles = (kind: 'Read' | 'Write', index?: string) =>
     new Metric({

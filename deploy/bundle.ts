@@ -1,5 +1,6 @@
 /**
- * Bundles a Lambda entry point with esbuild (the project's own dependency), offline and with no
+ * Bundles an entry point (a Lambda handler, or the server and the consumer for the container
+ * image, containerImage.ts) with esbuild (the project's own dependency), offline and with no
  * Docker: CDK's NodejsFunction would fall back to a Docker image where it finds no local esbuild,
  * and hashes the staged output together with settings of the machine it runs on. Here the bundle
  * is one ESM file plus the data files the code reads at run time, and the asset hash is computed
@@ -31,8 +32,8 @@ export const LAMBDA_ENTRIES = {
 
 export type LambdaName = keyof typeof LAMBDA_ENTRIES;
 
-export interface LambdaBundle {
-  /** A folder holding index.mjs and the data files: what the function's code asset zips. */
+export interface BundleFolder {
+  /** A folder holding the bundle and its data files: what the code asset zips, or the image copies. */
   dir: string;
   /** sha256 of the folder's relative paths and bytes: the asset hash. */
   hash: string;
@@ -74,18 +75,16 @@ export function hashFolder(dir: string): string {
 }
 
 /**
- * Bundles `name` into a fresh folder under `outDir` (a temporary folder by default). Throws
- * esbuild's error (with file and line) when the entry does not build.
+ * Bundles `entry` (relative to the project root) into the one ESM file `outfile`: every bundle of
+ * the stack, Lambda or container, is built by this call. Throws esbuild's error (with file and
+ * line) when the entry does not build.
  */
-export function bundleLambda(name: LambdaName, outDir: string = temporaryFolder('tablegraph-bundle-')): LambdaBundle {
+export function bundleEntry(entry: string, outfile: string): void {
   const root = projectRoot();
-  const { entry, files } = LAMBDA_ENTRIES[name];
-  const dir = path.join(outDir, name);
-  mkdirSync(dir, { recursive: true });
   buildSync({
     entryPoints: [path.join(root, entry)],
     absWorkingDir: root,
-    outfile: path.join(dir, 'index.mjs'),
+    outfile,
     bundle: true,
     platform: 'node',
     target: BUNDLE_TARGET,
@@ -96,17 +95,31 @@ export function bundleLambda(name: LambdaName, outDir: string = temporaryFolder(
     charset: 'utf8',
     logLevel: 'error',
   });
+}
+
+/** Copies the project's `files` into `dir`, each at the same relative place. */
+export function copyProjectFiles(files: readonly string[], dir: string): void {
+  const root = projectRoot();
   for (const file of files) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     copyFileSync(path.join(root, file), path.join(dir, file));
   }
+}
+
+/** Bundles `name` into a fresh folder under `outDir` (a temporary folder by default). */
+export function bundleLambda(name: LambdaName, outDir: string = temporaryFolder('tablegraph-bundle-')): BundleFolder {
+  const { entry, files } = LAMBDA_ENTRIES[name];
+  const dir = path.join(outDir, name);
+  mkdirSync(dir, { recursive: true });
+  bundleEntry(entry, path.join(dir, 'index.mjs'));
+  copyProjectFiles(files, dir);
   return { dir, hash: hashFolder(dir) };
 }
 
-const bundles = new Map<LambdaName, LambdaBundle>();
+const bundles = new Map<LambdaName, BundleFolder>();
 
 /** bundleLambda, once per process: a test file that synthesizes twice bundles once. */
-export function cachedBundle(name: LambdaName): LambdaBundle {
+export function cachedBundle(name: LambdaName): BundleFolder {
   let bundle = bundles.get(name);
   if (!bundle) {
     bundle = bundleLambda(name);

@@ -1,22 +1,15 @@
 /**
  * Optional Redis for subscription fan-out (`-c redis=true`; off by default, and then none of
- * this is in the template): a VPC with one NAT gateway (the functions still reach a JWKS URL and
- * AWS APIs), a DynamoDB gateway endpoint, an ElastiCache replication group with TLS and at-rest
- * encryption that only the functions' security group may reach, and REDIS_URL for the functions.
+ * this is in the template): the stack's VPC (network.ts), an ElastiCache replication group with
+ * TLS and at-rest encryption that only the functions' security group may reach, and REDIS_URL
+ * for the functions.
  */
 import { CfnReplicationGroup, CfnSubnetGroup } from 'aws-cdk-lib/aws-elasticache';
-import {
-  FlowLogDestination,
-  GatewayVpcEndpointAwsService,
-  Port,
-  SecurityGroup,
-  SubnetType,
-  Vpc,
-} from 'aws-cdk-lib/aws-ec2';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { Validations } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { FunctionNetwork } from './lambdaFunction.js';
+import { createVpc, PRIVATE_SUBNETS } from './network.js';
 
 export const REDIS_PORT = 6379;
 export const REDIS_NODE_TYPE = 'cache.t4g.micro';
@@ -28,20 +21,7 @@ export interface RedisResources {
 }
 
 export function createRedis(scope: Construct): RedisResources {
-  const flowLogs = new LogGroup(scope, 'VpcFlowLogs', {
-    retention: RetentionDays.ONE_MONTH,
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
-  const vpc = new Vpc(scope, 'Vpc', {
-    maxAzs: 2,
-    natGateways: 1,
-    subnetConfiguration: [
-      { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
-      { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 22 },
-    ],
-    gatewayEndpoints: { DynamoDB: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
-    flowLogs: { all: { destination: FlowLogDestination.toCloudWatchLogs(flowLogs) } },
-  });
+  const vpc = createVpc(scope);
   const functions = new SecurityGroup(scope, 'FunctionsSecurityGroup', {
     vpc,
     description: 'tablegraph functions: out to DynamoDB, Secrets Manager, Redis and a JWKS URL',
@@ -53,7 +33,7 @@ export function createRedis(scope: Construct): RedisResources {
     allowAllOutbound: false,
   });
   redis.addIngressRule(functions, Port.tcp(REDIS_PORT), 'Redis from the tablegraph functions');
-  const privateSubnets = vpc.selectSubnets({ subnetType: SubnetType.PRIVATE_WITH_EGRESS });
+  const privateSubnets = vpc.selectSubnets(PRIVATE_SUBNETS);
   const subnets = new CfnSubnetGroup(scope, 'RedisSubnets', {
     description: 'tablegraph Redis: private subnets',
     subnetIds: privateSubnets.subnetIds,
@@ -90,7 +70,7 @@ export function createRedis(scope: Construct): RedisResources {
     },
   );
   return {
-    network: { vpc, subnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [functions] },
+    network: { vpc, subnets: PRIVATE_SUBNETS, securityGroups: [functions] },
     redisUrl: `rediss://${group.attrPrimaryEndPointAddress}:${group.attrPrimaryEndPointPort}`,
   };
 }

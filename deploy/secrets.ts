@@ -14,17 +14,18 @@ export interface ApiSecrets {
   jwtSecret: Secret;
 }
 
+/** 64 letters and digits: far above the 32 characters production requires, and safe in any shell. */
+const GENERATED = { passwordLength: 64, excludePunctuation: true, includeSpace: false };
+
 export function createSecrets(scope: Construct): ApiSecrets {
-  // 64 letters and digits: far above the 32 characters production requires, and safe in any shell.
-  const generated = { passwordLength: 64, excludePunctuation: true, includeSpace: false };
   const secrets = {
     cursorSecret: new Secret(scope, 'CursorSecret', {
       description: 'tablegraph CURSOR_SECRET: signs page cursors',
-      generateSecretString: generated,
+      generateSecretString: GENERATED,
     }),
     jwtSecret: new Secret(scope, 'JwtSecret', {
       description: 'tablegraph JWT_SECRET: signs and checks HS256 tokens (unused with JwtJwksUrl)',
-      generateSecretString: generated,
+      generateSecretString: GENERATED,
     }),
   };
   for (const secret of Object.values(secrets)) {
@@ -37,6 +38,21 @@ export function createSecrets(scope: Construct): ApiSecrets {
     });
   }
   return secrets;
+}
+
+/** The fleet's EVENT_SIGNING_SECRET: the HMAC key of everything its processes publish on Valkey. */
+export function createEventSigningSecret(scope: Construct): Secret {
+  const secret = new Secret(scope, 'EventSigningSecret', {
+    description: 'tablegraph EVENT_SIGNING_SECRET: signs order events and invalidations on Valkey',
+    generateSecretString: GENERATED,
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-SMG4',
+    reason:
+      'No scheduled rotation: every API and consumer task must hold the same key, and a task reads it when it ' +
+      'starts; rotate by hand, then redeploy both services (docs/deploy.md, "Rotating the secrets").',
+  });
+  return secret;
 }
 
 /** The environment that names the secrets (ARNs, never values). */

@@ -1,26 +1,41 @@
 /**
  * The whole AWS stack of tablegraph: the table, the GraphQL function behind an HTTP API, the
  * stream function with its dead-letter queue, the secrets, least-privilege roles, the alarms,
- * and (with `-c redis=true`) ElastiCache Redis in a VPC. Synthesized offline (synth.ts).
+ * and (with `-c redis=true`) ElastiCache Redis in a VPC. With `-c fleet=true` the long-running
+ * tier (fleet.ts: the API and consumer services on Fargate behind a load balancer, Valkey) joins
+ * it, and its consumers read the stream in place of the stream function. Synthesized offline
+ * (synth.ts).
  */
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { createAlarms } from './alarms.js';
+import { alarmsTo, createAlarms } from './alarms.js';
 import { createGraphQLApi } from './api.js';
+import { createFleet } from './fleet.js';
+import type { Fleet } from './fleet.js';
+import { createFleetAlarms } from './fleetAlarms.js';
+import { defineFleetParameters } from './fleetParameters.js';
+import { createVpc } from './network.js';
 import { defineParameters } from './parameters.js';
 import { grantDynamo } from './permissions.js';
 import type { TableArns } from './permissions.js';
 import { createRedis } from './redis.js';
-import { createSecrets, grantSecrets, secretEnvironment } from './secrets.js';
+import { createEventSigningSecret, createSecrets, grantSecrets, secretEnvironment } from './secrets.js';
 import { createStreamProcessor } from './streamProcessor.js';
 import { createTable } from './table.js';
 import { defineTelemetryParameters, grantTelemetry, telemetryEnvironment } from './telemetry.js';
+import type { TelemetryParameters } from './telemetry.js';
 
 export interface TablegraphStackProps extends StackProps {
   /** ElastiCache Redis and the VPC wiring for subscription fan-out (REDIS_URL); off by default. */
   redis?: boolean | undefined;
+  /** The long-running tier: ECS Fargate services, a load balancer, Valkey (fleet.ts); off by default. */
+  fleet?: boolean | undefined;
 }
+
+/** The one-line refusal of `-c redis=true -c fleet=true`. */
+export const REDIS_AND_FLEET =
+  '-c fleet=true brings its own Valkey in its own VPC: drop -c redis=true (the functions stay outside the VPC)';
 
 export class TablegraphStack extends Stack {
   constructor(scope: Construct, id: string, props: TablegraphStackProps = {}) {
@@ -36,6 +51,7 @@ export class TablegraphStack extends Stack {
       indexes: table.indexNames.map((name) => `${table.table.attrArn}/index/${name}`),
       stream: table.table.attrStreamArn,
     };
+    if (props.redis && props.fleet) throw new Error(REDIS_AND_FLEET);
     const redis = props.redis ? createRedis(this) : undefined;
     const shared = {
       DYNAMODB_MODE: 'aws',
@@ -62,24 +78,67 @@ export class TablegraphStack extends Stack {
     grantSecrets(secrets, api.role);
 
     // No NODE_ENV=production here: that mode guards the API's cursor and token secrets, which
-    // this function neither uses nor may read.
-    const streams = createStreamProcessor(this, {
-      streamArn: arns.stream,
-      environment: { ...shared, ...telemetryEnvironment(otel, 'tablegraph-stream-lambda') },
-      network: redis?.network,
-    });
-    grantDynamo(streams.role, 'streams', arns);
-    grantTelemetry(this, otel, [api.role, streams.role]);
+    // this function neither uses nor may read. The fleet's consumers read the stream instead: a
+    // second reader of every shard would do all the work twice.
+    const streams = props.fleet
+      ? undefined
+      : createStreamProcessor(this, {
+          streamArn: arns.stream,
+          environment: { ...shared, ...telemetryEnvironment(otel, 'tablegraph-stream-lambda') },
+          network: redis?.network,
+        });
+    if (streams) grantDynamo(streams.role, 'streams', arns);
+    grantTelemetry(this, otel, streams ? [api.role, streams.role] : [api.role]);
 
     const topic = createAlarms(this, { params, api, streams, table });
+    let fleet: Fleet | undefined;
+    if (props.fleet) {
+      const fleetParams = defineFleetParameters(this);
+      fleet = createFleet(this, {
+        vpc: createVpc(this),
+        params: fleetParams,
+        arns,
+        shared,
+        apiEnvironment: {
+          JWT_JWKS_URL: params.jwtJwksUrl.valueAsString,
+          JWT_ISSUER: params.jwtIssuer.valueAsString,
+          JWT_AUDIENCE: params.jwtAudience.valueAsString,
+          ...fleetTelemetry(otel, 'tablegraph-api'),
+        },
+        consumerEnvironment: fleetTelemetry(otel, 'tablegraph-consumer'),
+        secrets,
+        eventSigningSecret: createEventSigningSecret(this),
+      });
+      createFleetAlarms(alarmsTo(this, topic), fleet, fleetParams);
+    }
 
     new CfnOutput(this, 'GraphQLUrl', { value: `${api.api.apiEndpoint}/graphql`, description: 'POST GraphQL here' });
     new CfnOutput(this, 'TableNameOutput', { value: table.table.ref, description: 'TABLE_NAME for npm run migrate' });
     new CfnOutput(this, 'TableArn', { value: table.table.attrArn });
     new CfnOutput(this, 'StreamArn', { value: table.table.attrStreamArn });
-    new CfnOutput(this, 'DeadLetterQueueUrl', { value: streams.deadLetters.queueUrl });
+    if (streams) new CfnOutput(this, 'DeadLetterQueueUrl', { value: streams.deadLetters.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'CursorSecretArn', { value: secrets.cursorSecret.secretArn });
     new CfnOutput(this, 'JwtSecretArn', { value: secrets.jwtSecret.secretArn });
+    if (fleet) fleetOutputs(this, fleet);
   }
+}
+
+/** The OTEL_* variables of a fleet service: as a function's, but no headers secret (a task does not read `_ARN`s). */
+function fleetTelemetry(otel: TelemetryParameters, serviceName: string): Record<string, string> {
+  const { OTEL_EXPORTER_OTLP_HEADERS_ARN: _unused, ...rest } = telemetryEnvironment(otel, serviceName);
+  return rest;
+}
+
+function fleetOutputs(stack: Stack, fleet: Fleet): void {
+  new CfnOutput(stack, 'FleetUrl', {
+    value: `${fleet.front.origin}/graphql`,
+    description: 'GraphQL over HTTP, WebSocket (graphql-ws) and, at /graphql/stream, SSE, on the fleet',
+  });
+  new CfnOutput(stack, 'FleetLoadBalancerDnsName', {
+    value: fleet.front.loadBalancer.loadBalancerDnsName,
+    description: "Point your domain's CNAME (or alias) here; its certificate is FleetCertificateArn",
+  });
+  new CfnOutput(stack, 'FleetClusterName', { value: fleet.cluster.clusterName });
+  new CfnOutput(stack, 'FleetEventSigningSecretArn', { value: fleet.eventSigningSecret.secretArn });
 }

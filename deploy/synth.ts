@@ -14,6 +14,8 @@ export const STACK_NAME = 'Tablegraph';
 export interface SynthOptions {
   /** Default: the `redis` context value (`-c redis=true`), else off. */
   redis?: boolean | undefined;
+  /** Default: the `fleet` context value (`-c fleet=true`), else off. */
+  fleet?: boolean | undefined;
   /** cdk-nag's AwsSolutions pack; on by default: an unacknowledged finding fails synthesis. */
   nag?: boolean | undefined;
   /** Where the cloud assembly goes (a temporary folder by default; `cdk` sets CDK_OUTDIR). */
@@ -37,9 +39,14 @@ export function createApp(options: SynthOptions = {}): { app: App; stack: Tableg
     postCliContext: DETERMINISTIC_CONTEXT,
   });
   if (options.nag !== false) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const context: unknown = app.node.tryGetContext('redis');
-  const redis = options.redis ?? (context === true || context === 'true');
-  const stack = new TablegraphStack(app, STACK_NAME, { redis });
+  const flag = (name: string): boolean => {
+    const context: unknown = app.node.tryGetContext(name);
+    return context === true || context === 'true';
+  };
+  const stack = new TablegraphStack(app, STACK_NAME, {
+    redis: options.redis ?? flag('redis'),
+    fleet: options.fleet ?? flag('fleet'),
+  });
   return { app, stack };
 }
 

@@ -187,11 +187,14 @@ async function main(): Promise<Logger> {
         'development tokens (valid 12 h; npm run token -- --sub <userId> --role customer|admin makes more)',
       );
     }
-    // Bundle the playground now (once per install, cached) rather than on the first page view.
-    playgroundAssets().then(
-      (dir) => log.debug({ dir }, 'playground assets ready'),
-      (error: unknown) => log.error({ err: error }, 'playground build failed'),
-    );
+    // Bundle the playground now (once per install, cached) rather than on the first page view;
+    // not where it is off (production, the container image, which has no sources to build it from).
+    if (config.playground) {
+      playgroundAssets().then(
+        (dir) => log.debug({ dir }, 'playground assets ready'),
+        (error: unknown) => log.error({ err: error }, 'playground build failed'),
+      );
+    }
   } catch (error) {
     await shutdown('startup failure').catch(() => undefined);
     throw error;

@@ -1,8 +1,8 @@
 /**
- * The DynamoDB IAM actions a Lambda bundle's own code calls, read from the bundle itself: after
- * esbuild's tree shaking only code the entry can reach is left, and the sections of the
- * project's modules (esbuild marks each with `// src/...`) name their SDK commands and their
- * transaction actions. SDK internals (waiters, paginators) are not the function's calls.
+ * The DynamoDB IAM actions a bundle's own code calls (a function's, a container's), read from the
+ * bundle itself: after esbuild's tree shaking only code the entry can reach is left, and the
+ * sections of the project's modules (esbuild marks each with `// src/...`) name their SDK
+ * commands and their transaction actions. SDK internals (waiters, paginators) are not its calls.
  */
 const COMMAND_ACTIONS: Record<string, string> = {
   Get: 'GetItem',
@@ -45,23 +45,43 @@ export function projectSections(bundle: string): Map<string, string> {
   return sections;
 }
 
-/** `dynamodb:<Action>` for every command the project's code sends and every transaction part it builds. */
-export function dynamoActionsCalled(bundle: string): string[] {
+/**
+ * `dynamodb:<Action>` for every command the project's code sends and every transaction part it
+ * builds, but those `skip` leaves out (a module's calls that never run where the bundle is deployed).
+ */
+export function dynamoActionsCalled(
+  bundle: string,
+  skip: (module: string, action: string) => boolean = () => false,
+): string[] {
   const actions = new Set<string>();
-  for (const code of projectSections(bundle).values()) {
+  for (const [module, code] of projectSections(bundle)) {
+    const add = (action: string) => {
+      if (!skip(module, action)) actions.add(action);
+    };
     // esbuild turns `import { QueryCommand } from '@aws-sdk/lib-dynamodb'` into `import_lib_dynamodb3.QueryCommand`.
     for (const [, command] of code.matchAll(/\bnew import_(?:lib|client)_dynamodb\d*\.(\w+?)Command\(/g)) {
       if (command === 'TransactWrite' || command === 'TransactWriteItems') continue;
       const action = COMMAND_ACTIONS[command ?? ''];
       if (!action) throw new Error(`no IAM action known for ${command}Command: add it to test/support/dynamoCalls.ts`);
-      actions.add(`dynamodb:${action}`);
+      add(`dynamodb:${action}`);
     }
     for (const [, part] of code.matchAll(/\b(Put|Update|Delete|ConditionCheck): \{/g)) {
-      actions.add(`dynamodb:${TRANSACTION_ACTIONS[part ?? '']}`);
+      add(`dynamodb:${TRANSACTION_ACTIONS[part ?? '']}`);
     }
     // A transaction part passed by name: `{ Update: profileUpdate }`.
     for (const [, part] of code.matchAll(/\{ (Put|Update|Delete|ConditionCheck): \w+ \}/g)) {
-      actions.add(`dynamodb:${TRANSACTION_ACTIONS[part ?? '']}`);
+      add(`dynamodb:${TRANSACTION_ACTIONS[part ?? '']}`);
+    }
+  }
+  return [...actions].sort();
+}
+
+/** `dynamodb:<Action>` for every DynamoDB Streams command the project's code sends. */
+export function streamActionsCalled(bundle: string): string[] {
+  const actions = new Set<string>();
+  for (const code of projectSections(bundle).values()) {
+    for (const [, command] of code.matchAll(/\bnew import_client_dynamodb_streams\d*\.(\w+?)Command\(/g)) {
+      actions.add(`dynamodb:${command ?? ''}`);
     }
   }
   return [...actions].sort();

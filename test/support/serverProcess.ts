@@ -4,8 +4,10 @@
  * await a log line or the process exit instead of sleeping.
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, ChildProcessByStdio } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ENV_SPEC } from '../../src/config/index.js';
 
@@ -31,6 +33,8 @@ export interface NodeProcess {
   stderr(): string;
   /** Resolves with the first log line (already seen or still to come) that matches; rejects if the process exits first. */
   waitForLog(match: (line: LogLine) => boolean, description: string): Promise<LogLine>;
+  /** Resolves with stdout once `pattern` matches it (a script's plain output); rejects if the process exits first. */
+  waitForOutput(pattern: RegExp, description: string): Promise<string>;
   exited: Promise<Exit>;
 }
 
@@ -50,11 +54,26 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Starts `node --import tsx <entry> [...args]` in the project folder with the run's environment plus `env`. */
 export function runNode(entry: string, env: Record<string, string>, args: readonly string[] = []): NodeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    cwd: PROJECT_ROOT,
-    env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return watch(
+    spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+      cwd: PROJECT_ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+}
+
+/**
+ * Starts `node <file>` in the file's own folder, as a container or a Lambda runs a bundle: no
+ * tsx, nothing resolved from the project. The environment is the same as runNode's.
+ */
+export function runBundle(file: string, env: Record<string, string>): NodeProcess {
+  return watch(
+    spawn(process.execPath, [file], { cwd: path.dirname(file), env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+}
+
+function watch(child: ChildProcessByStdio<null, Readable, Readable>): NodeProcess {
   let stdout = '';
   let stderr = '';
   let partial = '';
@@ -85,11 +104,12 @@ export function runNode(entry: string, env: Record<string, string>, args: readon
     });
   });
 
-  const waitForLog = (match: (line: LogLine) => boolean, description: string) =>
-    new Promise<LogLine>((resolve, reject) => {
+  /** Resolves with what `find` finds (now or after more output); rejects if the process exits first. */
+  const waitFor = <T>(find: () => T | undefined, description: string) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
-        const found = logs.find(match);
-        if (!found) return;
+        const found = find();
+        if (found === undefined) return;
         waiters.delete(check);
         resolve(found);
       };
@@ -98,11 +118,13 @@ export function runNode(entry: string, env: Record<string, string>, args: readon
       void exited.then(({ code, signal }) => {
         if (!waiters.has(check)) return;
         waiters.delete(check);
-        reject(
-          new Error(`process exited (${signal ?? `code ${code}`}) before logging ${description}; stderr:\n${stderr}`),
-        );
+        reject(new Error(`process exited (${signal ?? `code ${code}`}) before ${description}; stderr:\n${stderr}`));
       });
     });
+  const waitForLog = (match: (line: LogLine) => boolean, description: string) =>
+    waitFor(() => logs.find(match), `logging ${description}`);
+  const waitForOutput = (pattern: RegExp, description: string) =>
+    waitFor(() => (pattern.test(stdout) ? stdout : undefined), description);
 
   return {
     child,
@@ -111,6 +133,7 @@ export function runNode(entry: string, env: Record<string, string>, args: readon
     stdout: () => stdout,
     stderr: () => stderr,
     waitForLog,
+    waitForOutput,
     exited,
   };
 }
@@ -150,3 +173,59 @@ export function dynamoLocalPidsFor(dataDir: string): number[] {
   }
   return pids;
 }
+
+/** A process as /proc shows it: its pid and start time (together they name it, whatever reuses the pid). */
+export interface ProcessId {
+  pid: number;
+  startTime: string;
+  /** Its process group. */
+  group: number;
+  command: string;
+}
+
+interface ProcessStat {
+  parent: number;
+  group: number;
+  startTime: string;
+}
+
+/** A process's parent, group and start time from /proc, or undefined once it has exited. */
+export function processStat(pid: number): ProcessStat | undefined {
+  try {
+    // The command name is in parentheses and may hold spaces: count the fields after it.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { parent: Number(fields[1]), group: Number(fields[2]), startTime: fields[19] ?? '' };
+  } catch {
+    return undefined; // exited while we looked
+  }
+}
+
+/** Every process descended from `pid` (children in process groups of their own included), from /proc. */
+export function descendants(pid: number): ProcessId[] {
+  const stats = new Map<number, ProcessStat>();
+  for (const entry of readdirSync('/proc')) {
+    const stat = /^\d+$/.test(entry) ? processStat(Number(entry)) : undefined;
+    if (stat) stats.set(Number(entry), stat);
+  }
+  const found: ProcessId[] = [];
+  let generation = [pid];
+  while (generation.length > 0) {
+    const next = [...stats].filter(([, stat]) => generation.includes(stat.parent)).map(([child]) => child);
+    for (const child of next) {
+      let command = '';
+      try {
+        command = readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      } catch {
+        // exited while we looked
+      }
+      const stat = stats.get(child);
+      found.push({ pid: child, startTime: stat?.startTime ?? '', group: stat?.group ?? 0, command });
+    }
+    generation = next;
+  }
+  return found;
+}
+
+/** Whether that very process (not another one given its pid since) still exists. */
+export const stillRunning = (process: ProcessId): boolean => processStat(process.pid)?.startTime === process.startTime;
