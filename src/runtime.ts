@@ -28,6 +28,7 @@ import { createPipeline } from './pipeline/pipeline.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import type { CostDetails } from './pipeline/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
+import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
 import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
@@ -168,7 +169,9 @@ export async function createRuntime({
       })
     : undefined;
   if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
-  if (cache && invalidations) feedFromRedis(cache, invalidations);
+  if (cache && invalidations) {
+    feedFromRedis(cache, invalidations, new LeaseCheck({ doc: data.dynamo.doc, tableName: data.tableName }));
+  }
   const pipeline = createPipeline({
     cache,
     explainCache,

@@ -11,11 +11,18 @@
  *   `public` when the document reads only the catalog (and every read says so), else the
  *   viewer and role. Nothing read under one viewer is served to another.
  * - It serves and stores only while its invalidation feed is live (invalidationFeed.ts); a gap
- *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags).
+ *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags) and
+ *   `invalidateWide` (the kinds of tags the bus could not take as they were, or everything).
+ * - Every entry's age counts from the start of the execution that produced it, in every tier,
+ *   and no entry older than `maxAgeMs` is served: the bound behind any lost invalidation.
+ *   `extensions.cache.age` is that age. An answer that read nothing (no tag) is not stored.
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
- *   a stored answer is written there too, and every invalidation bumps its tags there.
+ *   a stored answer is written there too, and every invalidation bumps its tags there. A
+ *   mutation waits for its bump at most WRITE_BUMP_WAIT_MS: a bump that fails or takes longer
+ *   is a gap in this instance's feed (it bypasses until Redis answers again, then flushes).
  */
 import { etagOf } from '../httpCaching.js';
+import { withKnownJson } from '../responseSize.js';
 import { OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -25,11 +32,15 @@ import { isPublicTag } from '../../table/dependencies.js';
 import { cacheKeyOf, scopeOf } from './cacheKey.js';
 import { documentFactsOf } from './documentFacts.js';
 import { EntryStore } from './entryStore.js';
+import type { CacheEntry } from './entryStore.js';
 import { InvalidationFeed } from './invalidationFeed.js';
 import type { ReadMark, SharedTier } from './sharedTier.js';
 
 /** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
 export const FEED_TIMEOUT_MS = 5000;
+
+/** The longest a mutation waits for its bump of the shared tier before it answers (a hung Redis costs no more). */
+export const WRITE_BUMP_WAIT_MS = 50;
 
 export type CacheStatus = 'hit' | 'miss' | 'bypass';
 
@@ -38,7 +49,7 @@ export interface CacheOutcome {
   status: CacheStatus;
   /** Why it bypassed, or why a miss was not stored. */
   reason?: string | undefined;
-  /** Age of the entry served (hit), in ms. */
+  /** Age of the entry served (hit), in ms: since its execution began, at most the maximum age. */
   ageMs?: number | undefined;
   /** Where a hit came from: this instance's memory or the shared tier. */
   tier?: 'local' | 'shared' | undefined;
@@ -71,14 +82,46 @@ export interface ResponseCacheStats {
   evictions: number;
   /** Misses that were not stored, by reason. */
   notStored: Record<string, number>;
+  /** Invalidations widened to whole kinds of tags, or to everything. */
+  widened: number;
+  /** Mutations whose bump of the shared tier failed or outlasted WRITE_BUMP_WAIT_MS (a gap). */
+  slowBumps: number;
+  /** Heartbeats the lease table did not confirm (not taken as proof of a live feed). */
+  unvouchedBeats: number;
 }
 
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
 
+/** A hit's `data`, parsed from the entry's text, which the response then reuses (responseSize.ts). */
+function dataOf(json: string): ExecutionResult['data'] {
+  const data = JSON.parse(json) as ExecutionResult['data'];
+  return typeof data === 'object' && data !== null ? withKnownJson(data, json) : data;
+}
+
+/** `promise`'s value, or undefined once `ms` have passed first. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type ResponseCache = ReturnType<typeof createResponseCache>;
 
 export function createResponseCache(options: ResponseCacheOptions) {
-  const stats: ResponseCacheStats = { hits: 0, misses: 0, bypasses: 0, evictions: 0, notStored: {} };
+  const stats: ResponseCacheStats = {
+    hits: 0,
+    misses: 0,
+    bypasses: 0,
+    evictions: 0,
+    notStored: {},
+    widened: 0,
+    slowBumps: 0,
+    unvouchedBeats: 0,
+  };
   const lagObservers = new Set<(seconds: number) => void>();
   const writeListeners = new Set<(tags: readonly string[]) => void>();
   const store = new EntryStore({
@@ -95,6 +138,8 @@ export function createResponseCache(options: ResponseCacheOptions) {
       shared?.gap();
     },
   });
+  // A bump that failed leaves entries in Redis that other instances may take: a gap here too.
+  shared?.onBumpFailed(() => feed.down());
   const factsOf = documentFactsOf(options.schema);
   const outcomes = new WeakMap<object, CacheOutcome>();
 
@@ -114,19 +159,47 @@ export function createResponseCache(options: ResponseCacheOptions) {
     return { ...result, extensions: { ...result.extensions, cache } };
   };
 
-  /** Evicts `tags` here; returns how many entries went. */
-  function invalidate(tags: readonly string[], createdAtMs?: number): number {
+  const observeLag = (createdAtMs: number | undefined) => {
+    if (createdAtMs === undefined) return;
+    const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
+    for (const observe of lagObservers) observe(lag);
+  };
+
+  /**
+   * Evicts `tags` here and bumps them in the shared tier; returns how many entries went here and
+   * the bump (true once Redis took it; never rejects).
+   */
+  function invalidateAll(tags: readonly string[], createdAtMs?: number): { evicted: number; bump: Promise<boolean> } {
     const evicted = store.invalidate(tags);
-    if (shared) void shared.bump(tags);
-    if (createdAtMs !== undefined) {
-      const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
-      for (const observe of lagObservers) observe(lag);
-    }
+    const bump = shared ? shared.bump(tags) : Promise.resolve(true);
+    observeLag(createdAtMs);
     const publicTags = tags.filter(isPublicTag);
     if (publicTags.length > 0) options.onPublicInvalidation?.(publicTags);
-    return evicted;
+    return { evicted, bump };
   }
 
+  /** Evicts `tags` here (and in the shared tier); returns how many entries went here. */
+  const invalidate = (tags: readonly string[], createdAtMs?: number): number =>
+    invalidateAll(tags, createdAtMs).evicted;
+
+  /**
+   * Evicts every entry filed under a tag of one of `kinds`, or everything: what a tag the bus
+   * could not take as it was may concern. The shared tier cannot find entries by kind: this
+   * instance serves none from it read before now.
+   */
+  function invalidateWide(
+    { kinds, everything }: { kinds: readonly string[]; everything: boolean },
+    createdAtMs?: number,
+  ): number {
+    if (!everything && kinds.length === 0) return 0;
+    stats.widened++;
+    const before = store.size;
+    if (everything) store.flush();
+    else store.invalidateKinds(kinds);
+    shared?.gap();
+    observeLag(createdAtMs);
+    return before - store.size;
+  }
   /**
    * Executes `args` with `run`, through the cache. `explain` adds `extensions.cache` (the
    * transports ask for it in development only).
@@ -139,10 +212,15 @@ export function createResponseCache(options: ResponseCacheOptions) {
       const result = await run(args);
       const tags = [...context.wrote];
       if (tags.length > 0) {
-        invalidate(tags);
-        // Before the answer leaves: once the writer has its answer, no instance takes the old entry from Redis.
-        await shared?.bump(tags);
+        const { bump } = invalidateAll(tags);
         for (const listener of writeListeners) listener(tags);
+        // Before the answer leaves, as a rule: once the writer has its answer, no instance takes the
+        // old entry from Redis. A Redis that is down or hung must not hold writes up, though:
+        // past the wait, this instance treats it as a gap in its feed.
+        if (shared && (await within(bump, WRITE_BUMP_WAIT_MS)) !== true) {
+          stats.slowBumps++;
+          feed.down();
+        }
       }
       return result;
     }
@@ -165,14 +243,14 @@ export function createResponseCache(options: ResponseCacheOptions) {
       stats.hits++;
       const outcome: CacheOutcome = {
         status: 'hit',
-        ageMs: performance.now() - entry.storedAt,
+        ageMs: performance.now() - entry.readAt,
         tags: entry.tags,
         public: entry.public,
         etag: entry.etag,
         tier: 'local',
       };
       outcomes.set(context, outcome);
-      return withExplanation({ data: entry.data as ExecutionResult['data'] }, outcome, explain);
+      return withExplanation({ data: dataOf(entry.json) }, outcome, explain);
     }
     let mark: ReadMark | undefined;
     if (shared?.readable) {
@@ -180,15 +258,13 @@ export function createResponseCache(options: ResponseCacheOptions) {
       mark = readMark;
       // Checked again: the feed may have died while Redis answered.
       if (found && feed.live) {
-        const now = performance.now();
         const ageMs = Math.max(0, Date.now() - found.readStartedAt);
-        const adopted = {
-          data: JSON.parse(found.json) as unknown,
-          bytes: Buffer.byteLength(found.json),
+        const adopted: CacheEntry = {
+          json: found.json,
           tags: found.tags,
           public: found.public,
           etag: found.etag,
-          storedAt: now - ageMs,
+          readAt: performance.now() - ageMs,
         };
         store.adopt(key, adopted, found.ttlMs);
         stats.hits++;
@@ -201,12 +277,12 @@ export function createResponseCache(options: ResponseCacheOptions) {
           tier: 'shared',
         };
         outcomes.set(context, outcome);
-        return withExplanation({ data: adopted.data as ExecutionResult['data'] }, outcome, explain);
+        return withExplanation({ data: dataOf(found.json) }, outcome, explain);
       }
     }
 
     stats.misses++;
-    const startedAt = performance.now();
+    const readAt = performance.now();
     const result = await run(args);
     await settled(context.cost); // a prefetched page's read belongs to this answer's dependencies
     const outcome: CacheOutcome = { status: 'miss', tags: [], public: false };
@@ -217,20 +293,16 @@ export function createResponseCache(options: ResponseCacheOptions) {
     let refusal: string | undefined;
     if (result.errors?.length) refusal = 'errors';
     else if (reads.uncacheable) refusal = 'unnamed read';
+    else if (tags.length === 0) refusal = 'nothing read';
     else if (facts.readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
     else if (!feed.live) refusal = 'invalidation feed down';
     else {
       const json = JSON.stringify(result.data ?? null);
-      const bytes = Buffer.byteLength(json);
-      if (bytes > options.maxAnswerBytes) refusal = 'too-large';
+      if (result.data) withKnownJson(result.data, json);
+      if (Buffer.byteLength(json) > options.maxAnswerBytes) refusal = 'too-large';
       else {
         const etag = etagOf(json);
-        refusal = store.set(
-          key,
-          { data: result.data, bytes, tags, public: isPublic, etag, storedAt: performance.now() },
-          startedAt,
-          reads.readIndex,
-        );
+        refusal = store.set(key, { json, tags, public: isPublic, etag, readAt }, reads.readIndex);
         if (!refusal) {
           Object.assign(outcome, { tags, public: isPublic, etag });
           if (shared && mark) void shared.set(key, { json, etag, tags, public: isPublic }, mark, reads.readIndex);
@@ -246,6 +318,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     schema: options.schema,
     execute,
     invalidate,
+    invalidateWide,
     feed,
     stats,
     /** What the cache did for the execution of `context` (undefined when it did nothing). */
