@@ -17,6 +17,7 @@ import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config/
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
+import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
 import { OrderEvents } from './graphql/orderEvents.js';
 import { createApollo } from './pipeline/apollo.js';
@@ -169,8 +170,20 @@ export async function createRuntime({
       })
     : undefined;
   if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
+  if (metrics && (events.bus.refusals || invalidations || sharedCache)) {
+    registerRedisMetrics(
+      metrics.registry,
+      [
+        ...(events.bus.refusals ? [{ source: 'order-events' as const, refusals: events.bus.refusals }] : []),
+        ...(invalidations ? [{ source: 'invalidations' as const, refusals: invalidations.refusals }] : []),
+        ...(sharedCache ? [{ source: 'shared-tier' as const, refusals: sharedCache.refusals }] : []),
+      ],
+      invalidations,
+    );
+  }
   if (cache && invalidations) {
-    feedFromRedis(cache, invalidations, new LeaseCheck({ doc: data.dynamo.doc, tableName: data.tableName }));
+    const leases = new LeaseCheck({ doc: data.dynamo.doc, tableName: data.tableName });
+    feedFromRedis(cache, invalidations, leases, log.child({ component: 'response-cache' }));
   }
   const pipeline = createPipeline({
     cache,

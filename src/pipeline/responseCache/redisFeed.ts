@@ -6,13 +6,21 @@
  * makes it dead at once (messages may be lost until it is back, and the first heartbeat after
  * that flushes). This instance's mutations reach the others here too.
  */
+import type { Logger } from 'pino';
 import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
 import { sortTags } from '../../events/invalidationMessages.js';
+import { RefusalCounter } from '../../events/signedEnvelope.js';
 import { traceInvalidation } from '../../telemetry/busSpans.js';
 import type { LeaseCheck } from './leaseCheck.js';
 import type { ResponseCache } from './responseCache.js';
 
-export function feedFromRedis(cache: ResponseCache, bus: RedisInvalidationBus, leases: LeaseCheck): () => void {
+export function feedFromRedis(
+  cache: ResponseCache,
+  bus: RedisInvalidationBus,
+  leases: LeaseCheck,
+  log: Pick<Logger, 'warn'>,
+): () => void {
+  const unvouched = new RefusalCounter('heartbeats the lease table does not confirm', log);
   // Counts the feed's deaths: a heartbeat whose check outlasted one does not revive the feed.
   let deaths = 0;
   const down = () => {
@@ -24,7 +32,10 @@ export function feedFromRedis(cache: ResponseCache, bus: RedisInvalidationBus, l
       case 'heartbeat': {
         const at = deaths;
         void leases.vouches(event.from, event.group, event.tenures).then((vouched) => {
-          if (!vouched) cache.stats.unvouchedBeats++;
+          if (!vouched) {
+            cache.stats.unvouchedBeats++;
+            unvouched.count('not a current lease', { from: event.from, group: event.group });
+          }
           else if (at === deaths) cache.feed.beat();
         });
         return;
