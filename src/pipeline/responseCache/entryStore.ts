@@ -52,9 +52,9 @@ export interface EntryStoreOptions {
  * Heap bytes an entry costs beyond its text, key and tags: the entry object, the LRU's slots,
  * the key's place in the tag index. Measured with `npm run bench:cache-memory` (docs/caching.md).
  */
-export const ENTRY_OVERHEAD_BYTES = 400;
+export const ENTRY_OVERHEAD_BYTES = 512;
 /** Heap bytes per tag beyond its text: the array slot, the string's header, its place in the index's set. */
-export const TAG_OVERHEAD_BYTES = 96;
+export const TAG_OVERHEAD_BYTES = 112;
 
 /** Heap bytes of a string: one byte a character when it is all ASCII (a one-byte string), else two. */
 const heapBytesOf = (text: string): number => (Buffer.byteLength(text) === text.length ? text.length : 2 * text.length);
@@ -70,7 +70,8 @@ export type StoreRefusal = 'too-large' | 'changed-while-read' | 'read-too-long' 
 
 export class EntryStore {
   private readonly lru: LRUCache<string, CacheEntry>;
-  private readonly byTag = new Map<string, Set<string>>();
+  /** Tag -> the key filed under it, or the keys when there are several (most tags name one entry: a Set each would cost more than the entry). */
+  private readonly byTag = new Map<string, string | Set<string>>();
   /** Tag -> clock time of its last invalidation, oldest first (re-inserted on update). */
   private readonly invalidatedAt = new Map<string, number>();
   /** Kind -> clock time of its last invalidation as a whole. */
@@ -153,8 +154,8 @@ export class EntryStore {
       this.invalidatedAt.delete(tag);
       this.invalidatedAt.set(tag, now);
       const keys = this.byTag.get(tag);
-      if (!keys) continue;
-      for (const key of [...keys]) if (this.lru.delete(key)) evicted++;
+      if (keys === undefined) continue;
+      for (const key of typeof keys === 'string' ? [keys] : [...keys]) if (this.lru.delete(key)) evicted++;
     }
     this.forgetOldInvalidations(now);
     if (evicted > 0) this.options.onEvicted?.(evicted);
@@ -195,18 +196,21 @@ export class EntryStore {
 
   private index(key: string, entry: CacheEntry): void {
     for (const tag of entry.tags) {
-      let keys = this.byTag.get(tag);
-      if (!keys) this.byTag.set(tag, (keys = new Set()));
-      keys.add(key);
+      const keys = this.byTag.get(tag);
+      if (keys === undefined || keys === key) this.byTag.set(tag, key);
+      else if (typeof keys === 'string') this.byTag.set(tag, new Set([keys, key]));
+      else keys.add(key);
     }
   }
 
   private unindex(key: string, entry: CacheEntry): void {
     for (const tag of entry.tags) {
       const keys = this.byTag.get(tag);
-      if (!keys) continue;
-      keys.delete(key);
-      if (keys.size === 0) this.byTag.delete(tag);
+      if (keys === key) this.byTag.delete(tag);
+      else if (typeof keys === 'object') {
+        keys.delete(key);
+        if (keys.size === 1) this.byTag.set(tag, keys.values().next().value as string);
+      }
     }
   }
 
