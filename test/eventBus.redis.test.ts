@@ -42,9 +42,10 @@ const anEvent = (seq: string, userId = 'alice'): OrderEventModel => ({
 /** A bus on a table (channel) of its own, its warnings recorded. */
 async function aBus(options: { signingSecret?: string; tableName?: string; subscribe?: boolean } = {}) {
   const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
+  const infos: string[] = [];
   const log = {
     debug: () => undefined,
-    info: () => undefined,
+    info: (_: unknown, msg: string) => void infos.push(msg),
     error: () => undefined,
     warn: (fields: Record<string, unknown>, msg: string) => void warnings.push({ fields, msg }),
   };
@@ -52,7 +53,7 @@ async function aBus(options: { signingSecret?: string; tableName?: string; subsc
   const bus = new RedisEventBus({ url: redis.url, tableName, log: log as never, ...options });
   await bus.start();
   closing.push(() => bus.close());
-  return { bus, warnings, channel: orderEventsChannel(tableName), tableName };
+  return { bus, warnings, infos, channel: orderEventsChannel(tableName), tableName };
 }
 
 /** Resolves with the first event `bus` hands its listeners that satisfies `match`. */
@@ -108,6 +109,13 @@ describe('an API instance on Redis', () => {
     expect(rejections).toHaveLength(1);
     expect(rejections[0]?.fields).toMatchObject({ reason: 'malformed', refused: 1 });
     expect(heard.map((list) => list.map((event) => event.seq))).toEqual([['4'], ['4'], ['4']]);
+  });
+
+  it('says once that it connected, and never that it disconnected, when Redis is up from the start', async () => {
+    const { bus, warnings, infos } = await aBus();
+    expect(bus.health().status).toBe('up');
+    expect(infos.filter((msg) => msg.includes('redis event bus'))).toEqual(['redis event bus connected']);
+    expect(warnings).toEqual([]);
   });
 
   it('never publishes an event past its bounds: counted as lost, nothing sent', async () => {
