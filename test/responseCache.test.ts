@@ -233,7 +233,7 @@ describe('the response cache over HTTP for a CDN', () => {
         event.requestContext.http.method = 'GET';
         event.rawQueryString = search;
         const result = await lambda(event, {} as Context);
-        return { headers: result.headers as Record<string, string>, body: JSON.parse(result.body ?? '') as any };
+        return { headers: (result.headers ?? {}) as Record<string, string>, body: JSON.parse(result.body ?? '') };
       };
       const cases = [
         [

@@ -46,7 +46,7 @@ for (const [Client, label] of [
 if (loseInvalidations > 0) {
   const lose = seededRandom(seed * 104_729 + process.pid);
   const bus = RedisInvalidationBus.prototype;
-  const publishTags = bus.publishTags;
+  const publishTags = Object.getOwnPropertyDescriptor(bus, 'publishTags')?.value as RedisInvalidationBus['publishTags'];
   bus.publishTags = function (this: RedisInvalidationBus, ...args: Parameters<typeof publishTags>) {
     if (lose() >= loseInvalidations) return publishTags.apply(this, args);
     process.stdout.write(

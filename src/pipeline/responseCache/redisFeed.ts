@@ -35,8 +35,7 @@ export function feedFromRedis(
           if (!vouched) {
             cache.stats.unvouchedBeats++;
             unvouched.count('not a current lease', { from: event.from, group: event.group });
-          }
-          else if (at === deaths) cache.feed.beat();
+          } else if (at === deaths) cache.feed.beat();
         });
         return;
       }
