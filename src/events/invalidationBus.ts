@@ -65,8 +65,10 @@ export class RedisInvalidationBus {
   private closed = false;
   /** Messages refused or undecodable on receipt, by reason. */
   readonly refusals: RefusalCounter;
-  /** Messages that could not be published (Redis down or failing). */
-  lost = 0;
+  /** Messages that could not be published (Redis down or failing), logged once per interval. */
+  private readonly losses: RefusalCounter;
+  /** Published invalidations that widened a tag to its kind or to everything, logged once per interval. */
+  private readonly widenings: RefusalCounter;
   /** Messages a batch was split into beyond the first. */
   splits = 0;
 
@@ -76,6 +78,12 @@ export class RedisInvalidationBus {
     this.sealer = new Sealer(PURPOSE, options.signingSecret, options.from);
     this.freshness = new Freshness({ now: this.now });
     this.refusals = new RefusalCounter('invalidation messages on redis', options.log, options.warnIntervalMs);
+    this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
+    this.widenings = new RefusalCounter(
+      'invalidation tags outside the tag pattern (widened, not dropped)',
+      options.log,
+      options.warnIntervalMs,
+    );
     this.publisher = openRedis(options, { role: 'invalidations-publisher', log: options.log });
     if (options.subscribe) {
       const subscriber = openRedis(options, { role: 'invalidations-subscriber', log: options.log, subscriber: true });
@@ -98,13 +106,16 @@ export class RedisInvalidationBus {
 
   /**
    * Publishes an invalidation, split into messages under the byte bound. Never rejects: a
-   * message that cannot be sent is counted in `lost` (the instances notice the silence: the
-   * same Redis carries the heartbeats).
+   * message that cannot be sent is counted in `lost` and logged once per interval (the
+   * instances notice the silence: the same Redis carries the heartbeats).
    */
   async publishTags(
     invalidation: Invalidation,
     extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined } = {},
   ): Promise<void> {
+    if (invalidation.everything || invalidation.kinds.length > 0) {
+      this.widenings.count(invalidation.everything ? 'everything' : 'kind', { kinds: invalidation.kinds });
+    }
     const bodies = tagsBodies(invalidation, extra);
     this.splits += bodies.length - 1;
     await Promise.all(bodies.map((body) => this.send(body)));
@@ -113,6 +124,11 @@ export class RedisInvalidationBus {
   /** A consumer's proof of life, naming tenures it reads under (checked against the lease table). */
   publishHeartbeat(group: string, tenures: readonly { shardId: string; epoch: number }[]): Promise<void> {
     return this.send(heartbeatBody(group, tenures));
+  }
+
+  /** Messages that could not be published. */
+  get lost(): number {
+    return this.losses.total;
   }
 
   /** Calls `listener` with each message (and each gap) from now on. */
@@ -135,14 +151,14 @@ export class RedisInvalidationBus {
 
   private async send(body: string): Promise<void> {
     if (this.closed || this.publisher.status !== 'ready') {
-      this.lost++;
+      this.losses.count('redis is not connected', { channel: this.channel });
       return;
     }
     try {
       // Sealed right before PUBLISH: one connection keeps the numbers in order.
       await this.publisher.publish(this.channel, this.sealer.seal(body, this.now()));
     } catch {
-      this.lost++;
+      this.losses.count('publish failed', { channel: this.channel });
     }
   }
 

@@ -21,6 +21,7 @@ export function feedFromRedis(
   log: Pick<Logger, 'warn'>,
 ): () => void {
   const unvouched = new RefusalCounter('heartbeats the lease table does not confirm', log);
+  const widened = new RefusalCounter('invalidations widened to a kind of tags or to everything', log);
   // Counts the feed's deaths: a heartbeat whose check outlasted one does not revive the feed.
   let deaths = 0;
   const down = () => {
@@ -44,6 +45,8 @@ export function feedFromRedis(
         return;
       case 'tags': {
         const { tags, changedAt, traceparents } = event;
+        if (event.everything || event.kinds.length > 0)
+          widened.count(event.everything ? 'everything' : 'kind', { kinds: event.kinds });
         traceInvalidation(
           traceparents,
           tags.length,
