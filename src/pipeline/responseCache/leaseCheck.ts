@@ -9,7 +9,7 @@
  *
  * Cost: a lease is read (strongly consistent, one small item) when no record of it younger than
  * `recheckMs` says yes, so each instance reads about one lease item per `recheckMs` while its
- * consumers beat. A read that fails vouches for nothing: the feed times out as it would without
+ * consumers beat, and never more than MAX_READS_PER_SECOND. A read that fails vouches for nothing: the feed times out as it would without
  * heartbeats (DynamoDB down means no write lands either).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -33,6 +33,12 @@ interface LeaseSeen {
 
 /** Lease records kept at most (one per shard of each consumer name heard). */
 const MAX_KNOWN = 1000;
+/**
+ * Lease reads a second at most: heartbeats naming unknown shards (forged, where Redis is
+ * trusted without a secret) must not turn into a flood of DynamoDB reads. Real consumers need
+ * about one read per recheck.
+ */
+const MAX_READS_PER_SECOND = 10;
 
 export class LeaseCheck {
   private readonly known = new Map<string, LeaseSeen>();
@@ -42,6 +48,9 @@ export class LeaseCheck {
   /** Lease reads made, and those that failed. */
   reads = 0;
   failures = 0;
+  /** The second of the last read, and the reads made in it. */
+  private second = -1;
+  private readsThisSecond = 0;
 
   constructor(private readonly options: LeaseCheckOptions) {
     this.recheckMs = options.recheckMs ?? 3000;
@@ -59,7 +68,8 @@ export class LeaseCheck {
     let unknown: { shardId: string; epoch: number } | undefined;
     for (const tenure of tenures) {
       const seen = this.known.get(`${group}\n${tenure.shardId}`);
-      if (seen && this.now() - seen.readAt <= this.recheckMs) {
+      // A tenure newer than the one read (a shard taken since) is read again.
+      if (seen && this.now() - seen.readAt <= this.recheckMs && seen.epoch >= tenure.epoch) {
         if (holds(seen, tenure.epoch)) return true;
       } else unknown ??= tenure;
     }
@@ -78,6 +88,12 @@ export class LeaseCheck {
     } catch {
       return Promise.resolve(undefined);
     }
+    const second = Math.floor(this.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.readsThisSecond = 0;
+    }
+    if (++this.readsThisSecond > MAX_READS_PER_SECOND) return Promise.resolve(undefined);
     const reading = (async () => {
       const readAt = this.now();
       this.reads++;
