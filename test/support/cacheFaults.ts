@@ -140,6 +140,11 @@ export class CacheFaultRig {
 
   /** `extensions.cache.status` of the stock query on `api`. */
   async cacheStatus(api: ChildServer): Promise<string | undefined> {
+    return (await this.explain(api)).status;
+  }
+
+  /** `extensions.cache` of the stock query on `api`. */
+  async explain(api: ChildServer): Promise<{ status?: string; age?: number }> {
     const response = await fetch(api.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: this.admin },
@@ -149,7 +154,8 @@ export class CacheFaultRig {
         extensions: { cache: true },
       }),
     });
-    return ((await response.json()) as { extensions?: { cache?: { status?: string } } }).extensions?.cache?.status;
+    const body = (await response.json()) as { extensions?: { cache?: { status?: string; age?: number } } };
+    return body.extensions?.cache ?? {};
   }
 
   /** Waits until every instance serves from its cache again (its feed is live). */
