@@ -98,11 +98,11 @@ export class EntryStore {
     });
   }
 
-  /** The entry at `key`, unless it is older than the maximum age. */
-  get(key: string): CacheEntry | undefined {
+  /** The entry at `key`, unless it is older than the maximum age at `now`. */
+  get(key: string, now = this.clock.now()): CacheEntry | undefined {
     const entry = this.lru.get(key);
     if (!entry) return undefined;
-    if (this.clock.now() - entry.readAt > this.options.maxAgeMs) {
+    if (now - entry.readAt > this.options.maxAgeMs) {
       this.lru.delete(key);
       return undefined;
     }

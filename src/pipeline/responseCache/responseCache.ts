@@ -23,6 +23,8 @@
  */
 import { etagOf } from '../httpCaching.js';
 import { withKnownJson } from '../responseSize.js';
+import { dataOf, explained } from './cacheOutcome.js';
+import type { CacheOutcome, ResponseCacheStats } from './cacheOutcome.js';
 import { OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -36,6 +38,8 @@ import type { CacheEntry } from './entryStore.js';
 import { InvalidationFeed } from './invalidationFeed.js';
 import type { ReadMark, SharedTier } from './sharedTier.js';
 
+export type { CacheOutcome, CacheStatus, ResponseCacheStats } from './cacheOutcome.js';
+
 /** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
 export const FEED_TIMEOUT_MS = 5000;
 
@@ -44,23 +48,6 @@ export const FEED_TIMEOUT_MS = 5000;
  * Redis may add to a write (kept under 50 ms with room for the timer's own lateness).
  */
 export const WRITE_BUMP_WAIT_MS = 40;
-
-export type CacheStatus = 'hit' | 'miss' | 'bypass';
-
-/** What the cache did for one execution: `extensions.cache`, the Cache-Tag headers, the ETag. */
-export interface CacheOutcome {
-  status: CacheStatus;
-  /** Why it bypassed, or why a miss was not stored. */
-  reason?: string | undefined;
-  /** Age of the entry served (hit), in ms: since its execution began, at most the maximum age. */
-  ageMs?: number | undefined;
-  /** Where a hit came from: this instance's memory or the shared tier. */
-  tier?: 'local' | 'shared' | undefined;
-  /** The entry's tags (hit, or a stored miss). */
-  tags: readonly string[];
-  public: boolean;
-  etag?: string | undefined;
-}
 
 export interface ResponseCacheOptions {
   schema: GraphQLSchema;
@@ -78,28 +65,7 @@ export interface ResponseCacheOptions {
   shared?: SharedTier | undefined;
 }
 
-export interface ResponseCacheStats {
-  hits: number;
-  misses: number;
-  bypasses: number;
-  evictions: number;
-  /** Misses that were not stored, by reason. */
-  notStored: Record<string, number>;
-  /** Invalidations widened to whole kinds of tags, or to everything. */
-  widened: number;
-  /** Mutations whose bump of the shared tier failed or outlasted WRITE_BUMP_WAIT_MS (a gap). */
-  slowBumps: number;
-  /** Heartbeats the lease table did not confirm (not taken as proof of a live feed). */
-  unvouchedBeats: number;
-}
-
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
-
-/** A hit's `data`, parsed from the entry's text, which the response then reuses (responseSize.ts). */
-function dataOf(json: string): ExecutionResult['data'] {
-  const data = JSON.parse(json) as ExecutionResult['data'];
-  return typeof data === 'object' && data !== null ? withKnownJson(data, json) : data;
-}
 
 /** `promise`'s value, or undefined once `ms` have passed first. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -149,17 +115,6 @@ export function createResponseCache(options: ResponseCacheOptions) {
   const notStored = (reason: string) => {
     stats.notStored[reason] = (stats.notStored[reason] ?? 0) + 1;
     return reason;
-  };
-
-  const withExplanation = (result: ExecutionResult, outcome: CacheOutcome, explain: boolean): ExecutionResult => {
-    if (!explain) return result;
-    const cache = {
-      status: outcome.status,
-      ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
-      ...(outcome.tier ? { tier: outcome.tier } : {}),
-      ...(outcome.reason ? { reason: outcome.reason } : {}),
-    };
-    return { ...result, extensions: { ...result.extensions, cache } };
   };
 
   const observeLag = (createdAtMs: number | undefined) => {
@@ -236,32 +191,33 @@ export function createResponseCache(options: ResponseCacheOptions) {
     };
     if (!feed.live) {
       const outcome = bypass('invalidation feed down');
-      return withExplanation(await run(args), outcome, explain);
+      return explained(await run(args), outcome, explain);
     }
     const scope = scopeOf(facts.readsOnlyPublicData, context.viewer);
     const variables = args.variableValues as Record<string, unknown> | null | undefined;
     const key = cacheKeyOf(facts.hash, args.operationName, variables, scope);
-    const entry = store.get(key);
+    const now = performance.now();
+    const entry = store.get(key, now);
     if (entry) {
       stats.hits++;
       const outcome: CacheOutcome = {
         status: 'hit',
-        ageMs: performance.now() - entry.readAt,
+        ageMs: now - entry.readAt,
         tags: entry.tags,
         public: entry.public,
         etag: entry.etag,
         tier: 'local',
       };
       outcomes.set(context, outcome);
-      return withExplanation({ data: dataOf(entry.json) }, outcome, explain);
+      return explained({ data: dataOf(entry.json) }, outcome, explain);
     }
     let mark: ReadMark | undefined;
     if (shared?.readable) {
       const { hit: found, mark: readMark } = await shared.get(key);
       mark = readMark;
-      // Checked again: the feed may have died while Redis answered.
-      if (found && feed.live) {
-        const ageMs = Math.max(0, Date.now() - found.readStartedAt);
+      const ageMs = found ? Math.max(0, Date.now() - found.readStartedAt) : Infinity;
+      // Checked again: the feed may have died while Redis answered, and the entry aged.
+      if (found && feed.live && ageMs <= options.maxAgeMs) {
         const adopted: CacheEntry = {
           json: found.json,
           tags: found.tags,
@@ -280,7 +236,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
           tier: 'shared',
         };
         outcomes.set(context, outcome);
-        return withExplanation({ data: dataOf(found.json) }, outcome, explain);
+        return explained({ data: dataOf(found.json) }, outcome, explain);
       }
     }
 
@@ -313,7 +269,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
       }
     }
     if (refusal) outcome.reason = `not stored: ${notStored(refusal)}`;
-    return withExplanation(result, outcome, explain);
+    return explained(result, outcome, explain);
   }
 
   return {
