@@ -28,13 +28,13 @@ export function registerResponseCacheMetrics(registry: Registry, cache: Response
   });
   new Counter({
     name: 'tablegraph_response_cache_faults_total',
-    help: 'What the cache did about faults in its feed: invalidations widened to a kind or to everything (widened), mutations whose shared-tier bump failed or outlasted its wait (slow_bump), heartbeats the lease table did not confirm (unvouched_heartbeat)',
+    help: 'What the cache did about faults in its feed: invalidations widened to a kind or to everything (widened), bumps of the shared tier that failed (failed_bump), heartbeats the lease table did not confirm (unvouched_heartbeat)',
     labelNames: ['fault'],
     registers: [registry],
     collect() {
       this.reset();
       this.inc({ fault: 'widened' }, stats.widened);
-      this.inc({ fault: 'slow_bump' }, stats.slowBumps);
+      this.inc({ fault: 'failed_bump' }, stats.failedBumps);
       this.inc({ fault: 'unvouched_heartbeat' }, stats.unvouchedBeats);
     },
   });

@@ -31,8 +31,8 @@ export interface ResponseCacheStats {
   notStored: Record<string, number>;
   /** Invalidations widened to whole kinds of tags, or to everything. */
   widened: number;
-  /** Mutations whose bump of the shared tier failed or outlasted WRITE_BUMP_WAIT_MS (a gap). */
-  slowBumps: number;
+  /** Bumps of the shared tier that failed (each a gap in the feed). */
+  failedBumps: number;
   /** Heartbeats the lease table did not confirm (not taken as proof of a live feed). */
   unvouchedBeats: number;
 }

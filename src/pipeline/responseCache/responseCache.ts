@@ -18,8 +18,9 @@
  *   `extensions.cache.age` is that age. An answer that read nothing (no tag) is not stored.
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
  *   a stored answer is written there too, and every invalidation bumps its tags there. A
- *   mutation waits for its bump at most WRITE_BUMP_WAIT_MS: a bump that fails or takes longer
- *   is a gap in this instance's feed (it bypasses until Redis answers again, then flushes).
+ *   mutation does not wait for its bump (a hung Redis must not hold writes up): the bump is
+ *   sent before the answer leaves, and one that fails is a gap in this instance's feed (it
+ *   bypasses until Redis answers again, then flushes).
  */
 import { etagOf } from '../httpCaching.js';
 import { withKnownJson } from '../responseSize.js';
@@ -43,12 +44,6 @@ export type { CacheOutcome, CacheStatus, ResponseCacheStats } from './cacheOutco
 /** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
 export const FEED_TIMEOUT_MS = 5000;
 
-/**
- * The longest a mutation waits for its bump of the shared tier before it answers: what a hung
- * Redis may add to a write (kept under 50 ms with room for the timer's own lateness).
- */
-export const WRITE_BUMP_WAIT_MS = 40;
-
 export interface ResponseCacheOptions {
   schema: GraphQLSchema;
   maxBytes: number;
@@ -67,17 +62,6 @@ export interface ResponseCacheOptions {
 
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
 
-/** `promise`'s value, or undefined once `ms` have passed first. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export type ResponseCache = ReturnType<typeof createResponseCache>;
 
 export function createResponseCache(options: ResponseCacheOptions) {
@@ -88,7 +72,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     evictions: 0,
     notStored: {},
     widened: 0,
-    slowBumps: 0,
+    failedBumps: 0,
     unvouchedBeats: 0,
   };
   const lagObservers = new Set<(seconds: number) => void>();
@@ -108,7 +92,10 @@ export function createResponseCache(options: ResponseCacheOptions) {
     },
   });
   // A bump that failed leaves entries in Redis that other instances may take: a gap here too.
-  shared?.onBumpFailed(() => feed.down());
+  shared?.onBumpFailed(() => {
+    stats.failedBumps++;
+    feed.down();
+  });
   const factsOf = documentFactsOf(options.schema);
   const outcomes = new WeakMap<object, CacheOutcome>();
 
@@ -123,22 +110,15 @@ export function createResponseCache(options: ResponseCacheOptions) {
     for (const observe of lagObservers) observe(lag);
   };
 
-  /**
-   * Evicts `tags` here and bumps them in the shared tier; returns how many entries went here and
-   * the bump (true once Redis took it; never rejects).
-   */
-  function invalidateAll(tags: readonly string[], createdAtMs?: number): { evicted: number; bump: Promise<boolean> } {
+  /** Evicts `tags` here and bumps them in the shared tier (never waited for); returns how many entries went here. */
+  function invalidate(tags: readonly string[], createdAtMs?: number): number {
     const evicted = store.invalidate(tags);
-    const bump = shared ? shared.bump(tags) : Promise.resolve(true);
+    if (shared) void shared.bump(tags);
     observeLag(createdAtMs);
     const publicTags = tags.filter(isPublicTag);
     if (publicTags.length > 0) options.onPublicInvalidation?.(publicTags);
-    return { evicted, bump };
+    return evicted;
   }
-
-  /** Evicts `tags` here (and in the shared tier); returns how many entries went here. */
-  const invalidate = (tags: readonly string[], createdAtMs?: number): number =>
-    invalidateAll(tags, createdAtMs).evicted;
 
   /**
    * Evicts every entry filed under a tag of one of `kinds`, or everything: what a tag the bus
@@ -170,15 +150,12 @@ export function createResponseCache(options: ResponseCacheOptions) {
       const result = await run(args);
       const tags = [...context.wrote];
       if (tags.length > 0) {
-        const { bump } = invalidateAll(tags);
+        // The bump is on its way to Redis before the answer leaves (ioredis writes a command as it
+        // is called), and Redis runs commands in the order they arrive: a read another instance
+        // sends once the writer has its answer comes after it. Not waiting for it keeps a hung
+        // Redis from holding writes up; one that fails is a gap (onBumpFailed below).
+        invalidate(tags);
         for (const listener of writeListeners) listener(tags);
-        // Before the answer leaves, as a rule: once the writer has its answer, no instance takes the
-        // old entry from Redis. A Redis that is down or hung must not hold writes up, though:
-        // past the wait, this instance treats it as a gap in its feed.
-        if (shared && (await within(bump, WRITE_BUMP_WAIT_MS)) !== true) {
-          stats.slowBumps++;
-          feed.down();
-        }
       }
       return result;
     }
