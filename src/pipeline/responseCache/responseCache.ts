@@ -24,8 +24,6 @@
  */
 import { etagOf } from '../httpCaching.js';
 import { withKnownJson } from '../responseSize.js';
-import { dataOf, explained } from './cacheOutcome.js';
-import type { CacheOutcome, ResponseCacheStats } from './cacheOutcome.js';
 import { OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -33,6 +31,8 @@ import { settled } from '../../db/capacity.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { isPublicTag } from '../../table/dependencies.js';
 import { cacheKeyOf, scopeOf } from './cacheKey.js';
+import { dataOf, explained } from './cacheOutcome.js';
+import type { CacheOutcome, ResponseCacheStats } from './cacheOutcome.js';
 import { documentFactsOf } from './documentFacts.js';
 import { EntryStore } from './entryStore.js';
 import type { CacheEntry } from './entryStore.js';
@@ -138,6 +138,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     observeLag(createdAtMs);
     return before - store.size;
   }
+
   /**
    * Executes `args` with `run`, through the cache. `explain` adds `extensions.cache` (the
    * transports ask for it in development only).
