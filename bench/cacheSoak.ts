@@ -1,27 +1,53 @@
 /**
- * `npm run soak:cache`: the stale-read soak of the response cache. Three API instances on Redis
- * (STREAM_CONSUMER=false), one standalone consumer, DynamoDB Local; a checker makes
- * SOAK_WRITES writes (default 1,000), alternately updateProduct through an instance and a
- * direct SDK update, and after each one reads every instance until it shows the write, then
- * reads again (test/support/staleReads.ts). Prints the stale count and the lag distribution, and
- * exits 1 on a stale read or a p99 over 1 s. Bounded: it stops after SOAK_MAX_MINUTES (default
- * 20) of writing and reports what it did by then.
+ * `npm run soak:cache`: the staleness soak of the response cache under faults. Three API
+ * instances on Redis (STREAM_CONSUMER=false, the shared tier on, everything signed with
+ * REDIS_SIGNING_SECRET), one standalone consumer, DynamoDB Local (test/support/cacheFaults.ts).
+ *
+ * A seeded schedule of segments, each under one fault or none: a lost invalidation, a tag
+ * outside the pattern, forged and replayed heartbeats, a Redis outage, a hung Redis (SIGSTOP).
+ * Each segment makes direct SDK writes (and one `updateProduct` through an instance per ten of
+ * them, one per three where Redis hangs) and reads every instance after each until it shows the write. Prints, per fault and in
+ * all, the lag distribution and the stale answers past the bound (RESPONSE_CACHE_MAX_AGE + 1 s:
+ * goal 0), and the mutations' latency; exits 1 on any past the bound.
+ *
+ * SOAK_WRITES direct writes at least (default 500), SOAK_SEED (default 35) fixes the schedule,
+ * SOAK_MAX_AGE the maximum age in seconds (default 5), SOAK_MAX_MINUTES bounds the run (default 30).
  */
 import { randomUUID } from 'node:crypto';
-import { startLocalDynamo } from '../src/db/local.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import { startLocalDynamo } from '../src/db/local.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
+import { CacheFaultRig, FAULTS } from '../test/support/cacheFaults.js';
+import type { Fault, FaultRun } from '../test/support/cacheFaults.js';
 import { ChildServers } from '../test/support/childServers.js';
-import { aProduct, store } from '../test/support/factories.js';
-import { tokenFor } from '../test/support/harness.js';
-import { waitUntil } from '../test/support/waitUntil.js';
 import { RedisServer } from '../test/support/redisServer.js';
-import { checkStaleReads, STOCK_QUERY, summarize } from '../test/support/staleReads.js';
-import type { StaleCheckReport } from '../test/support/staleReads.js';
+import { summarize } from '../test/support/staleReads.js';
 
-const writes = Number(process.env.SOAK_WRITES ?? 1000);
-const maxMinutes = Number(process.env.SOAK_MAX_MINUTES ?? 20);
-const chunk = 50;
+const writes = Number(process.env.SOAK_WRITES ?? 500);
+const seed = Number(process.env.SOAK_SEED ?? 35);
+const maxAgeSeconds = Number(process.env.SOAK_MAX_AGE ?? 5);
+const maxMinutes = Number(process.env.SOAK_MAX_MINUTES ?? 30);
+
+/** The schedule: every fault once per round, in a seeded order, between segments without one; 20-60 writes a segment. */
+function schedule(random: () => number): { fault: Fault; writes: number }[] {
+  const segments: { fault: Fault; writes: number }[] = [];
+  let planned = 0;
+  while (planned < writes) {
+    const round: Fault[] = [...FAULTS];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [round[i], round[j]] = [round[j] as Fault, round[i] as Fault];
+    }
+    for (const fault of round.flatMap((f): Fault[] => ['none', f])) {
+      const n = Math.min(20 + Math.floor(random() * 41), writes - planned);
+      if (n <= 0) break;
+      segments.push({ fault, writes: n });
+      planned += n;
+    }
+  }
+  return segments;
+}
 
 const local = await startLocalDynamo();
 const redis = await RedisServer.start();
@@ -35,71 +61,72 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void Promise.allSettled([children.killAll(), redis.kill(), local.stop()]).then(() => process.exit(130));
   });
 }
+let rig: CacheFaultRig | undefined;
 try {
   await ensureTable(dynamo.client, tableName, local.endpoint);
-  const product = aProduct({ category: 'soak', stock: 0 });
-  await store(dynamo.doc, tableName, { products: [product] });
-  const admin = `Bearer ${await tokenFor('cache-soak', 'admin')}`;
-  await children.startConsumer(local.endpoint, tableName, { REDIS_URL: redis.url, STREAM_POLL_MS: '50' });
-  const apiEnv = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false', NODE_ENV: 'development' };
-  const apis = await Promise.all([0, 1, 2].map(() => children.start(local.endpoint, tableName, apiEnv)));
-  const variables = { productId: product.productId, category: product.category };
-  for (const api of apis) {
-    await waitUntil(
-      async () => {
-        const response = await fetch(api.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: admin },
-          body: JSON.stringify({ query: STOCK_QUERY, variables, extensions: { cache: true } }),
-        });
-        const answer = (await response.json()) as { extensions?: { cache?: { status?: string } } };
-        return answer.extensions?.cache?.status !== 'bypass';
-      },
-      { timeoutMs: 30_000, intervalMs: 100, what: 'a live invalidation feed' },
-    );
-  }
+  rig = await CacheFaultRig.start({
+    endpoint: local.endpoint,
+    tableName,
+    dynamo,
+    children,
+    redis,
+    maxAgeSeconds,
+    seed,
+  });
+  const segments = schedule(seededRandom(seed));
   const started = performance.now();
-  const reports: StaleCheckReport[] = [];
-  const apiLags: number[] = [];
-  const sdkLags: number[] = [];
+  const runs: FaultRun[] = [];
   let done = 0;
-  while (done < writes && performance.now() - started < maxMinutes * 60_000) {
-    const n = Math.min(chunk, writes - done);
-    const report = await checkStaleReads({
-      urls: apis.map((api) => api.url),
-      doc: dynamo.doc,
-      tableName,
-      admin,
-      writes: n,
-      ...variables,
-      onLag: (viaApi, ms) => (viaApi ? apiLags : sdkLags).push(ms),
-    });
-    reports.push(report);
+  for (const { fault, writes: n } of segments) {
+    if (performance.now() - started > maxMinutes * 60_000) break;
+    // More mutations where Redis hangs: what a hung Redis adds to a write is one of the targets.
+    const run = await rig.run(fault, n, Math.max(1, Math.round(n / (fault === 'hung-redis' ? 3 : 10))));
+    runs.push(run);
     done += n;
     console.info(
-      `${done} writes, ${Math.round((performance.now() - started) / 1000)} s, stale so far ${reports.reduce((s, r) => s + r.stale, 0)}`,
+      `${done} writes, ${Math.round((performance.now() - started) / 1000)} s: ${fault} x${n}, lag p99 ${summarize(run.lagsMs).p99} ms, past the bound ${run.beyondBound}`,
     );
   }
+  const byFault = Object.fromEntries(
+    (['none', ...FAULTS] as Fault[]).map((fault) => {
+      const of = runs.filter((run) => run.fault === fault);
+      return [
+        fault,
+        {
+          segments: of.length,
+          sdkWrites: of.reduce((s, r) => s + r.sdkWrites, 0),
+          apiWrites: of.reduce((s, r) => s + r.apiWrites, 0),
+          pastTheBound: of.reduce((s, r) => s + r.beyondBound, 0),
+          lagMs: summarize(of.flatMap((r) => r.lagsMs)),
+          mutationMs: summarize(of.flatMap((r) => r.mutationMs)),
+          ...(fault === 'forged-heartbeat' ? { heartbeatsForged: of.reduce((s, r) => s + r.forgedHeartbeats, 0) } : {}),
+        },
+      ];
+    }),
+  );
   const total = {
-    writes: done,
-    reads: reports.reduce((s, r) => s + r.reads, 0),
-    stale: reports.reduce((s, r) => s + r.stale, 0),
-    hits: reports.reduce((s, r) => s + r.hits, 0),
-    apiLagMs: summarize(apiLags),
-    sdkLagMs: summarize(sdkLags),
-    allLagMs: summarize([...apiLags, ...sdkLags]),
+    seed,
+    maxAgeSeconds,
+    boundMs: rig.boundMs,
+    sdkWrites: runs.reduce((s, r) => s + r.sdkWrites, 0),
+    apiWrites: runs.reduce((s, r) => s + r.apiWrites, 0),
+    reads: runs.reduce((s, r) => s + r.reads, 0),
+    pastTheBound: runs.reduce((s, r) => s + r.beyondBound, 0),
+    lagMs: summarize(runs.flatMap((r) => r.lagsMs)),
     seconds: Math.round((performance.now() - started) / 1000),
+    byFault,
   };
   console.info(
-    `response cache soak, 3 instances + consumer + Redis on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
+    `response cache fault soak, 3 instances + consumer + Redis on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
   );
-  failed = total.stale > 0 || total.allLagMs.p99 > 1000 || done < writes;
-  if (done < writes)
-    console.info(`stopped after ${maxMinutes} min (SOAK_MAX_MINUTES) with ${done} of ${writes} writes`);
+  failed = total.pastTheBound > 0 || total.sdkWrites < writes;
+  if (total.sdkWrites < writes)
+    console.info(`stopped after ${maxMinutes} min (SOAK_MAX_MINUTES) with ${total.sdkWrites} of ${writes} writes`);
 } catch (error) {
   console.error(error);
   failed = true;
 } finally {
+  await rig?.stop();
   await children.killAll();
   await redis.kill();
   dynamo.client.destroy();

@@ -109,9 +109,10 @@ async function main(): Promise<Logger> {
     const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
     bus = await startRedisEventBus(config, { log: log.child({ component: 'redis' }), subscribe: true });
     if (config.redisUrl) {
+      const redis = { url: config.redisUrl, signingSecret: config.redisSigningSecret };
       if (config.responseCache && !config.streamConsumer) {
         invalidations = new RedisInvalidationBus({
-          url: config.redisUrl,
+          ...redis,
           tableName: config.tableName,
           log: log.child({ component: 'invalidations' }),
           subscribe: true,
@@ -119,7 +120,7 @@ async function main(): Promise<Logger> {
         await invalidations.start();
         if (config.responseCache.shared) {
           sharedCache = new SharedTier({
-            url: config.redisUrl,
+            redis,
             tableName: config.tableName,
             maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
             holdDownMs: config.responseCache.indexHoldMs,

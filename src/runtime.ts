@@ -17,6 +17,7 @@ import type { ExecutorConfig, QueryLimits, ResponseCacheConfig } from './config/
 import type { DataSources } from './db/loaders.js';
 import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
+import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
 import { OrderEvents } from './graphql/orderEvents.js';
 import { createApollo } from './pipeline/apollo.js';
@@ -28,6 +29,7 @@ import { createPipeline } from './pipeline/pipeline.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import type { CostDetails } from './pipeline/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
+import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
 import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
@@ -168,7 +170,21 @@ export async function createRuntime({
       })
     : undefined;
   if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
-  if (cache && invalidations) feedFromRedis(cache, invalidations);
+  if (metrics && (events.bus.refusals || invalidations || sharedCache)) {
+    registerRedisMetrics(
+      metrics.registry,
+      [
+        ...(events.bus.refusals ? [{ source: 'order-events' as const, refusals: events.bus.refusals }] : []),
+        ...(invalidations ? [{ source: 'invalidations' as const, refusals: invalidations.refusals }] : []),
+        ...(sharedCache ? [{ source: 'shared-tier' as const, refusals: sharedCache.refusals }] : []),
+      ],
+      invalidations,
+    );
+  }
+  if (cache && invalidations) {
+    const leases = new LeaseCheck({ doc: data.dynamo.doc, tableName: data.tableName });
+    feedFromRedis(cache, invalidations, leases, log.child({ component: 'response-cache' }));
+  }
   const pipeline = createPipeline({
     cache,
     explainCache,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { restartDelayMs } from '../src/db/local.js';
 import { OTHER_OPERATION, operationLabel } from '../src/pipeline/metricLabels.js';
 import { fieldCost } from '../src/pipeline/queryCost.js';
-import { withinResponseSize } from '../src/pipeline/responseSize.js';
+import { stringifyResult, withinResponseSize, withKnownJson } from '../src/pipeline/responseSize.js';
 import { unicodeProblem } from '../src/table/text.js';
 import { metricsAllowed } from '../src/transports/http/metricsRoute.js';
 
@@ -65,6 +65,18 @@ it('keeps a result within the ceiling and replaces one past it', () => {
     errors: [expect.objectContaining({ extensions: { code: 'RESPONSE_TOO_LARGE', maxBytes: 50 } })],
     extensions: { cost: 1 },
   });
+});
+
+it('writes a cached answer with its stored JSON, byte for byte what serializing it would give', () => {
+  const json = JSON.stringify({ product: { name: 'Ünïcode "quoted"\n', tags: ['a', null], price: 1.5e-7 } });
+  for (const extensions of [undefined, { cost: { requests: 0 } }]) {
+    const result = { data: withKnownJson(JSON.parse(json) as object, json), ...(extensions ? { extensions } : {}) };
+    const plain = { data: JSON.parse(json) as object, ...(extensions ? { extensions } : {}) };
+    expect(withinResponseSize(result, 10_000)).toBe(result);
+    withinResponseSize(plain, 10_000);
+    expect(stringifyResult(result)).toBe(stringifyResult(plain));
+    expect(stringifyResult(result)).toBe(`${JSON.stringify(plain)}\n`);
+  }
 });
 
 describe('unicodeProblem', () => {

@@ -1,12 +1,13 @@
 /**
  * Order events on a real redis-server: what an instance does with messages it must not trust
- * (malformed, oversized, forged), what a publisher refuses to send, and once-only delivery to a
- * subscriber across a replayed event and a Redis restart. Raw messages are sent with a plain
- * ioredis client, as anyone who can reach Redis could.
+ * (malformed, oversized, forged, replayed), what a publisher refuses to send, and once-only
+ * delivery to a subscriber across a replayed event and a Redis restart. Raw messages are sent
+ * with a plain ioredis client, as anyone who can reach Redis could.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEnvelope } from '../src/events/eventSchema.js';
+import { encodeEvent } from '../src/events/eventSchema.js';
+import { Sealer } from '../src/events/signedEnvelope.js';
 import type { OrderEventModel } from '../src/events/orderEvent.js';
 import { orderEventsChannel, RedisEventBus } from '../src/events/redisEventBus.js';
 import { OrderEvents } from '../src/graphql/orderEvents.js';
@@ -41,9 +42,10 @@ const anEvent = (seq: string, userId = 'alice'): OrderEventModel => ({
 /** A bus on a table (channel) of its own, its warnings recorded. */
 async function aBus(options: { signingSecret?: string; tableName?: string; subscribe?: boolean } = {}) {
   const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
+  const infos: string[] = [];
   const log = {
     debug: () => undefined,
-    info: () => undefined,
+    info: (_: unknown, msg: string) => void infos.push(msg),
     error: () => undefined,
     warn: (fields: Record<string, unknown>, msg: string) => void warnings.push({ fields, msg }),
   };
@@ -51,7 +53,7 @@ async function aBus(options: { signingSecret?: string; tableName?: string; subsc
   const bus = new RedisEventBus({ url: redis.url, tableName, log: log as never, ...options });
   await bus.start();
   closing.push(() => bus.close());
-  return { bus, warnings, channel: orderEventsChannel(tableName), tableName };
+  return { bus, warnings, infos, channel: orderEventsChannel(tableName), tableName };
 }
 
 /** Resolves with the first event `bus` hands its listeners that satisfies `match`. */
@@ -80,30 +82,40 @@ describe('an API instance on Redis', () => {
     const { bus, warnings, channel } = await aBus();
     const heard: OrderEventModel[][] = [[], [], []];
     for (const list of heard) bus.subscribe((event) => void list.push(event));
+    const sealer = new Sealer('order-event', undefined, 'mallory');
     const bad = [
-      'not json',
-      '{"v":1,"publishedAt":1,"event":{"order":{"orderId":"x"}}}',
-      JSON.stringify({ v: 2, publishedAt: 1, event: { ...anEvent('1'), seq: undefined } }),
-      JSON.stringify({ v: 2, publishedAt: 1, event: { ...anEvent('2'), order: { orderId: 'a#b' } } }),
-      '[]',
+      () => 'not an envelope',
+      () => sealer.seal('not json'),
+      () => sealer.seal('{"order":{"orderId":"x"}}'),
+      () => sealer.seal(JSON.stringify({ ...anEvent('1'), seq: undefined })),
+      () => sealer.seal(JSON.stringify({ ...anEvent('2'), order: { orderId: 'a#b' } })),
+      () => sealer.seal('[]'),
     ];
-    for (let i = 0; i < 4; i++) for (const message of bad) await raw.publish(channel, message);
+    for (let i = 0; i < 4; i++) for (const message of bad) await raw.publish(channel, message());
     // 200,000 lines, 14 MB: refused by its size before it is parsed.
     const huge = anEvent('3');
     huge.order.items = Array.from({ length: 200_000 }, () => huge.order.items[0]!);
-    await raw.publish(channel, JSON.stringify({ v: 2, publishedAt: 1, event: huge }));
+    await raw.publish(channel, sealer.seal(JSON.stringify(huge)));
     const sentAt = performance.now();
     const good = next(bus, (event) => event.seq === '4');
-    await raw.publish(channel, encodeEnvelope(anEvent('4'), Date.now()));
+    await raw.publish(channel, sealer.seal(encodeEvent(anEvent('4'))));
     await good;
     console.info(
       `a 14 MB message rejected, the next event received ${(performance.now() - sentAt).toFixed(1)} ms later`,
     );
     expect(bus.rejected).toBe(4 * bad.length + 1);
-    const rejections = warnings.filter((w) => w.msg.includes('rejected'));
+    expect(Object.fromEntries(bus.refusals.byReason)).toEqual({ malformed: 4, invalid: 20, 'too-large': 1 });
+    const rejections = warnings.filter((w) => w.msg.includes('refused'));
     expect(rejections).toHaveLength(1);
-    expect(rejections[0]?.fields).toMatchObject({ reason: 'message is not JSON', rejected: 1 });
+    expect(rejections[0]?.fields).toMatchObject({ reason: 'malformed', refused: 1 });
     expect(heard.map((list) => list.map((event) => event.seq))).toEqual([['4'], ['4'], ['4']]);
+  });
+
+  it('says once that it connected, and never that it disconnected, when Redis is up from the start', async () => {
+    const { bus, warnings, infos } = await aBus();
+    expect(bus.health().status).toBe('up');
+    expect(infos.filter((msg) => msg.includes('redis event bus'))).toEqual(['redis event bus connected']);
+    expect(warnings).toEqual([]);
   });
 
   it('never publishes an event past its bounds: counted as lost, nothing sent', async () => {
@@ -121,19 +133,51 @@ describe('an API instance on Redis', () => {
     expect(received).toEqual(['11']);
   });
 
-  it('with EVENT_SIGNING_SECRET, delivers what its publishers sign and drops what anyone else sends', async () => {
+  it('with REDIS_SIGNING_SECRET, delivers what its publishers sign and drops what anyone else sends', async () => {
     const { bus: publisher, tableName } = await aBus({ signingSecret: SECRET, subscribe: false });
     const { bus, channel } = await aBus({ signingSecret: SECRET, tableName });
     const received: OrderEventModel[] = [];
     bus.subscribe((event) => void received.push(event));
-    // A valid event for mallory's benefit, unsigned or signed with a guessed key.
-    await raw.publish(channel, encodeEnvelope(anEvent('20', 'mallory'), Date.now()));
-    await raw.publish(channel, encodeEnvelope(anEvent('21', 'mallory'), Date.now(), 'a-guessed-secret'));
+    // A valid event for mallory's benefit, unsigned, or signed with a guessed key, 100 times each.
+    const unsigned = new Sealer('order-event', undefined, 'mallory');
+    const guessed = new Sealer('order-event', 'a-guessed-secret-of-32-characters-or-more', 'mallory');
+    for (let i = 0; i < 100; i++) {
+      await raw.publish(channel, unsigned.seal(encodeEvent(anEvent(`2${i}`, 'mallory'))));
+      await raw.publish(channel, guessed.seal(encodeEvent(anEvent(`3${i}`, 'mallory'))));
+    }
     const signed = next(bus, (event) => event.seq === '22');
     await publisher.publish(anEvent('22'));
     await signed;
     expect(received.map((event) => event.seq)).toEqual(['22']);
-    expect(bus.rejected).toBe(2);
+    expect(Object.fromEntries(bus.refusals.byReason)).toEqual({ unsigned: 100, forged: 100 });
+  });
+
+  it('never delivers a captured signed event again: not to a running instance, not to one that just restarted', async () => {
+    const { bus: publisher, tableName, channel } = await aBus({ signingSecret: SECRET, subscribe: false });
+    const { bus: running } = await aBus({ signingSecret: SECRET, tableName });
+    const capture = new Redis(redis.url);
+    closing.push(async () => void capture.disconnect());
+    const captured: string[] = [];
+    await capture.subscribe(channel);
+    capture.on('message', (_: string, message: string) => void captured.push(message));
+    const seqs: string[] = [];
+    running.subscribe((event) => void seqs.push(event.seq));
+    const delivered = next(running, (event) => event.seq === '40');
+    await publisher.publish(anEvent('40', 'alice'));
+    await delivered;
+    await waitUntil(() => captured.length === 1, { timeoutMs: 5000, what: 'the message captured' });
+    // A new instance subscribes after the capture was made: what was sent before is not for it.
+    const { bus: restarted } = await aBus({ signingSecret: SECRET, tableName });
+    const afterRestart: string[] = [];
+    restarted.subscribe((event) => void afterRestart.push(event.seq));
+    for (let i = 0; i < 100; i++) await raw.publish(channel, captured[0]!);
+    const marker = Promise.all([next(running, (e) => e.seq === '41'), next(restarted, (e) => e.seq === '41')]);
+    await publisher.publish(anEvent('41'));
+    await marker;
+    expect(seqs).toEqual(['40', '41']);
+    expect(afterRestart).toEqual(['41']);
+    expect(running.refusals.byReason.get('replayed')).toBe(100);
+    expect(restarted.refusals.byReason.get('stale')).toBe(100);
   });
 
   it('delivers each change once to a subscriber across a replayed publish and a Redis restart', async () => {

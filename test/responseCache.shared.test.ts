@@ -3,12 +3,16 @@
  * fed by one consumer: an answer stored by one instance is served by another without a DynamoDB
  * request; a change (through the API or straight with the SDK) makes it invalid for every
  * instance; a viewer's answer is never served to another; after a gap in the feed nothing stored
- * before it is served; and a Redis outage makes the cache bypass, never fail.
+ * before it is served; and a Redis outage makes the cache bypass, never fail. Everything is
+ * signed with REDIS_SIGNING_SECRET: entries written into Redis by anyone else (forged, moved to
+ * another viewer's key, written back after a change) are never served.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeEntry, encodeEntry } from '../src/pipeline/responseCache/sharedEntry.js';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
@@ -39,6 +43,8 @@ let tableName: string;
 let apis: ChildServer[];
 let consumer: ChildServer;
 let admin: string;
+let raw: Redis;
+const SECRET = 'the-signing-secret-of-the-shared-tier-test-0123456789';
 
 interface Asked {
   status: number;
@@ -138,7 +144,11 @@ const setStock = (stock: number) =>
   );
 
 const startConsumer = async () => {
-  consumer = await children.startConsumer(endpoint(), tableName, { REDIS_URL: redis.url, STREAM_POLL_MS: '50' });
+  consumer = await children.startConsumer(endpoint(), tableName, {
+    REDIS_URL: redis.url,
+    REDIS_SIGNING_SECRET: SECRET,
+    STREAM_POLL_MS: '50',
+  });
 };
 
 beforeAll(async () => {
@@ -148,17 +158,62 @@ beforeAll(async () => {
   [redis] = await Promise.all([RedisServer.start(), ensureTable(dynamo.client, tableName, endpoint())]);
   await store(dynamo.doc, tableName, { products: [product], users: [alice, bob], orders: [aliceOrder] });
   await startConsumer();
-  const env = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false', NODE_ENV: 'development', RESPONSE_CACHE_SHARED: 'on' };
+  const env = {
+    REDIS_URL: redis.url,
+    REDIS_SIGNING_SECRET: SECRET,
+    STREAM_CONSUMER: 'false',
+    NODE_ENV: 'development',
+    RESPONSE_CACHE_SHARED: 'on',
+  };
   apis = await Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, env)));
   for (const api of apis) await liveOn(api);
+  raw = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  raw.on('error', () => undefined);
 }, 120_000);
 
 afterAll(async () => {
+  raw?.disconnect();
   await children.killAll();
   await redis?.kill();
   await dynamo?.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
   dynamo?.client.destroy();
 });
+
+/** Entry keys of this table in Redis (not the tag versions, not the counter). */
+async function entryKeys(): Promise<Set<string>> {
+  const keys = await raw.keys(`tablegraph:rc:${tableName}:*`);
+  return new Set(keys.filter((key) => !key.includes(':t:') && !key.endsWith(':seq')));
+}
+
+/** Asks `query` on `api` until its answer is in Redis; the entry's key and text there. */
+async function storedEntry(
+  api: ChildServer,
+  query: string,
+  vars: object,
+  authorization = admin,
+): Promise<[string, string]> {
+  const before = await entryKeys();
+  const stored = await storeVia(api, query, vars, authorization);
+  if (stored !== query) throw new Error('the store raced a change; run again');
+  const key = [...(await entryKeys())].find((k) => !before.has(k));
+  const text = key && (await raw.get(key));
+  if (!key || !text) throw new Error('no new entry in Redis');
+  return [key, text];
+}
+
+/** Shared-tier entries refused on `instances`, all reasons. */
+const refusedOn = async (instances: ChildServer[]) =>
+  (
+    await Promise.all(
+      instances.map(async (api) => {
+        const text = await (await fetch(`${api.origin}/metrics`)).text();
+        return text
+          .split('\n')
+          .filter((l) => l.startsWith('tablegraph_redis_refused_total{') && l.includes('source="shared-tier"'))
+          .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+      }),
+    )
+  ).reduce((a, b) => a + b, 0);
 
 describe('the shared tier in Redis', () => {
   it('serves on one instance, without a DynamoDB request, an answer another instance stored', async () => {
@@ -235,6 +290,79 @@ describe('the shared tier in Redis', () => {
     const admins = await ask(c, orders, { userId: alice.userId });
     expect(admins.cache?.status).not.toBe('hit');
   });
+
+  it('serves no entry written into Redis by anyone but an instance: 100 forged at the keys the instances use', async () => {
+    const [a, b, c] = apis as [ChildServer, ChildServer, ChildServer];
+    const forged = JSON.stringify({ product: { name: 'FORGED: call +1-555-0100 for a refund', stock: 424242 } });
+    const refusedBefore = await refusedOn([b, c]);
+    let served = 0;
+    for (let i = 0; i < 100; i++) {
+      const query = `query ForgedEntry($productId: ID!) { product(productId: $productId) { name stock } } # ${i}`;
+      const [key, stored] = await storedEntry(a, query, { productId: product.productId });
+      const decoded = decodeEntry(key, stored, { secret: undefined, now: Date.now(), maxAgeMs: 300_000 });
+      if (!('entry' in decoded)) throw new Error(`the stored entry does not decode: ${JSON.stringify(decoded)}`);
+      const { entry } = decoded;
+      const lines = stored.split('\n');
+      const variants = [
+        // Planted from scratch, unsigned or signed with a guessed key.
+        () => encodeEntry(key, { ...entry, json: forged }, entry.mark, entry.expiresAt, undefined),
+        () => encodeEntry(key, { ...entry, json: forged }, entry.mark, entry.expiresAt, `${SECRET}?`),
+        // The instance's own entry with its answer, its tags or its expiry changed.
+        () => [...lines.slice(0, 7), forged].join('\n'),
+        () => ['', ...lines.slice(1)].join('\n'),
+        () => [...lines.slice(0, 3), String(Date.now() + 86_400_000), ...lines.slice(4)].join('\n'),
+      ];
+      await raw.set(key, variants[i % variants.length]!(), 'KEEPTTL');
+      const asked = await ask(i % 2 ? b : c, query, { productId: product.productId });
+      if (JSON.stringify(asked.data).includes('FORGED') || asked.cache?.tier === 'shared') served++;
+    }
+    expect(served).toBe(0);
+    expect((await refusedOn([b, c])) - refusedBefore).toBe(100);
+  }, 120_000);
+
+  it("serves no replayed entry: 50 moved to another viewer's key, 50 written back with their tags' versions after a change", async () => {
+    const [a, b, c] = apis as [ChildServer, ChildServer, ChildServer];
+    const asAlice = `Bearer ${await tokenFor(alice.userId)}`;
+    const asBob = `Bearer ${await tokenFor(bob.userId)}`;
+    let served = 0;
+    // Alice's answer written over Bob's, at the key of the same document and Bob's own variables.
+    for (let i = 0; i < 50; i++) {
+      const query = `${ORDERS} # moved ${i}`;
+      const [, alices] = await storedEntry(a, query, { userId: alice.userId }, asAlice);
+      const [bobsKey] = await storedEntry(a, query, { userId: bob.userId }, asBob);
+      await raw.set(bobsKey, alices, 'KEEPTTL');
+      const asked = await ask(b, query, { userId: bob.userId }, asBob);
+      if (JSON.stringify(asked.data).includes(alice.name)) served++;
+    }
+    // Entries read before a change, written back with the versions their tags had then.
+    const stock = stockIn(await ask(a, POINT, { productId: product.productId })) as number;
+    const saved: { key: string; text: string; tags: [string, string | null][] }[] = [];
+    for (let i = 0; i < 50; i++) {
+      const query = `query Revived($productId: ID!) { product(productId: $productId) { stock } } # ${i}`;
+      const [key, text] = await storedEntry(a, query, { productId: product.productId });
+      const tags = text.split('\n')[0]!.split(' ');
+      const prefix = key.slice(0, key.lastIndexOf(':') + 1);
+      saved.push({
+        key,
+        text,
+        tags: await Promise.all(
+          tags.map(async (tag) => [tag, await raw.get(`${prefix}t:${tag}`)] as [string, string | null]),
+        ),
+      });
+    }
+    const counts = await lagCounts();
+    await setStock(stock + 100);
+    await streamEvictionsPast(counts);
+    for (const [i, { key, text, tags }] of saved.entries()) {
+      const prefix = key.slice(0, key.lastIndexOf(':') + 1);
+      await raw.set(key, text, 'PX', 60_000);
+      for (const [tag, version] of tags) if (version) await raw.set(`${prefix}t:${tag}`, version, 'PX', 60_000);
+      const query = `query Revived($productId: ID!) { product(productId: $productId) { stock } } # ${i}`;
+      const asked = await ask(c, query, { productId: product.productId });
+      if (stockIn(asked) !== stock + 100) served++;
+    }
+    expect(served).toBe(0);
+  }, 120_000);
 
   it('serves nothing stored before a gap in the feed once the feed is back', async () => {
     const [a, b] = apis as [ChildServer, ChildServer];

@@ -5,11 +5,17 @@
  * viewer, errors are never stored, and public answers carry their tags for a CDN.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createDynamo } from '../src/db/client.js';
+import type { Context } from 'aws-lambda';
+import { loadGraphQLLambdaConfig } from '../src/config/index.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
+import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
 import { productKey } from '../src/table/keys.js';
 import { aProduct, anOrder, aUser, store } from './support/factories.js';
-import { startTestServer, tokenFor } from './support/harness.js';
+import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './support/harness.js';
+import { apiGatewayEvent } from './support/transports.js';
 import type { GraphQLResponse, TestServer } from './support/harness.js';
 import { waitUntil } from './support/waitUntil.js';
 
@@ -196,6 +202,65 @@ describe('the response cache over HTTP for a CDN', () => {
     const revalidated = await get({ 'if-none-match': miss.headers.get('etag') ?? '', 'cache-control': 'max-age=0' });
     expect(revalidated.status).toBe(304);
   });
+
+  it.each(['HTTP', 'Lambda'] as const)(
+    'tags every public answer over %s whatever its root field, with one ETag for the miss and the hit',
+    async (transport) => {
+      const lambdaDynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
+      onTestFinished(() => lambdaDynamo.client.destroy());
+      const lambda = createGraphQLHandler(
+        {
+          ...loadGraphQLLambdaConfig({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: server.tableName }),
+          logLevel: 'silent',
+          cursorSecret: TEST_CURSOR_SECRET,
+          auth: TEST_AUTH,
+          cacheMaxAgeSeconds: 60,
+        },
+        { dynamo: lambdaDynamo },
+      );
+      const getOver = async (query: string, variables: object) => {
+        const search = new URLSearchParams({
+          query,
+          variables: JSON.stringify(variables),
+          extensions: JSON.stringify({ cache: true }),
+        }).toString();
+        const headers = { 'apollo-require-preflight': 'true' };
+        if (transport === 'HTTP') {
+          const response = await fetch(`${server.url}?${search}`, { headers });
+          return { headers: Object.fromEntries(response.headers), body: (await response.json()) as any };
+        }
+        const event = apiGatewayEvent('', headers);
+        event.requestContext.http.method = 'GET';
+        event.rawQueryString = search;
+        const result = await lambda(event, {} as Context);
+        return { headers: (result.headers ?? {}) as Record<string, string>, body: JSON.parse(result.body ?? '') };
+      };
+      const cases = [
+        [
+          `query ByNode($id: ID!) { node(id: $id) { ... on Product { name stock } } }`,
+          { id: toGlobalId('Product', books.productId) },
+        ],
+        [
+          `query ById($productId: ID!) { product(productId: $productId) { name stock } }`,
+          { productId: books.productId },
+        ],
+      ] as const;
+      for (const [query, variables] of cases) {
+        const miss = await getOver(query, variables);
+        const hit = await getOver(query, variables);
+        expect(miss.body.data).toEqual(hit.body.data);
+        if (transport === 'HTTP')
+          expect([miss.body.extensions.cache.status, hit.body.extensions.cache.status]).toEqual(['miss', 'hit']);
+        for (const answer of [miss, hit]) {
+          expect(answer.headers['cache-control']).toBe('public, max-age=60');
+          expect(answer.headers['cache-tag']?.split(',')).toContain(`product:${books.productId}`);
+          expect(answer.headers['surrogate-key']?.split(' ')).toContain(`product:${books.productId}`);
+        }
+        expect(hit.headers.etag).toMatch(/^W\/"/);
+        expect(hit.headers.etag).toBe(miss.headers.etag);
+      }
+    },
+  );
 
   it('tags no private answer', async () => {
     const response = await fetch(server.url, {

@@ -1,7 +1,8 @@
 /**
  * Shard leases (src/streams/leases.ts) on DynamoDB Local: who may read a shard among consumers
  * that share a name. Time is passed in (`now`), so expiry is tested without waiting for it.
- * Plus the configuration that switches the event bus to Redis.
+ * Plus what a consumer's heartbeat must name to vouch for a live cache feed, and the
+ * configuration that switches the event bus to Redis (and its trust rule).
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadServerConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import { LeaseCheck } from '../src/pipeline/responseCache/leaseCheck.js';
 import { LeaseStore } from '../src/streams/leases.js';
 import { streamLeaseKey } from '../src/table/keys.js';
 import { endpoint } from './support/harness.js';
@@ -75,6 +77,41 @@ describe('a shard lease', () => {
   });
 });
 
+describe('a heartbeat naming a tenure', () => {
+  const checkAt = (now: { t: number }) =>
+    new LeaseCheck({ doc: dynamo.doc, tableName, recheckMs: 1000, now: () => now.t });
+
+  it('vouches for a live feed only while the lease table shows that tenure, held by its sender', async () => {
+    const shard = aShard();
+    const now = { t: T0 + 1 };
+    const a = leaseOf('a');
+    const tenure = (await a.acquire(shard, T0))!;
+    const check = checkAt(now);
+    expect(await check.vouches('a', 'processor', [{ shardId: shard, epoch: tenure.epoch }])).toBe(true);
+    // Someone else's name, another epoch, another consumer name: a forged heartbeat.
+    expect(await checkAt(now).vouches('b', 'processor', [{ shardId: shard, epoch: tenure.epoch }])).toBe(false);
+    expect(await checkAt(now).vouches('a', 'processor', [{ shardId: shard, epoch: tenure.epoch + 1 }])).toBe(false);
+    expect(await checkAt(now).vouches('a', 'other', [{ shardId: shard, epoch: tenure.epoch }])).toBe(false);
+    // Released (a clean stop): no longer, once the record is read again.
+    await a.release(tenure);
+    now.t += 1001;
+    expect(await check.vouches('a', 'processor', [{ shardId: shard, epoch: tenure.epoch }])).toBe(false);
+  });
+
+  it('does not vouch past the lease’s expiry, and reads a lease at most once per recheck', async () => {
+    const shard = aShard();
+    const now = { t: T0 + 1 };
+    const tenure = (await leaseOf('a').acquire(shard, T0))!;
+    const check = checkAt(now);
+    for (let i = 0; i < 5; i++)
+      expect(await check.vouches('a', 'processor', [{ shardId: shard, epoch: tenure.epoch }])).toBe(true);
+    expect(check.reads).toBe(1);
+    // A consumer that died holding the lease: it expires.
+    now.t = T0 + TTL + 1;
+    expect(await check.vouches('a', 'processor', [{ shardId: shard, epoch: tenure.epoch }])).toBe(false);
+  });
+});
+
 describe('REDIS_URL', () => {
   it.each(['redis://127.0.0.1:6379', 'rediss://user:secret@cache.example.com:6380/0'])('accepts %s', (url) => {
     expect(loadServerConfig({ REDIS_URL: url }).redisUrl).toBe(url);
@@ -90,6 +127,41 @@ describe('REDIS_URL', () => {
 
   it('is optional: without it the event bus stays in the process, fed by an in-process consumer', () => {
     expect(loadServerConfig({})).toMatchObject({ redisUrl: undefined, streamConsumer: true });
+  });
+
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    DYNAMODB_MODE: 'aws',
+    CURSOR_SECRET: 'c'.repeat(40),
+    JWT_SECRET: 'j'.repeat(40),
+  };
+  const URL = 'redis://127.0.0.1:6379';
+
+  it('takes its signing secret as REDIS_SIGNING_SECRET, or by its older name EVENT_SIGNING_SECRET', () => {
+    const secret = 's'.repeat(40);
+    expect(loadServerConfig({ REDIS_URL: URL, REDIS_SIGNING_SECRET: secret }).redisSigningSecret).toBe(secret);
+    expect(loadServerConfig({ REDIS_URL: URL, EVENT_SIGNING_SECRET: secret }).redisSigningSecret).toBe(secret);
+    expect(() => loadServerConfig({ REDIS_SIGNING_SECRET: secret, EVENT_SIGNING_SECRET: `${secret}x` })).toThrow(
+      'REDIS_SIGNING_SECRET and EVENT_SIGNING_SECRET (its older name) are both set, to different values',
+    );
+    expect(() => loadServerConfig({ EVENT_SIGNING_SECRET: 'short' })).toThrow(
+      'EVENT_SIGNING_SECRET must be at least 32 characters',
+    );
+  });
+
+  it('refuses to start in production on Redis without a signing secret, unless REDIS_TRUSTED says the network is the boundary', () => {
+    expect(() => loadServerConfig({ ...PRODUCTION, REDIS_URL: URL })).toThrow(
+      'REDIS_URL is set without REDIS_SIGNING_SECRET in production',
+    );
+    expect(
+      loadServerConfig({ ...PRODUCTION, REDIS_URL: URL, REDIS_TRUSTED: 'true' }).redisSigningSecret,
+    ).toBeUndefined();
+    expect(loadServerConfig({ ...PRODUCTION, REDIS_URL: URL, REDIS_SIGNING_SECRET: 's'.repeat(32) })).toMatchObject({
+      redisUrl: URL,
+    });
+    // Outside production, and without Redis, nothing is required.
+    expect(loadServerConfig({ REDIS_URL: URL }).redisSigningSecret).toBeUndefined();
+    expect(loadServerConfig(PRODUCTION).redisUrl).toBeUndefined();
   });
 
   it('turns the in-process consumer off unless STREAM_CONSUMER asks for it (each instance would publish every event)', () => {

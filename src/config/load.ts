@@ -37,7 +37,7 @@ export type Config = ProcessConfig &
 export function loadServerConfig(env: Env = process.env): Config {
   const proc = readProcess(env);
   const database = readDatabase(env, proc);
-  const streams = readStreamOutput(env);
+  const streams = readStreamOutput(env, proc);
   return {
     ...proc,
     ...database,
@@ -81,7 +81,7 @@ export function loadStreamLambdaConfig(env: Env = process.env): StreamLambdaConf
   return {
     ...proc,
     ...readDatabase(env, proc),
-    ...readStreamOutput(env),
+    ...readStreamOutput(env, proc),
     telemetry: readLambdaTelemetry(env, { resolvers: false }),
   };
 }
@@ -101,7 +101,7 @@ export function loadConsumerConfig(env: Env = process.env): ConsumerProcessConfi
     ...readDatabase(env, proc),
     ...readLocalDatabase(env),
     ...readListener(env, proc),
-    ...readStreamOutput(env),
+    ...readStreamOutput(env, proc),
     ...readConsumer(env),
     telemetry: readTelemetry(env, { resolvers: false }),
   };

@@ -1,28 +1,48 @@
 import os from 'node:os';
 import type { DatabaseConfig } from './database.js';
+import type { ProcessConfig } from './process.js';
 import { ConfigError, flag, httpUrl, integer, port, text } from './read.js';
 import type { Env } from './read.js';
 
 /** Where what a stream reader finds goes: read by every process that reads the table's stream. */
 export interface StreamOutputConfig {
-  /** Order events travel over Redis pub/sub instead of staying in the process. */
+  /** Order events (and the response cache's invalidations) travel over Redis pub/sub instead of staying in the process. */
   redisUrl: string | undefined;
-  /** Signs and checks the order events on Redis. */
-  eventSigningSecret: string | undefined;
+  /** Signs everything written to Redis, and refuses what is read there unsigned, forged or replayed. */
+  redisSigningSecret: string | undefined;
   /** Where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
   cdnPurgeUrl: string | undefined;
 }
 
-export function readStreamOutput(env: Env): StreamOutputConfig {
+/**
+ * REDIS_URL and its trust rule: REDIS_SIGNING_SECRET (EVENT_SIGNING_SECRET is its older name),
+ * required in production unless REDIS_TRUSTED=true says the network is the boundary
+ * (docs/decisions/redis-trust.md).
+ */
+export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): StreamOutputConfig {
   const redisUrl = text(env, 'REDIS_URL');
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
     throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
   }
-  const eventSigningSecret = text(env, 'EVENT_SIGNING_SECRET');
-  if (eventSigningSecret !== undefined && eventSigningSecret.length < 32) {
-    throw new ConfigError('EVENT_SIGNING_SECRET must be at least 32 characters');
+  const secret = text(env, 'REDIS_SIGNING_SECRET');
+  const oldName = text(env, 'EVENT_SIGNING_SECRET');
+  if (secret !== undefined && oldName !== undefined && secret !== oldName) {
+    throw new ConfigError(
+      'REDIS_SIGNING_SECRET and EVENT_SIGNING_SECRET (its older name) are both set, to different values: set only REDIS_SIGNING_SECRET',
+    );
   }
-  return { redisUrl, eventSigningSecret, cdnPurgeUrl: httpUrl(env, 'CDN_PURGE_URL') };
+  const redisSigningSecret = secret ?? oldName;
+  const name = secret !== undefined ? 'REDIS_SIGNING_SECRET' : 'EVENT_SIGNING_SECRET';
+  if (redisSigningSecret !== undefined && redisSigningSecret.length < 32) {
+    throw new ConfigError(`${name} must be at least 32 characters`);
+  }
+  const trusted = flag(env, 'REDIS_TRUSTED');
+  if (redisUrl && !redisSigningSecret && !trusted && nodeEnv === 'production') {
+    throw new ConfigError(
+      'REDIS_URL is set without REDIS_SIGNING_SECRET in production: set REDIS_SIGNING_SECRET (32+ characters, the same on every instance, consumer and stream Lambda), or REDIS_TRUSTED=true if only trusted processes can reach that Redis',
+    );
+  }
+  return { redisUrl, redisSigningSecret, cdnPurgeUrl: httpUrl(env, 'CDN_PURGE_URL') };
 }
 
 /** The server's in-process stream consumer. */

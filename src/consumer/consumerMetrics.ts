@@ -1,23 +1,30 @@
 /**
  * The standalone consumer's Prometheus metrics (GET /metrics on CONSUMER_PORT): what the stream
- * processing did, the leases it holds, and the event bus it publishes to.
+ * processing did, the leases it holds, and the event bus and invalidation channel it publishes to.
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../events/eventBus.js';
 import { countUnhandledRejections } from '../runMain.js';
 import { observeRegistry } from '../telemetry/start.js';
 import { registerEventBusMetrics } from '../events/eventBusMetrics.js';
+import type { RedisInvalidationBus } from '../events/invalidationBus.js';
+import { registerRedisMetrics } from '../events/redisMetrics.js';
 import type { BatchReport, StreamConsumer } from '../streams/consumer.js';
 import { registerStreamMetrics } from '../streams/streamMetrics.js';
 
 export type ConsumerMetrics = ReturnType<typeof createConsumerMetrics>;
 
-export function createConsumerMetrics(consumer: () => StreamConsumer | undefined, bus: EventBus) {
+export function createConsumerMetrics(
+  consumer: () => StreamConsumer | undefined,
+  bus: EventBus,
+  invalidations?: RedisInvalidationBus,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   countUnhandledRejections(registry);
   observeRegistry(registry);
   registerEventBusMetrics(registry, bus);
+  registerRedisMetrics(registry, [], invalidations);
   const stream = registerStreamMetrics(registry);
   const lag = new Gauge({
     name: 'dynamodb_stream_lag_seconds',

@@ -69,9 +69,12 @@ async function main(): Promise<Logger> {
       bus = redis;
       invalidations = new RedisInvalidationBus({
         url: config.redisUrl,
+        signingSecret: config.redisSigningSecret,
         tableName: config.tableName,
         log,
         subscribe: false,
+        // Its heartbeats are checked against the lease table under this name.
+        from: owner,
       });
       await invalidations.start();
     } else {
@@ -84,8 +87,8 @@ async function main(): Promise<Logger> {
     // A table this process created is at the current schema, as one `npm start` creates.
     if (db.tableCreated) await baselineNewTable(db.dynamo.doc, config.tableName);
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
-    const metrics = createConsumerMetrics(() => consumer, eventBus);
-    const publisher = invalidations && invalidationPublisher(invalidations, owner);
+    const metrics = createConsumerMetrics(() => consumer, eventBus, invalidations);
+    const publisher = invalidations && invalidationPublisher(invalidations, config.consumerGroup);
     // The consumer purges the CDN: it is the one process that sees every change once.
     const purge = config.cdnPurgeUrl ? (purger = new CdnPurger({ url: config.cdnPurgeUrl, log })) : undefined;
     consumer = new StreamConsumer({

@@ -1,6 +1,6 @@
 /**
  * The order event bus a process's configuration names: with REDIS_URL, Redis pub/sub signed
- * with EVENT_SIGNING_SECRET, connected (never blocking start-up for long: queries and mutations
+ * with REDIS_SIGNING_SECRET, connected (never blocking start-up for long: queries and mutations
  * do not need Redis); without it, none (the caller keeps events in the process).
  */
 import type { Logger } from 'pino';
@@ -14,7 +14,7 @@ export interface BusOptions {
 }
 
 export async function startRedisEventBus(
-  config: Pick<DatabaseConfig, 'tableName'> & Pick<StreamOutputConfig, 'redisUrl' | 'eventSigningSecret'>,
+  config: Pick<DatabaseConfig, 'tableName'> & Pick<StreamOutputConfig, 'redisUrl' | 'redisSigningSecret'>,
   { log, subscribe }: BusOptions,
 ): Promise<RedisEventBus | undefined> {
   if (!config.redisUrl) return undefined;
@@ -23,7 +23,7 @@ export async function startRedisEventBus(
     tableName: config.tableName,
     log,
     subscribe,
-    signingSecret: config.eventSigningSecret,
+    signingSecret: config.redisSigningSecret,
   });
   await bus.start();
   return bus;

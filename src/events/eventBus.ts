@@ -8,6 +8,7 @@
  * rules) happens in the GraphQL layer, never here.
  */
 import type { OrderEventModel } from './orderEvent.js';
+import type { RefusalCounter } from './signedEnvelope.js';
 
 export type OrderEventListener = (event: OrderEventModel) => void;
 
@@ -30,8 +31,10 @@ export interface EventBus {
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;
-  /** Messages received that failed their checks (schema, size, signature): dropped. */
+  /** Messages received that failed their checks (schema, size, signature, freshness): dropped. */
   readonly rejected: number;
+  /** Those messages by reason (a bus that receives from outside the process). */
+  readonly refusals?: RefusalCounter;
   /** Set by whoever keeps the metrics: called for each event received, with ms since it was published. */
   onDelivered: ((latencyMs: number) => void) | undefined;
   /** Closes connections; publish() afterwards counts as lost. */

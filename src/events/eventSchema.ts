@@ -1,16 +1,13 @@
 /**
- * The wire format of order events on a shared bus (Redis), and the one place an event from the
- * bus is checked before anything reads it: JSON of bounded size, then a schema with bounded
- * strings, numbers and lines, rebuilt key by key (unknown fields are dropped), then, when a
- * signing secret is set, an HMAC-SHA256 over the rebuilt event. A publisher encodes through the
- * same rebuild, so what it signs is exactly what a receiver checks.
+ * The order event as the body of a message on a shared bus (Redis), and the one place an event
+ * from the bus is checked before anything reads it: after its envelope (signedEnvelope.ts: size,
+ * signature, freshness), a schema with bounded strings, numbers and lines, rebuilt key by key
+ * (unknown fields are dropped). A publisher encodes through the same rebuild, so what it signs
+ * is exactly what a receiver checks.
  *
- * `{"v":2,"publishedAt":<ms>,"event":{...},"sig":"<hex>"}`: `sig` only with a secret.
- *
- * decodeEnvelope() never throws: a bad message comes back as `{ ok: false, reason }` (the reason
- * names the field, never echoes the content), for the bus to count and drop.
+ * decodeEvent() never throws: a bad body comes back as `{ ok: false, reason }` (the reason names
+ * the field, never echoes the content), for the bus to count and drop.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ID_PATTERN } from '../table/keys.js';
 import { ORDER_STATUSES } from '../table/models.js';
 import type { OrderLineModel, OrderModel, OrderStatus } from '../table/models.js';
@@ -37,7 +34,7 @@ const SEQ = /^\d{1,40}$/;
 export const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/;
 
-export type Decoded = { ok: true; event: OrderEventModel; publishedAt: number } | { ok: false; reason: string };
+export type Decoded = { ok: true; event: OrderEventModel } | { ok: false; reason: string };
 
 class Invalid extends Error {}
 
@@ -108,15 +105,15 @@ function event(value: unknown): OrderEventModel {
   return rebuilt;
 }
 
-const signature = (secret: string, publishedAt: number, body: string): string =>
-  createHmac('sha256', secret).update(`v2.${publishedAt}.${body}`).digest('hex');
+/** Bytes an envelope's header may add to an event (signedEnvelope.ts). */
+const ENVELOPE_HEADER_BYTES = 400;
 
 /**
- * The message for `orderEvent`, signed with `secret` when given. Throws when the event does not
- * fit the schema or its bounds (EventTooLargeError for size): a publisher never sends what
- * every receiver would drop.
+ * The body of the message for `orderEvent`: the event rebuilt by the schema, as JSON. Throws
+ * InvalidEventError when the event does not fit the schema or its bounds: a publisher never
+ * sends what every receiver would drop.
  */
-export function encodeEnvelope(orderEvent: OrderEventModel, publishedAt: number, secret?: string): string {
+export function encodeEvent(orderEvent: OrderEventModel): string {
   let rebuilt: OrderEventModel;
   try {
     rebuilt = event(orderEvent);
@@ -125,12 +122,10 @@ export function encodeEnvelope(orderEvent: OrderEventModel, publishedAt: number,
     throw error;
   }
   const body = JSON.stringify(rebuilt);
-  const sig = secret ? `,"sig":"${signature(secret, publishedAt, body)}"` : '';
-  const message = `{"v":2,"publishedAt":${publishedAt},"event":${body}${sig}}`;
-  const bytes = Buffer.byteLength(message);
+  const bytes = Buffer.byteLength(body) + ENVELOPE_HEADER_BYTES;
   if (bytes > EVENT_LIMITS.bytes)
     throw new InvalidEventError(`the event is ${bytes} bytes, over ${EVENT_LIMITS.bytes}`);
-  return message;
+  return body;
 }
 
 /** An event a publisher refuses to send (schema or size). */
@@ -142,30 +137,18 @@ export class InvalidEventError extends Error {
 }
 
 /**
- * A message from the bus, checked: size first (before JSON.parse), then the schema, then the
- * signature when `secret` is set (a message without one, or with a wrong one, is refused).
+ * The event in the body of a message whose envelope passed its checks (size, signature,
+ * freshness: the bus did those), rebuilt by the schema.
  */
-export function decodeEnvelope(message: string | Buffer, secret?: string): Decoded {
-  // Counting bytes of a huge string is cheap next to parsing it; a Buffer knows its length.
-  const bytes = typeof message === 'string' ? Buffer.byteLength(message) : message.length;
-  if (bytes > EVENT_LIMITS.bytes) return { ok: false, reason: `message over ${EVENT_LIMITS.bytes} bytes` };
+export function decodeEvent(body: string): Decoded {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(message.toString());
+    parsed = JSON.parse(body);
   } catch {
-    return { ok: false, reason: 'message is not JSON' };
+    return { ok: false, reason: 'event is not JSON' };
   }
   try {
-    const raw = record(parsed, 'message');
-    if (raw.v !== 2) fail('message version is not 2');
-    const publishedAt = integer(raw.publishedAt, 'publishedAt');
-    const rebuilt = event(raw.event);
-    if (secret) {
-      const given = typeof raw.sig === 'string' ? Buffer.from(raw.sig, 'utf8') : Buffer.alloc(0);
-      const expected = Buffer.from(signature(secret, publishedAt, JSON.stringify(rebuilt)), 'utf8');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) fail('signature is missing or wrong');
-    }
-    return { ok: true, event: rebuilt, publishedAt };
+    return { ok: true, event: event(parsed) };
   } catch (error) {
     if (error instanceof Invalid) return { ok: false, reason: error.message };
     throw error;

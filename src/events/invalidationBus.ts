@@ -2,145 +2,136 @@
  * The response cache's invalidations between processes, on a Redis pub/sub channel of their own
  * (`tablegraph:invalidations:<table>`), apart from the order events: stream consumers (and the
  * instance that ran a mutation) publish the dependency tags a change touched; every API
- * instance evicts them. Consumers also publish a heartbeat while they read the stream: an
- * instance serves from its cache only while heartbeats arrive (src/pipeline/responseCache/).
+ * instance evicts them. Consumers also publish a heartbeat while they read the stream, naming
+ * the lease tenures they read under: an instance serves from its cache only while heartbeats
+ * that its lease table confirms arrive (src/pipeline/responseCache/).
  *
- * Every message is checked on receipt (size, shape, each tag's pattern) and dropped when it
- * does not fit: whoever can publish on the channel can evict entries, never plant one.
+ * Every message is a signed envelope (signedEnvelope.ts) holding a body of
+ * invalidationMessages.ts. On receipt:
+ * - an envelope that fails with a signing secret set (unsigned, forged) is refused and counted:
+ *   it is not from a holder of the secret, so no invalidation of theirs is lost; a publisher with
+ *   the wrong secret cannot beat either, and the instances bypass;
+ * - one too old, dated before this subscription, or replayed is refused and counted: the
+ *   window is longer than the feed timeout, and a new subscription flushes at its first beat,
+ *   so what is refused for its age always falls in a gap the cache already treats as one;
+ * - a message that cannot be decoded (any, without a secret; one with a valid signature, with
+ *   one) is counted and handed on as a gap: the instance bypasses until the next heartbeat, which
+ *   flushes.
+ * Whoever can publish on the channel without the secret can evict entries (without one), never
+ * plant one.
  */
-import { Redis } from 'ioredis';
-import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { TAG_PATTERN } from '../table/dependencies.js';
-import { MAX_TRACEPARENTS } from '../table/limits.js';
-import { TRACEPARENT } from './eventSchema.js';
+import {
+  heartbeatBody,
+  MAX_INVALIDATION_MESSAGE_BYTES,
+  parseInvalidation,
+  tagsBodies,
+} from './invalidationMessages.js';
+import type { Invalidation, InvalidationMessage } from './invalidationMessages.js';
+import { closeAll, connectWithin, openRedis, redisChannel } from './redisConnection.js';
+import type { RedisClient, RedisSettings } from './redisConnection.js';
+import { Freshness, openEnvelope, RefusalCounter, Sealer } from './signedEnvelope.js';
 
-export const invalidationsChannel = (tableName: string): string => `tablegraph:invalidations:${tableName}`;
+export const invalidationsChannel = (tableName: string): string => redisChannel('invalidations', tableName);
 
-/** Bounds of one message: a batch of up to 1,000 stream records touches far fewer distinct tags. */
-export const MAX_INVALIDATION_MESSAGE_BYTES = 256_000;
-export const MAX_TAGS_PER_MESSAGE = 5_000;
+const PURPOSE = 'invalidation';
 
-export type InvalidationMessage =
-  | {
-      v: 1;
-      kind: 'tags';
-      tags: string[];
-      /** epoch ms of the oldest change */
-      changedAt?: number | undefined;
-      /** The W3C traceparents of the writes that made the changes, when they were traced. */
-      traceparents?: string[] | undefined;
-    }
-  | { v: 1; kind: 'heartbeat'; /** who beats (a consumer's owner id) */ from: string };
-
-/** The message in `raw`, or undefined (with why) when it is not one this version accepts. */
-export function parseInvalidation(raw: string): { message?: InvalidationMessage; problem?: string } {
-  if (raw.length > MAX_INVALIDATION_MESSAGE_BYTES) return { problem: 'too large' };
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return { problem: 'not JSON' };
-  }
-  const m = value as Record<string, unknown> | null;
-  if (typeof m !== 'object' || m === null || m.v !== 1) return { problem: 'unknown version' };
-  if (m.kind === 'heartbeat') {
-    if (typeof m.from !== 'string' || m.from.length > 200) return { problem: 'bad heartbeat' };
-    return { message: { v: 1, kind: 'heartbeat', from: m.from } };
-  }
-  if (m.kind !== 'tags' || !Array.isArray(m.tags) || m.tags.length > MAX_TAGS_PER_MESSAGE)
-    return { problem: 'bad tags' };
-  const tags = m.tags as unknown[];
-  if (!tags.every((tag): tag is string => typeof tag === 'string' && TAG_PATTERN.test(tag))) {
-    return { problem: 'a tag of an unknown shape' };
-  }
-  const changedAt = typeof m.changedAt === 'number' && Number.isFinite(m.changedAt) ? m.changedAt : undefined;
-  // Trace contexts only link spans: malformed ones are left out, the eviction still happens.
-  const traceparents = Array.isArray(m.traceparents)
-    ? (m.traceparents as unknown[])
-        .filter((value): value is string => typeof value === 'string' && TRACEPARENT.test(value))
-        .slice(0, MAX_TRACEPARENTS)
-    : [];
-  return { message: { v: 1, kind: 'tags', tags, changedAt, ...(traceparents.length > 0 ? { traceparents } : {}) } };
-}
-
-export interface InvalidationBusOptions {
-  url: string;
+export interface InvalidationBusOptions extends RedisSettings {
   tableName: string;
   log: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** Listen to the channel (API instances); a consumer that only publishes says false. */
   subscribe: boolean;
+  /** This publisher's name (a consumer's lease owner: its heartbeats are checked against it). */
+  from?: string | undefined;
+  /** At most one warning about refused messages per this many ms. */
+  warnIntervalMs?: number | undefined;
+  /** The clock messages are dated and judged by (tests). */
+  now?: (() => number) | undefined;
 }
 
-export type InvalidationListener = (message: InvalidationMessage) => void;
+/** A message for the cache, or word that one could not be decoded (a gap: invalidations may be lost). */
+export type InvalidationEvent = InvalidationMessage | { kind: 'gap'; reason: string };
+export type InvalidationListener = (event: InvalidationEvent) => void;
 
 export class RedisInvalidationBus {
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis | undefined;
+  private readonly publisher: RedisClient;
+  private readonly subscriber: RedisClient | undefined;
   readonly channel: string;
+  private readonly sealer: Sealer;
+  private readonly freshness: Freshness;
+  private readonly now: () => number;
   private readonly listeners = new Set<InvalidationListener>();
   private readonly downListeners = new Set<() => void>();
   private closed = false;
-  /** Messages dropped on receipt (malformed) and publishes that failed. */
-  dropped = 0;
-  lost = 0;
+  /** Messages refused or undecodable on receipt, by reason. */
+  readonly refusals: RefusalCounter;
+  /** Messages that could not be published (Redis down or failing), logged once per interval. */
+  private readonly losses: RefusalCounter;
+  /** Published invalidations that widened a tag to its kind or to everything, logged once per interval. */
+  private readonly widenings: RefusalCounter;
+  /** Messages a batch was split into beyond the first. */
+  splits = 0;
 
   constructor(private readonly options: InvalidationBusOptions) {
     this.channel = invalidationsChannel(options.tableName);
-    const common: RedisOptions = {
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 16), 2000),
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      lazyConnect: true,
-    };
-    this.publisher = new Redis(options.url, { ...common, connectionName: 'tablegraph-invalidations-publisher' });
-    this.publisher.on('error', (error: Error) => options.log.debug({ err: error }, 'redis invalidations error'));
+    this.now = options.now ?? Date.now;
+    this.sealer = new Sealer(PURPOSE, options.signingSecret, options.from);
+    this.freshness = new Freshness({ now: this.now });
+    this.refusals = new RefusalCounter('invalidation messages on redis', options.log, options.warnIntervalMs);
+    this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
+    this.widenings = new RefusalCounter(
+      'invalidation tags outside the tag pattern (widened, not dropped)',
+      options.log,
+      options.warnIntervalMs,
+    );
+    this.publisher = openRedis(options, { role: 'invalidations-publisher', log: options.log });
     if (options.subscribe) {
-      const subscriber = new Redis(options.url, {
-        ...common,
-        enableOfflineQueue: true,
-        connectionName: 'tablegraph-invalidations-subscriber',
-      });
-      subscriber.on('error', (error: Error) => options.log.debug({ err: error }, 'redis invalidations error'));
+      const subscriber = openRedis(options, { role: 'invalidations-subscriber', log: options.log, subscriber: true });
       // Resubscribe on every ready (see redisEventBus.ts); a closed connection has lost messages.
-      subscriber.on('ready', () => void subscriber.subscribe(this.channel).catch(() => undefined));
+      subscriber.on('ready', () => void this.subscribeChannel());
       subscriber.on('close', () => {
+        this.freshness.connectionLost();
         for (const listener of this.downListeners) listener();
       });
-      subscriber.on('message', (channel: string, raw: string) => this.deliver(channel, raw));
+      subscriber.on('messageBuffer', (channel: Buffer, raw: Buffer) => this.deliver(channel.toString(), raw));
       this.subscriber = subscriber;
     }
   }
 
   /** Connects (and subscribes); resolves once connected or after `waitMs` (it keeps reconnecting). */
   async start(waitMs = 2000): Promise<void> {
-    const connected = Promise.all([
-      this.publisher.connect().catch(() => undefined),
-      this.subscriber
-        ?.connect()
-        .then(() => this.subscriber?.subscribe(this.channel))
-        .catch(() => undefined),
-    ]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([connected, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-    clearTimeout(timer);
+    const listening = this.subscriber?.connect().then(() => this.subscribeChannel());
+    await connectWithin(Promise.all([this.publisher.connect().catch(() => undefined), listening]), waitMs);
   }
 
-  /** Never rejects: a message that cannot be sent is counted in `lost`. */
-  async publish(message: InvalidationMessage): Promise<void> {
-    if (this.closed || this.publisher.status !== 'ready') {
-      this.lost++;
-      return;
+  /**
+   * Publishes an invalidation, split into messages under the byte bound. Never rejects: a
+   * message that cannot be sent is counted in `lost` and logged once per interval (the
+   * instances notice the silence: the same Redis carries the heartbeats).
+   */
+  async publishTags(
+    invalidation: Invalidation,
+    extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined } = {},
+  ): Promise<void> {
+    if (invalidation.everything || invalidation.kinds.length > 0) {
+      this.widenings.count(invalidation.everything ? 'everything' : 'kind', { kinds: invalidation.kinds });
     }
-    try {
-      await this.publisher.publish(this.channel, JSON.stringify(message));
-    } catch {
-      this.lost++;
-    }
+    const bodies = tagsBodies(invalidation, extra);
+    this.splits += bodies.length - 1;
+    await Promise.all(bodies.map((body) => this.send(body)));
   }
 
-  /** Calls `listener` with each valid message from now on. */
+  /** A consumer's proof of life, naming tenures it reads under (checked against the lease table). */
+  publishHeartbeat(group: string, tenures: readonly { shardId: string; epoch: number }[]): Promise<void> {
+    return this.send(heartbeatBody(group, tenures));
+  }
+
+  /** Messages that could not be published. */
+  get lost(): number {
+    return this.losses.total;
+  }
+
+  /** Calls `listener` with each message (and each gap) from now on. */
   subscribe(listener: InvalidationListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -155,22 +146,60 @@ export class RedisInvalidationBus {
     this.closed = true;
     this.listeners.clear();
     this.downListeners.clear();
-    const connections = [this.publisher, ...(this.subscriber ? [this.subscriber] : [])];
-    await Promise.all(connections.map((connection) => connection.quit().catch(() => undefined)));
-    for (const connection of connections) connection.disconnect();
+    await closeAll([this.publisher, ...(this.subscriber ? [this.subscriber] : [])]);
   }
 
-  private deliver(channel: string, raw: string): void {
-    if (channel !== this.channel) return;
-    const { message, problem } = parseInvalidation(raw);
-    if (!message) {
-      this.dropped++;
-      this.options.log.warn({ channel, problem }, 'invalidation message dropped');
+  private async send(body: string): Promise<void> {
+    if (this.closed || this.publisher.status !== 'ready') {
+      this.losses.count('redis is not connected', { channel: this.channel });
       return;
     }
+    try {
+      // Sealed right before PUBLISH: one connection keeps the numbers in order.
+      await this.publisher.publish(this.channel, this.sealer.seal(body, this.now()));
+    } catch {
+      this.losses.count('publish failed', { channel: this.channel });
+    }
+  }
+
+  private async subscribeChannel(): Promise<void> {
+    if (!this.subscriber) return;
+    this.freshness.subscribing(this.now());
+    await this.subscriber.subscribe(this.channel).catch(() => undefined);
+  }
+
+  private deliver(channel: string, raw: Buffer): void {
+    if (channel !== this.channel) return;
+    const { signingSecret } = this.options;
+    const opened = openEnvelope(raw, {
+      purpose: PURPOSE,
+      secret: signingSecret,
+      maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
+    });
+    if (!opened.ok) {
+      this.refusals.count(opened.reason, { channel });
+      // Without a secret anyone's message is as good as a consumer's: one we cannot read may have been one.
+      if (!signingSecret) this.emit({ kind: 'gap', reason: opened.reason });
+      return;
+    }
+    const stale = this.freshness.check(opened.from, opened.seq, opened.at);
+    if (stale) {
+      this.refusals.count(stale, { channel, from: opened.from });
+      return;
+    }
+    const { message, problem } = parseInvalidation(opened.body, opened.from);
+    if (!message) {
+      this.refusals.count('undecodable', { channel, problem });
+      this.emit({ kind: 'gap', reason: `undecodable: ${problem}` });
+      return;
+    }
+    this.emit(message);
+  }
+
+  private emit(event: InvalidationEvent): void {
     for (const listener of this.listeners) {
       try {
-        listener(message);
+        listener(event);
       } catch (error) {
         this.options.log.warn({ err: error }, 'invalidation listener failed');
       }

@@ -111,8 +111,8 @@ export function createApollo(
       // Cache-Control is decided per document (httpCaching.ts), not per resolved field.
       ApolloServerPluginCacheControlDisabled(),
       httpCachingPlugin({ maxAgeSeconds: cacheMaxAgeSeconds, cache: pipeline.cache }),
-      // After httpCaching: the tags go only on answers it made public.
-      ...(pipeline.cache ? [cacheHeadersPlugin(pipeline.cache)] : []),
+      // After httpCaching: the tags and the ETag go only on answers it made public.
+      cacheHeadersPlugin(pipeline.cache),
       jsonErrorStatusPlugin(),
     ],
     documentStore: admission.documentStore,

@@ -37,13 +37,38 @@ const onlyResultFields = (result: object): boolean =>
   Object.keys(result).every((key) => key === 'data' || key === 'errors' || key === 'extensions');
 
 /**
+ * The JSON of `data` objects parsed from it or serialized already (the response cache's hits
+ * and stores): a result without errors around one is written with that text instead of
+ * serializing the data again. `JSON.stringify(JSON.parse(text))` is `text` for any text
+ * `JSON.stringify` made (GraphQL response keys are names, never array indices).
+ */
+const dataJson = new WeakMap<object, string>();
+
+/** Remembers that `data` serializes to `json`; returns `data`. */
+export function withKnownJson<T extends object>(data: T, json: string): T {
+  dataJson.set(data, json);
+  return data;
+}
+
+/** JSON.stringify(ordered(result)), with the known text of its data when there is one. */
+function jsonOf(result: SizedResult): string {
+  const known =
+    result.errors === undefined && typeof result.data === 'object' && result.data !== null
+      ? dataJson.get(result.data)
+      : undefined;
+  if (known === undefined) return JSON.stringify(ordered(result));
+  const extensions = result.extensions === undefined ? '' : `,"extensions":${JSON.stringify(result.extensions)}`;
+  return `{"data":${known}${extensions}}`;
+}
+
+/**
  * `result` itself when its JSON fits in `maxBytes`, else a result carrying only the
  * RESPONSE_TOO_LARGE error (and the original extensions, e.g. the request's cost). A result
  * that fits is remembered with its JSON for stringifyResult.
  */
 export function withinResponseSize<T extends SizedResult>(result: T, maxBytes: number): T | SizedResult {
   const plain = onlyResultFields(result);
-  const json = JSON.stringify(plain ? ordered(result) : result);
+  const json = plain ? jsonOf(result) : JSON.stringify(result);
   if (Buffer.byteLength(json, 'utf8') <= maxBytes) {
     const key = plain ? keyOf(result) : undefined;
     if (key) serialized.set(key, { result, json });

@@ -31,7 +31,7 @@ import type { RetryPolicy } from '../db/retry.js';
 import type { Dynamo } from '../db/client.js';
 import { CheckpointStore } from './checkpoints.js';
 import { LeaseLostError, LeaseStore } from './leases.js';
-import type { Fence } from './leases.js';
+import type { Fence, Tenure } from './leases.js';
 import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
@@ -181,6 +181,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   /** Shards whose lease this consumer holds now (undefined without leases). */
   get leasesHeld(): number | undefined {
     return this.leases?.count;
+  }
+
+  /** The tenures it reads under now (empty without leases): its heartbeats name them. */
+  get tenures(): Tenure[] {
+    const leases = this.leases;
+    if (!leases) return [];
+    return leases.shardIds.flatMap((shardId) => leases.tenure(shardId) ?? []);
   }
 
   get running(): boolean {

@@ -80,6 +80,12 @@ export class ChildServers {
     await server.node.exited;
   }
 
+  /** SIGTERM, the way an orchestrator stops a process (a consumer releases its leases); resolves once it has exited. */
+  async stop(server: ChildServer): Promise<void> {
+    server.node.child.kill('SIGTERM');
+    await server.node.exited;
+  }
+
   /** Kills every child still running (they own no other process: the database is the test's). */
   async killAll(): Promise<void> {
     await Promise.all(

@@ -1,17 +1,24 @@
 /**
  * `npm run consumer`'s entry with faults where they happen: every DynamoDB and DynamoDB Streams
  * client the process creates gets the Faults middleware (faults.ts), with the rules and seed of
- * the `SOAK_FAULTS` variable (JSON: `{ "seed": 1, "rules": [FaultRule, ...] }`, client labels
- * `dynamodb` and `streams`). Each injected fault is logged as a JSON line (`fault injected`), so
- * the parent process counts them. Test-only: the soak starts consumers with it.
+ * the `SOAK_FAULTS` variable (JSON: `{ "seed": 1, "rules": [FaultRule, ...], "loseInvalidations": 0.5 }`,
+ * client labels `dynamodb` and `streams`). `loseInvalidations` is the share of invalidation
+ * messages it never publishes (a lost invalidation, as a bug or a network would lose it; its
+ * heartbeats still go out). Each injected fault is logged as a JSON line (`fault injected`), so
+ * the parent process counts them. Test-only: the soaks start consumers with it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { RedisInvalidationBus } from '../../src/events/invalidationBus.js';
 import { seededRandom } from '../../src/seed/seededRandom.js';
 import { Faults } from './faults.js';
 import type { FaultRule } from './faults.js';
 
-const { seed = 1, rules = [] } = JSON.parse(process.env.SOAK_FAULTS ?? '{}') as { seed?: number; rules?: FaultRule[] };
+const {
+  seed = 1,
+  rules = [],
+  loseInvalidations = 0,
+} = JSON.parse(process.env.SOAK_FAULTS ?? '{}') as { seed?: number; rules?: FaultRule[]; loseInvalidations?: number };
 // Each process its own sequence: the same seed in every consumer would fault them in lockstep.
 const faults = new Faults(seededRandom(seed * 7919 + process.pid));
 for (const rule of rules) faults.inject(rule);
@@ -33,6 +40,19 @@ for (const [Client, label] of [
       faults.attach(this, label);
     }
     return send.apply(this, args);
+  };
+}
+
+if (loseInvalidations > 0) {
+  const lose = seededRandom(seed * 104_729 + process.pid);
+  const bus = RedisInvalidationBus.prototype;
+  const publishTags = Object.getOwnPropertyDescriptor(bus, 'publishTags')?.value as RedisInvalidationBus['publishTags'];
+  bus.publishTags = function (this: RedisInvalidationBus, ...args: Parameters<typeof publishTags>) {
+    if (lose() >= loseInvalidations) return publishTags.apply(this, args);
+    process.stdout.write(
+      `${JSON.stringify({ level: 40, time: Date.now(), msg: 'fault injected', kind: 'lost invalidation', tags: args[0].tags.length })}\n`,
+    );
+    return Promise.resolve();
   };
 }
 

@@ -48,10 +48,22 @@ export class RedisServer {
     });
   }
 
+  /** SIGSTOP: Redis hangs, its connections stay open and nothing answers (a stalled host, a full stop-the-world). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after pause(): Redis answers again, everything sent meanwhile included. */
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** SIGKILL, the way a crashed Redis goes away; resolves once it has exited. */
   async kill(): Promise<void> {
     if (!this.child) return;
     this.child.kill('SIGKILL');
+    // A stopped process takes SIGKILL too, but only once it runs again.
+    this.child.kill('SIGCONT');
     await this.exited;
     this.child = undefined;
   }

@@ -1,40 +1,85 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TAGS_PER_MESSAGE, parseInvalidation } from '../../src/events/invalidationBus.js';
+import {
+  heartbeatBody,
+  MAX_INVALIDATION_MESSAGE_BYTES,
+  parseInvalidation,
+  sortTags,
+  tagsBodies,
+} from '../../src/events/invalidationMessages.js';
 import { MAX_TRACEPARENTS } from '../../src/table/limits.js';
 
 const traceparent = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
+const tagsOf = (body: string) => parseInvalidation(body, 'consumer-1').message;
 
-describe('invalidation messages on Redis', () => {
-  it('accepts tags and heartbeats of the current version', () => {
-    expect(parseInvalidation('{"v":1,"kind":"tags","tags":["product:p1","categories"],"changedAt":5}').message).toEqual(
-      {
-        v: 1,
-        kind: 'tags',
-        tags: ['product:p1', 'categories'],
-        changedAt: 5,
-      },
-    );
-    expect(parseInvalidation('{"v":1,"kind":"heartbeat","from":"host:1"}').message?.kind).toBe('heartbeat');
+describe('invalidation tags', () => {
+  it('are judged one by one: a tag outside the pattern widens to its kind, the others go as they are', () => {
+    expect(sortTags(['product:p1', 'product:sku.import-1', 'category:books', 'user:a#b', 'categories'])).toEqual({
+      tags: ['product:p1', 'category:books', 'categories'],
+      kinds: ['product', 'user'],
+      everything: false,
+      widened: 2,
+    });
+  });
+
+  it('widen to everything when even their kind cannot be read', () => {
+    expect(sortTags(['PRODUCT#x', 7, 'product:p1'])).toMatchObject({ tags: ['product:p1'], everything: true });
+  });
+});
+
+describe('invalidation messages', () => {
+  it('carry tags, kinds and a flush across the wire unchanged', () => {
+    const [body] = tagsBodies({ tags: ['product:p1'], kinds: ['product'], everything: true }, { changedAt: 5 });
+    expect(tagsOf(body!)).toEqual({
+      kind: 'tags',
+      tags: ['product:p1'],
+      kinds: ['product'],
+      everything: true,
+      changedAt: 5,
+    });
+  });
+
+  it('are judged again on receipt, tag by tag, never dropped whole for one bad tag', () => {
+    const body = JSON.stringify({ kind: 'tags', tags: ['product:p1', 'product:sku.import-1', 3], kinds: ['x y'] });
+    expect(tagsOf(body)).toMatchObject({ tags: ['product:p1'], kinds: ['product'], everything: true });
+  });
+
+  it('are split by the publisher under the byte bound, every tag in one of them', () => {
+    const tags = Array.from({ length: 12_000 }, (_, i) => `product:p-${i}-${'x'.repeat(40)}`);
+    const bodies = tagsBodies({ tags, kinds: ['user'], everything: false }, { changedAt: 9 });
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThan(MAX_INVALIDATION_MESSAGE_BYTES - 400);
+    const received = bodies.map(tagsOf);
+    expect(received.flatMap((m) => (m?.kind === 'tags' ? m.tags : []))).toEqual(tags);
+    expect(received.map((m) => m?.kind === 'tags' && m.kinds)).toEqual([['user'], ...bodies.slice(1).map(() => [])]);
+  });
+
+  it('carry a heartbeat’s consumer name and tenures, its publisher taken from the envelope', () => {
+    const body = heartbeatBody('processor', [{ shardId: 'shardId-0001', epoch: 4 }]);
+    expect(parseInvalidation(body, 'host:1:abc').message).toEqual({
+      kind: 'heartbeat',
+      from: 'host:1:abc',
+      group: 'processor',
+      tenures: [{ shardId: 'shardId-0001', epoch: 4 }],
+    });
   });
 
   it.each([
     ['not JSON', '{'],
-    ['another version', '{"v":2,"kind":"tags","tags":[]}'],
-    ['an unknown kind', '{"v":1,"kind":"store","tags":[]}'],
-    ['a tag of another shape', '{"v":1,"kind":"tags","tags":["product:p1#PROFILE"]}'],
-    ['a tag that is not a string', '{"v":1,"kind":"tags","tags":[1]}'],
-    ['too many tags', JSON.stringify({ v: 1, kind: 'tags', tags: Array(MAX_TAGS_PER_MESSAGE + 1).fill('categories') })],
-    ['a huge message', JSON.stringify({ v: 1, kind: 'heartbeat', from: 'x'.repeat(300_000) })],
-  ])('drops %s', (_, raw) => {
-    expect(parseInvalidation(raw).message).toBeUndefined();
+    ['an array', '[]'],
+    ['an unknown kind', '{"kind":"store","tags":[]}'],
+    ['tags that are not a list', '{"kind":"tags","tags":"product:p1"}'],
+    ['a heartbeat without its group', '{"kind":"heartbeat","tenures":[]}'],
+    ['a heartbeat with a malformed tenure', '{"kind":"heartbeat","group":"processor","tenures":[["a#b",1]]}'],
+  ])('cannot be decoded: %s (the receiver counts a gap)', (_, body) => {
+    expect(parseInvalidation(body, 'c').problem).toBeDefined();
   });
 
-  it('keeps the writes’ trace contexts, bounded, and leaves out malformed ones without dropping the tags', () => {
+  it('keep the writes’ trace contexts, bounded, and leave out malformed ones without dropping the tags', () => {
     const traceparents = [...Array.from({ length: MAX_TRACEPARENTS + 4 }, (_, i) => traceparent(i + 1)), 'nope', 7];
-    const { message } = parseInvalidation(JSON.stringify({ v: 1, kind: 'tags', tags: ['categories'], traceparents }));
+    const message = tagsOf(JSON.stringify({ kind: 'tags', tags: ['categories'], traceparents }));
     expect(message).toMatchObject({ kind: 'tags', tags: ['categories'] });
     expect(message?.kind === 'tags' && message.traceparents).toEqual(traceparents.slice(0, MAX_TRACEPARENTS));
-    const onlyBad = parseInvalidation('{"v":1,"kind":"tags","tags":["categories"],"traceparents":["x"]}').message;
-    expect(onlyBad).toEqual({ v: 1, kind: 'tags', tags: ['categories'], changedAt: undefined });
+    const onlyBad = tagsOf('{"kind":"tags","tags":["categories"],"traceparents":["x"]}');
+    expect(onlyBad).toEqual({ kind: 'tags', tags: ['categories'], kinds: [], everything: false, changedAt: undefined });
   });
 });

@@ -39,10 +39,22 @@ export const STREAMS_SPEC = {
       '`redis://` or `rediss://`: order events travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda)',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
-  EVENT_SIGNING_SECRET: {
+  REDIS_SIGNING_SECRET: {
     type: 'secret',
     description:
-      'HMAC-SHA256 key (at least 32 characters) of order events on Redis: publishers sign, instances drop unsigned or forged events; set the same on every instance, consumer and stream Lambda',
+      'HMAC-SHA256 key (at least 32 characters) of everything written to Redis: order events, invalidations, heartbeats and shared cache entries are signed, and what is read there unsigned, forged, replayed or too old is refused and counted; set the same on every instance, consumer and stream Lambda. Required with `REDIS_URL` in production unless `REDIS_TRUSTED=true`',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  EVENT_SIGNING_SECRET: {
+    type: 'secret',
+    description: 'the older name of `REDIS_SIGNING_SECRET`, still read (setting both to different values is an error)',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  REDIS_TRUSTED: {
+    type: 'boolean',
+    default: 'false',
+    description:
+      '`true`: in production, run on Redis without `REDIS_SIGNING_SECRET`, because only trusted processes can reach it (the network is the boundary); whoever can write there can then change what users see',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
   CDN_PURGE_URL: {

@@ -26,6 +26,18 @@ export function registerResponseCacheMetrics(registry: Registry, cache: Response
       this.inc(stats.evictions);
     },
   });
+  new Counter({
+    name: 'tablegraph_response_cache_faults_total',
+    help: 'What the cache did about faults in its feed: invalidations widened to a kind or to everything (widened), bumps of the shared tier that failed (failed_bump), heartbeats the lease table did not confirm (unvouched_heartbeat)',
+    labelNames: ['fault'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ fault: 'widened' }, stats.widened);
+      this.inc({ fault: 'failed_bump' }, stats.failedBumps);
+      this.inc({ fault: 'unvouched_heartbeat' }, stats.unvouchedBeats);
+    },
+  });
   new Gauge({
     name: 'tablegraph_response_cache_bytes',
     help: 'Bytes the cached answers take (RESPONSE_CACHE_MAX_BYTES bounds it)',

@@ -1,31 +1,39 @@
 /**
- * The cache's entries in this process: an LRU bounded by bytes (lru-cache, each entry sized
- * by its serialized answer, key and tags), every entry aged out at the maximum age, and an index
- * from each dependency tag to the entries filed under it, so an invalidation evicts exactly those.
+ * The cache's entries in this process: an LRU bounded by bytes (lru-cache), an index from each
+ * dependency tag to the entries filed under it, so an invalidation evicts exactly those, and the
+ * maximum age, which holds for every entry whatever else happens: an entry's age counts from the
+ * moment the execution that produced it began (its data is at least that old), and `get` never
+ * returns one older than `maxAgeMs`.
+ *
+ * An entry holds its answer as JSON text, not as objects: what the bound counts is then what the
+ * heap holds (a parsed answer takes several times its JSON), and a hit is parsed once for the
+ * response (which reuses the text instead of serializing the answer again). The bound counts the
+ * text's bytes in the heap (twice its length when it is not all ASCII), the key, the tags, and
+ * a fixed cost per entry and per tag for the LRU's, the index's and the entry's own objects,
+ * measured under a flood (`npm run bench:cache-memory`).
  *
  * Two guards decide whether a fresh answer may be stored at all:
- * - an answer whose reads began before one of its tags was invalidated may hold the old value
- *   (the write landed while it read), so it is not stored. Invalidation times are kept for
- *   `raceHorizonMs`; an execution that ran longer than that is never stored.
+ * - an answer whose reads began before one of its tags (or that tag's kind) was invalidated may
+ *   hold the old value (the write landed while it read), so it is not stored. Invalidation
+ *   times are kept for `raceHorizonMs`; an execution that ran longer than that is never stored.
  * - an answer that read a global index (eventually consistent) while one of its index tags was
  *   invalidated less than `holdDownMs` ago may come from an index that does not show the change
  *   yet. It is stored, but only until that hold-down ends (its own TTL), so rows from a lagging
  *   index live no longer than the hold-down; the next read after it goes to the index again.
  */
 import { LRUCache } from 'lru-cache';
+import { kindOf } from '../../events/invalidationMessages.js';
 import { isIndexTag } from '../../table/dependencies.js';
 
 export interface CacheEntry {
-  /** The answer's `data`, shared by every hit (never mutated). */
-  data: unknown;
-  /** Bytes of the answer's JSON (what the size bound counts). */
-  bytes: number;
+  /** The answer's `data` as JSON. */
+  json: string;
   tags: readonly string[];
   public: boolean;
   /** A weak ETag of the answer's data: the same for the miss that stored it and every hit. */
   etag: string;
-  /** performance.now() when stored. */
-  storedAt: number;
+  /** performance.now() when the execution that produced it began: its age counts from there. */
+  readAt: number;
 }
 
 export interface EntryStoreOptions {
@@ -40,63 +48,88 @@ export interface EntryStoreOptions {
   clock?: { now: () => number };
 }
 
-/** Bytes an entry costs beyond its answer: the key, the LRU's and the tag index's bookkeeping. */
-const ENTRY_OVERHEAD_BYTES = 256;
-const TAG_OVERHEAD_BYTES = 64;
+/**
+ * Heap bytes an entry costs beyond its text, key and tags: the entry object, the LRU's slots,
+ * the key's place in the tag index. Measured with `npm run bench:cache-memory` (docs/caching.md).
+ */
+export const ENTRY_OVERHEAD_BYTES = 512;
+/** Heap bytes per tag beyond its text: the array slot, the string's header, its place in the index's set. */
+export const TAG_OVERHEAD_BYTES = 112;
 
-export type StoreRefusal = 'too-large' | 'changed-while-read' | 'read-too-long';
+/** Heap bytes of a string: one byte a character when it is all ASCII (a one-byte string), else two. */
+const heapBytesOf = (text: string): number => (Buffer.byteLength(text) === text.length ? text.length : 2 * text.length);
+
+/** The bytes the bound counts for `entry` under `key`. */
+export function entrySize(entry: CacheEntry, key: string): number {
+  let size = ENTRY_OVERHEAD_BYTES + heapBytesOf(entry.json) + heapBytesOf(key) + entry.etag.length;
+  for (const tag of entry.tags) size += heapBytesOf(tag) + TAG_OVERHEAD_BYTES;
+  return size;
+}
+
+export type StoreRefusal = 'too-large' | 'changed-while-read' | 'read-too-long' | 'too-old';
 
 export class EntryStore {
   private readonly lru: LRUCache<string, CacheEntry>;
-  private readonly byTag = new Map<string, Set<string>>();
-  /** Tag -> performance.now() of its last invalidation, oldest first (re-inserted on update). */
+  /** Tag -> the key filed under it, or the keys when there are several (most tags name one entry: a Set each would cost more than the entry). */
+  private readonly byTag = new Map<string, string | Set<string>>();
+  /** Tag -> clock time of its last invalidation, oldest first (re-inserted on update). */
   private readonly invalidatedAt = new Map<string, number>();
+  /** Kind -> clock time of its last invalidation as a whole. */
+  private readonly kindInvalidatedAt = new Map<string, number>();
   private flushedAt = -Infinity;
   private readonly raceHorizonMs: number;
   private readonly maxRememberedTags: number;
+  private readonly clock: { now: () => number };
 
   constructor(private readonly options: EntryStoreOptions) {
     this.raceHorizonMs = Math.max(options.raceHorizonMs ?? 10_000, options.holdDownMs);
     this.maxRememberedTags = options.maxRememberedTags ?? 100_000;
+    this.clock = options.clock ?? performance;
     this.lru = new LRUCache<string, CacheEntry>({
       maxSize: options.maxBytes,
       // One answer may take a tenth of the cache at most: a single huge page must not flush the rest.
       maxEntrySize: Math.max(1, Math.floor(options.maxBytes / 10)),
-      sizeCalculation: (entry, key) =>
-        entry.bytes +
-        key.length +
-        ENTRY_OVERHEAD_BYTES +
-        entry.tags.reduce((n, t) => n + t.length + TAG_OVERHEAD_BYTES, 0),
+      sizeCalculation: entrySize,
+      // The TTL frees memory; get() enforces the maximum age itself, to the millisecond.
       ttl: options.maxAgeMs,
-      ...(options.clock ? { perf: options.clock, ttlResolution: 0 } : {}),
+      perf: this.clock,
+      ttlResolution: 0,
       dispose: (entry, key) => this.unindex(key, entry),
     });
   }
 
-  get(key: string): CacheEntry | undefined {
-    return this.lru.get(key);
+  /** The entry at `key`, unless it is older than the maximum age at `now`. */
+  get(key: string, now = this.clock.now()): CacheEntry | undefined {
+    const entry = this.lru.get(key);
+    if (!entry) return undefined;
+    if (now - entry.readAt > this.options.maxAgeMs) {
+      this.lru.delete(key);
+      return undefined;
+    }
+    return entry;
   }
 
   /**
-   * Stores `entry` unless a guard refuses it (the reason is returned). `readStartedAt` is
-   * performance.now() when the execution that produced it began; `readIndex`, whether it read
-   * a global index.
+   * Stores `entry` unless a guard refuses it (the reason is returned); `readIndex`: whether its
+   * execution read a global index.
    */
-  set(key: string, entry: CacheEntry, readStartedAt: number, readIndex: boolean): StoreRefusal | undefined {
-    const now = entry.storedAt;
-    if (now - readStartedAt > this.raceHorizonMs) return 'read-too-long';
-    if (readStartedAt <= this.flushedAt) return 'changed-while-read';
-    let heldUntil = Infinity;
+  set(key: string, entry: CacheEntry, readIndex: boolean): StoreRefusal | undefined {
+    const now = this.clock.now();
+    const { readAt } = entry;
+    if (now - readAt > this.raceHorizonMs) return 'read-too-long';
+    if (readAt <= this.flushedAt) return 'changed-while-read';
+    let until = readAt + this.options.maxAgeMs;
     for (const tag of entry.tags) {
       const at = this.invalidatedAt.get(tag);
-      if (at === undefined) continue;
-      if (at >= readStartedAt) return 'changed-while-read';
-      if (readIndex && isIndexTag(tag)) heldUntil = Math.min(heldUntil, at + this.options.holdDownMs);
+      const kindAt = this.kindInvalidatedAt.get(kindOf(tag));
+      if ((at !== undefined && at >= readAt) || (kindAt !== undefined && kindAt >= readAt)) return 'changed-while-read';
+      // Read from an index that may lag the change: kept only until the hold-down ends.
+      const heldUntil = at === undefined ? -Infinity : at + this.options.holdDownMs;
+      if (readIndex && heldUntil > now && isIndexTag(tag)) until = Math.min(until, heldUntil);
     }
+    if (until <= now) return 'too-old';
     this.lru.delete(key);
-    // Read from an index that may lag the change: kept only until the hold-down ends.
-    if (heldUntil > now) this.lru.set(key, entry, { ttl: Math.ceil(heldUntil - now) });
-    else this.lru.set(key, entry);
+    this.lru.set(key, entry, { ttl: Math.ceil(until - now) });
     if (!this.lru.has(key)) return 'too-large';
     this.index(key, entry);
     return undefined;
@@ -104,35 +137,50 @@ export class EntryStore {
 
   /**
    * Stores an entry already checked elsewhere (a valid entry of the shared tier) for at most
-   * `ttlMs`; invalidations from now on evict it like any other.
+   * `ttlMs` and never past its maximum age; invalidations from now on evict it like any other.
    */
   adopt(key: string, entry: CacheEntry, ttlMs: number): void {
+    const ttl = Math.min(ttlMs, entry.readAt + this.options.maxAgeMs - this.clock.now());
+    if (!(ttl >= 1)) return;
     this.lru.delete(key);
-    this.lru.set(key, entry, { ttl: Math.max(1, Math.min(ttlMs, this.options.maxAgeMs)) });
+    this.lru.set(key, entry, { ttl: Math.floor(ttl) });
     if (this.lru.has(key)) this.index(key, entry);
   }
 
   /** Evicts every entry filed under one of `tags`; later stores of reads begun before now are refused. */
-  invalidate(tags: Iterable<string>, now = performance.now()): number {
+  invalidate(tags: Iterable<string>, now = this.clock.now()): number {
     let evicted = 0;
     for (const tag of tags) {
       this.invalidatedAt.delete(tag);
       this.invalidatedAt.set(tag, now);
       const keys = this.byTag.get(tag);
-      if (!keys) continue;
-      for (const key of [...keys]) if (this.lru.delete(key)) evicted++;
+      if (keys === undefined) continue;
+      for (const key of typeof keys === 'string' ? [keys] : [...keys]) if (this.lru.delete(key)) evicted++;
     }
     this.forgetOldInvalidations(now);
     if (evicted > 0) this.options.onEvicted?.(evicted);
     return evicted;
   }
 
+  /**
+   * Evicts every entry filed under a tag of one of `kinds` (a tag the bus could not take as it
+   * was widens to its kind); later stores of reads begun before now under such a tag are refused.
+   */
+  invalidateKinds(kinds: Iterable<string>, now = this.clock.now()): number {
+    const wanted = new Set(kinds);
+    if (wanted.size === 0) return 0;
+    for (const kind of wanted) this.kindInvalidatedAt.set(kind, now);
+    const tags = [...this.byTag.keys()].filter((tag) => wanted.has(kindOf(tag)));
+    return this.invalidate(tags, now);
+  }
+
   /** Evicts everything (the invalidation feed had a gap); reads begun before now are not stored. */
-  flush(now = performance.now()): void {
+  flush(now = this.clock.now()): void {
     const evicted = this.lru.size;
     this.lru.clear();
     this.byTag.clear();
     this.invalidatedAt.clear();
+    this.kindInvalidatedAt.clear();
     this.flushedAt = now;
     if (evicted > 0) this.options.onEvicted?.(evicted);
   }
@@ -148,18 +196,21 @@ export class EntryStore {
 
   private index(key: string, entry: CacheEntry): void {
     for (const tag of entry.tags) {
-      let keys = this.byTag.get(tag);
-      if (!keys) this.byTag.set(tag, (keys = new Set()));
-      keys.add(key);
+      const keys = this.byTag.get(tag);
+      if (keys === undefined || keys === key) this.byTag.set(tag, key);
+      else if (typeof keys === 'string') this.byTag.set(tag, new Set([keys, key]));
+      else keys.add(key);
     }
   }
 
   private unindex(key: string, entry: CacheEntry): void {
     for (const tag of entry.tags) {
       const keys = this.byTag.get(tag);
-      if (!keys) continue;
-      keys.delete(key);
-      if (keys.size === 0) this.byTag.delete(tag);
+      if (keys === key) this.byTag.delete(tag);
+      else if (typeof keys === 'object') {
+        keys.delete(key);
+        if (keys.size === 1) this.byTag.set(tag, keys.values().next().value as string);
+      }
     }
   }
 
@@ -168,6 +219,8 @@ export class EntryStore {
       if (now - at <= this.raceHorizonMs) break;
       this.invalidatedAt.delete(tag);
     }
+    for (const [kind, at] of this.kindInvalidatedAt)
+      if (now - at > this.raceHorizonMs) this.kindInvalidatedAt.delete(kind);
     // A flood of distinct tags: forgetting one would let a racing read store an old value.
     if (this.invalidatedAt.size > this.maxRememberedTags) this.flush(now);
   }

@@ -11,11 +11,19 @@
  *   `public` when the document reads only the catalog (and every read says so), else the
  *   viewer and role. Nothing read under one viewer is served to another.
  * - It serves and stores only while its invalidation feed is live (invalidationFeed.ts); a gap
- *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags).
+ *   flushes it. Invalidations come in through `invalidate` (stream records turned into tags) and
+ *   `invalidateWide` (the kinds of tags the bus could not take as they were, or everything).
+ * - Every entry's age counts from the start of the execution that produced it, in every tier,
+ *   and no entry older than `maxAgeMs` is served: the bound behind any lost invalidation.
+ *   `extensions.cache.age` is that age. An answer that read nothing (no tag) is not stored.
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
- *   a stored answer is written there too, and every invalidation bumps its tags there.
+ *   a stored answer is written there too, and every invalidation bumps its tags there. A
+ *   mutation does not wait for its bump (a hung Redis must not hold writes up): the bump is
+ *   sent before the answer leaves, and one that fails is a gap in this instance's feed (it
+ *   bypasses until Redis answers again, then flushes).
  */
 import { etagOf } from '../httpCaching.js';
+import { withKnownJson } from '../responseSize.js';
 import { OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -23,30 +31,18 @@ import { settled } from '../../db/capacity.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { isPublicTag } from '../../table/dependencies.js';
 import { cacheKeyOf, scopeOf } from './cacheKey.js';
+import { dataOf, explained } from './cacheOutcome.js';
+import type { CacheOutcome, ResponseCacheStats } from './cacheOutcome.js';
 import { documentFactsOf } from './documentFacts.js';
 import { EntryStore } from './entryStore.js';
+import type { CacheEntry } from './entryStore.js';
 import { InvalidationFeed } from './invalidationFeed.js';
 import type { ReadMark, SharedTier } from './sharedTier.js';
 
+export type { CacheOutcome, CacheStatus, ResponseCacheStats } from './cacheOutcome.js';
+
 /** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
 export const FEED_TIMEOUT_MS = 5000;
-
-export type CacheStatus = 'hit' | 'miss' | 'bypass';
-
-/** What the cache did for one execution: `extensions.cache`, the Cache-Tag headers, the ETag. */
-export interface CacheOutcome {
-  status: CacheStatus;
-  /** Why it bypassed, or why a miss was not stored. */
-  reason?: string | undefined;
-  /** Age of the entry served (hit), in ms. */
-  ageMs?: number | undefined;
-  /** Where a hit came from: this instance's memory or the shared tier. */
-  tier?: 'local' | 'shared' | undefined;
-  /** The entry's tags (hit, or a stored miss). */
-  tags: readonly string[];
-  public: boolean;
-  etag?: string | undefined;
-}
 
 export interface ResponseCacheOptions {
   schema: GraphQLSchema;
@@ -64,21 +60,21 @@ export interface ResponseCacheOptions {
   shared?: SharedTier | undefined;
 }
 
-export interface ResponseCacheStats {
-  hits: number;
-  misses: number;
-  bypasses: number;
-  evictions: number;
-  /** Misses that were not stored, by reason. */
-  notStored: Record<string, number>;
-}
-
 type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
 
 export type ResponseCache = ReturnType<typeof createResponseCache>;
 
 export function createResponseCache(options: ResponseCacheOptions) {
-  const stats: ResponseCacheStats = { hits: 0, misses: 0, bypasses: 0, evictions: 0, notStored: {} };
+  const stats: ResponseCacheStats = {
+    hits: 0,
+    misses: 0,
+    bypasses: 0,
+    evictions: 0,
+    notStored: {},
+    widened: 0,
+    failedBumps: 0,
+    unvouchedBeats: 0,
+  };
   const lagObservers = new Set<(seconds: number) => void>();
   const writeListeners = new Set<(tags: readonly string[]) => void>();
   const store = new EntryStore({
@@ -95,6 +91,11 @@ export function createResponseCache(options: ResponseCacheOptions) {
       shared?.gap();
     },
   });
+  // A bump that failed leaves entries in Redis that other instances may take: a gap here too.
+  shared?.onBumpFailed(() => {
+    stats.failedBumps++;
+    feed.down();
+  });
   const factsOf = documentFactsOf(options.schema);
   const outcomes = new WeakMap<object, CacheOutcome>();
 
@@ -103,28 +104,39 @@ export function createResponseCache(options: ResponseCacheOptions) {
     return reason;
   };
 
-  const withExplanation = (result: ExecutionResult, outcome: CacheOutcome, explain: boolean): ExecutionResult => {
-    if (!explain) return result;
-    const cache = {
-      status: outcome.status,
-      ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
-      ...(outcome.tier ? { tier: outcome.tier } : {}),
-      ...(outcome.reason ? { reason: outcome.reason } : {}),
-    };
-    return { ...result, extensions: { ...result.extensions, cache } };
+  const observeLag = (createdAtMs: number | undefined) => {
+    if (createdAtMs === undefined) return;
+    const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
+    for (const observe of lagObservers) observe(lag);
   };
 
-  /** Evicts `tags` here; returns how many entries went. */
+  /** Evicts `tags` here and bumps them in the shared tier (never waited for); returns how many entries went here. */
   function invalidate(tags: readonly string[], createdAtMs?: number): number {
     const evicted = store.invalidate(tags);
     if (shared) void shared.bump(tags);
-    if (createdAtMs !== undefined) {
-      const lag = Math.max(0, (Date.now() - createdAtMs) / 1000);
-      for (const observe of lagObservers) observe(lag);
-    }
+    observeLag(createdAtMs);
     const publicTags = tags.filter(isPublicTag);
     if (publicTags.length > 0) options.onPublicInvalidation?.(publicTags);
     return evicted;
+  }
+
+  /**
+   * Evicts every entry filed under a tag of one of `kinds`, or everything: what a tag the bus
+   * could not take as it was may concern. The shared tier cannot find entries by kind: this
+   * instance serves none from it read before now.
+   */
+  function invalidateWide(
+    { kinds, everything }: { kinds: readonly string[]; everything: boolean },
+    createdAtMs?: number,
+  ): number {
+    if (!everything && kinds.length === 0) return 0;
+    stats.widened++;
+    const before = store.size;
+    if (everything) store.flush();
+    else store.invalidateKinds(kinds);
+    shared?.gap();
+    observeLag(createdAtMs);
+    return before - store.size;
   }
 
   /**
@@ -139,9 +151,11 @@ export function createResponseCache(options: ResponseCacheOptions) {
       const result = await run(args);
       const tags = [...context.wrote];
       if (tags.length > 0) {
+        // The bump is on its way to Redis before the answer leaves (ioredis writes a command as it
+        // is called), and Redis runs commands in the order they arrive: a read another instance
+        // sends once the writer has its answer comes after it. Not waiting for it keeps a hung
+        // Redis from holding writes up; one that fails is a gap (onBumpFailed below).
         invalidate(tags);
-        // Before the answer leaves: once the writer has its answer, no instance takes the old entry from Redis.
-        await shared?.bump(tags);
         for (const listener of writeListeners) listener(tags);
       }
       return result;
@@ -155,40 +169,39 @@ export function createResponseCache(options: ResponseCacheOptions) {
     };
     if (!feed.live) {
       const outcome = bypass('invalidation feed down');
-      return withExplanation(await run(args), outcome, explain);
+      return explained(await run(args), outcome, explain);
     }
     const scope = scopeOf(facts.readsOnlyPublicData, context.viewer);
     const variables = args.variableValues as Record<string, unknown> | null | undefined;
     const key = cacheKeyOf(facts.hash, args.operationName, variables, scope);
-    const entry = store.get(key);
+    const now = performance.now();
+    const entry = store.get(key, now);
     if (entry) {
       stats.hits++;
       const outcome: CacheOutcome = {
         status: 'hit',
-        ageMs: performance.now() - entry.storedAt,
+        ageMs: now - entry.readAt,
         tags: entry.tags,
         public: entry.public,
         etag: entry.etag,
         tier: 'local',
       };
       outcomes.set(context, outcome);
-      return withExplanation({ data: entry.data as ExecutionResult['data'] }, outcome, explain);
+      return explained({ data: dataOf(entry.json) }, outcome, explain);
     }
     let mark: ReadMark | undefined;
     if (shared?.readable) {
       const { hit: found, mark: readMark } = await shared.get(key);
       mark = readMark;
-      // Checked again: the feed may have died while Redis answered.
-      if (found && feed.live) {
-        const now = performance.now();
-        const ageMs = Math.max(0, Date.now() - found.readStartedAt);
-        const adopted = {
-          data: JSON.parse(found.json) as unknown,
-          bytes: Buffer.byteLength(found.json),
+      const ageMs = found ? Math.max(0, Date.now() - found.readStartedAt) : Infinity;
+      // Checked again: the feed may have died while Redis answered, and the entry aged.
+      if (found && feed.live && ageMs <= options.maxAgeMs) {
+        const adopted: CacheEntry = {
+          json: found.json,
           tags: found.tags,
           public: found.public,
           etag: found.etag,
-          storedAt: now - ageMs,
+          readAt: performance.now() - ageMs,
         };
         store.adopt(key, adopted, found.ttlMs);
         stats.hits++;
@@ -201,12 +214,12 @@ export function createResponseCache(options: ResponseCacheOptions) {
           tier: 'shared',
         };
         outcomes.set(context, outcome);
-        return withExplanation({ data: adopted.data as ExecutionResult['data'] }, outcome, explain);
+        return explained({ data: dataOf(found.json) }, outcome, explain);
       }
     }
 
     stats.misses++;
-    const startedAt = performance.now();
+    const readAt = performance.now();
     const result = await run(args);
     await settled(context.cost); // a prefetched page's read belongs to this answer's dependencies
     const outcome: CacheOutcome = { status: 'miss', tags: [], public: false };
@@ -217,20 +230,16 @@ export function createResponseCache(options: ResponseCacheOptions) {
     let refusal: string | undefined;
     if (result.errors?.length) refusal = 'errors';
     else if (reads.uncacheable) refusal = 'unnamed read';
+    else if (tags.length === 0) refusal = 'nothing read';
     else if (facts.readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
     else if (!feed.live) refusal = 'invalidation feed down';
     else {
       const json = JSON.stringify(result.data ?? null);
-      const bytes = Buffer.byteLength(json);
-      if (bytes > options.maxAnswerBytes) refusal = 'too-large';
+      if (result.data) withKnownJson(result.data, json);
+      if (Buffer.byteLength(json) > options.maxAnswerBytes) refusal = 'too-large';
       else {
         const etag = etagOf(json);
-        refusal = store.set(
-          key,
-          { data: result.data, bytes, tags, public: isPublic, etag, storedAt: performance.now() },
-          startedAt,
-          reads.readIndex,
-        );
+        refusal = store.set(key, { json, tags, public: isPublic, etag, readAt }, reads.readIndex);
         if (!refusal) {
           Object.assign(outcome, { tags, public: isPublic, etag });
           if (shared && mark) void shared.set(key, { json, etag, tags, public: isPublic }, mark, reads.readIndex);
@@ -238,7 +247,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
       }
     }
     if (refusal) outcome.reason = `not stored: ${notStored(refusal)}`;
-    return withExplanation(result, outcome, explain);
+    return explained(result, outcome, explain);
   }
 
   return {
@@ -246,6 +255,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     schema: options.schema,
     execute,
     invalidate,
+    invalidateWide,
     feed,
     stats,
     /** What the cache did for the execution of `context` (undefined when it did nothing). */

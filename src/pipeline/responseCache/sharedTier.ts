@@ -11,6 +11,12 @@
  * missing (expired, or evicted by `maxmemory`) makes every entry under it invalid, and is
  * recreated at the current counter, refusing the entry being stored if the counter moved.
  *
+ * What is read from Redis is not trusted (sharedEntry.ts): an entry carries a MAC over its key,
+ * tags, read mark, expiry and answer when REDIS_SIGNING_SECRET is set, and is refused past its
+ * expiry or the maximum age. Tag versions are not signed; instead each instance remembers when
+ * it last heard of each tag's change (within the maximum age) and serves no entry read before
+ * that, so an old entry written back with its tags' versions reset is refused all the same.
+ *
  * Bounds: every key but the counter has a TTL (an entry: what remains of the maximum age from
  * the start of its execution, or the end of an index hold-down; a tag: the maximum age, renewed
  * by each store), so a Redis with `maxmemory-policy volatile-lru` bounds the total; an entry is
@@ -19,21 +25,20 @@
  *
  * Redis errors never fail a request: a read that fails or takes longer than `timeoutMs` is a
  * miss, a store or bump that fails is counted. A bump that fails leaves entries this instance
- * knows are stale looking valid, so it serves none read before the failure, as after a feed gap.
+ * knows are stale looking valid, so it serves none read before the failure, as after a feed gap,
+ * and tells `onBumpFailed` (the cache bypasses until its feed proves Redis answers again).
  * Those read times are wall clocks of different instances: their skew adds to that bound.
  * Not for Redis Cluster: the scripts touch keys of many slots.
  */
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { closeAll, connectWithin, openRedis, responseCachePrefix } from '../../events/redisConnection.js';
+import type { RedisClient, RedisSettings } from '../../events/redisConnection.js';
+import { RefusalCounter } from '../../events/signedEnvelope.js';
+import { decodeEntry, encodeEntry, isCurrent } from './sharedEntry.js';
+import { BUMP, READ, STORE } from './sharedScripts.js';
+import type { ReadMark, SharedEntry } from './sharedEntry.js';
 
-/** What a store needs beyond the answer. */
-export interface SharedEntry {
-  /** The answer's `data` as JSON. */
-  json: string;
-  etag: string;
-  tags: readonly string[];
-  public: boolean;
-}
+export type { ReadMark, SharedEntry } from './sharedEntry.js';
 
 /** A valid entry read from Redis. */
 export interface SharedHit extends SharedEntry {
@@ -43,14 +48,8 @@ export interface SharedHit extends SharedEntry {
   ttlMs: number;
 }
 
-/** Where an execution began: the invalidation counter then, and the wall clock. */
-export interface ReadMark {
-  seq: number;
-  at: number;
-}
-
 export interface SharedTierOptions {
-  url: string;
+  redis: RedisSettings;
   tableName: string;
   maxAgeMs: number;
   holdDownMs: number;
@@ -60,12 +59,14 @@ export interface SharedTierOptions {
   log: Logger;
   /** A read slower than this is a miss. */
   timeoutMs?: number;
+  /** Tags whose last change this instance remembers at most (past it, it serves nothing read before the oldest). */
+  maxHeardTags?: number;
 }
 
 export interface SharedTierStats {
   hits: number;
   misses: number;
-  /** Entries found but invalid (a bumped or missing tag, written before a gap). */
+  /** Entries found but invalid (a bumped or missing tag, written before a gap or a change heard here). */
   invalid: number;
   stores: number;
   /** Stores Redis refused (a tag changed while read). */
@@ -73,99 +74,11 @@ export interface SharedTierStats {
   errors: number;
 }
 
-// KEYS[1] entry, KEYS[2] counter; ARGV[1] tag key prefix. Returns { counter, entry or '', pttl,
-// version of each of the entry's tags or '' }.
-const READ = `
-local seq = redis.call('GET', KEYS[2]) or '0'
-local e = redis.call('GET', KEYS[1])
-if not e then return { seq, '', 0 } end
-local out = { seq, e, redis.call('PTTL', KEYS[1]) }
-local nl = string.find(e, '\\n', 1, true)
-if not nl then return { seq, '', 0 } end
-for tag in string.gmatch(string.sub(e, 1, nl - 1), '[^ ]+') do
-  out[#out + 1] = redis.call('GET', ARGV[1] .. tag) or ''
-end
-return out`;
-
-// KEYS[1] entry, KEYS[2] counter; ARGV: tag prefix, entry, read seq, entry ttl, tag ttl, now ms,
-// hold-down ms, then each tag followed by 1 when the answer read it from a global index.
-// Returns the entry's ttl, or 0 when refused.
-const STORE = `
-local readSeq = tonumber(ARGV[3])
-local ttl = tonumber(ARGV[4])
-local tagTtl = tonumber(ARGV[5])
-local now = tonumber(ARGV[6])
-local hold = tonumber(ARGV[7])
-local current = tonumber(redis.call('GET', KEYS[2]) or '0')
-local refused = false
-for i = 8, #ARGV, 2 do
-  local key = ARGV[1] .. ARGV[i]
-  local v = redis.call('GET', key)
-  if not v then
-    -- Never changed, or its key expired or was evicted: as if changed now (the next store succeeds).
-    if current > readSeq then refused = true end
-    redis.call('SET', key, current .. ':0', 'PX', tagTtl)
-  else
-    local sep = string.find(v, ':', 1, true)
-    if tonumber(string.sub(v, 1, sep - 1)) > readSeq then refused = true end
-    if redis.call('PTTL', key) < tagTtl then redis.call('PEXPIRE', key, tagTtl) end
-    if ARGV[i + 1] == '1' then
-      local heldUntil = tonumber(string.sub(v, sep + 1)) + hold
-      if heldUntil > now and heldUntil - now < ttl then ttl = heldUntil - now end
-    end
-  end
-end
-if refused then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
-return ttl`;
-
-// KEYS[1] counter; ARGV: tag prefix, now ms, tag ttl, then the tags.
-const BUMP = `
-local s = redis.call('INCR', KEYS[1])
-for i = 4, #ARGV do
-  redis.call('SET', ARGV[1] .. ARGV[i], s .. ':' .. ARGV[2], 'PX', ARGV[3])
-end
-return s`;
-
-type Scripted = Redis & {
+type Scripted = RedisClient & {
   tgRead(key: string, counterKey: string, tagPrefix: string): Promise<[string, string, number, ...string[]]>;
   tgStore(entryKey: string, counterKey: string, ...args: (string | number)[]): Promise<number>;
   tgBump(counterKey: string, ...args: (string | number)[]): Promise<number>;
 };
-
-/** The entry's text: a header of tags, read seq, read start, public flag and ETag, then the JSON. */
-export function encodeEntry(entry: SharedEntry, mark: ReadMark): string {
-  return `${entry.tags.join(' ')}\n${mark.seq}\n${mark.at}\n${entry.public ? 1 : 0}\n${entry.etag}\n${entry.json}`;
-}
-
-/** The entry of `text`, or undefined for text this version did not write. */
-export function decodeEntry(text: string): (SharedEntry & { mark: ReadMark }) | undefined {
-  const fields: string[] = [];
-  let from = 0;
-  for (let i = 0; i < 5; i++) {
-    const nl = text.indexOf('\n', from);
-    if (nl < 0) return undefined;
-    fields.push(text.slice(from, nl));
-    from = nl + 1;
-  }
-  const [tags = '', seq, at, isPublic, etag = ''] = fields;
-  const mark = { seq: Number(seq), at: Number(at) };
-  if (!Number.isSafeInteger(mark.seq) || !Number.isFinite(mark.at)) return undefined;
-  return { tags: tags ? tags.split(' ') : [], mark, public: isPublic === '1', etag, json: text.slice(from) };
-}
-
-/**
- * Whether an entry read at `mark` is still valid given its tags' versions (`<seq>:<ms>`, or ''
- * for a missing key): every tag must exist, unchanged since the read began.
- */
-export function isCurrent(mark: ReadMark, versions: readonly string[]): boolean {
-  for (const version of versions) {
-    if (version === '') return false;
-    const seq = Number(version.slice(0, version.indexOf(':')));
-    if (!(seq <= mark.seq)) return false;
-  }
-  return true;
-}
 
 export class SharedTier {
   private readonly redis: Scripted;
@@ -173,26 +86,29 @@ export class SharedTier {
   private readonly counterKey: string;
   private readonly tagPrefix: string;
   private readonly timeoutMs: number;
+  private readonly maxHeardTags: number;
   private pendingBumps = 0;
   /** Date.now() of this instance's last feed gap or failed bump: entries read before it are not served. */
   private floor = -Infinity;
+  /** Tag -> Date.now() when this instance last heard of its change, oldest first (re-inserted on update). */
+  private readonly heard = new Map<string, number>();
+  private readonly bumpFailedListeners = new Set<() => void>();
   readonly stats: SharedTierStats = { hits: 0, misses: 0, invalid: 0, stores: 0, refused: 0, errors: 0 };
+  /** Entries refused for what they are (unsigned, forged, untagged, expired, malformed), by reason. */
+  readonly refusals: RefusalCounter;
 
   constructor(private readonly options: SharedTierOptions) {
-    this.prefix = `tablegraph:rc:${options.tableName}:`;
+    this.prefix = responseCachePrefix(options.tableName);
     this.counterKey = `${this.prefix}seq`;
     this.tagPrefix = `${this.prefix}t:`;
     this.timeoutMs = options.timeoutMs ?? 250;
-    this.redis = new Redis(options.url, {
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 16), 2000),
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: this.timeoutMs,
-      lazyConnect: true,
-      connectionName: 'tablegraph-response-cache',
+    this.maxHeardTags = options.maxHeardTags ?? 100_000;
+    this.refusals = new RefusalCounter('shared cache entries in redis', options.log);
+    this.redis = openRedis(options.redis, {
+      role: 'response-cache',
+      log: options.log,
+      commandTimeoutMs: this.timeoutMs,
     }) as Scripted;
-    this.redis.on('error', (error: Error) => options.log.debug({ err: error }, 'redis response cache error'));
     this.redis.defineCommand('tgRead', { numberOfKeys: 2, lua: READ });
     this.redis.defineCommand('tgStore', { numberOfKeys: 2, lua: STORE });
     this.redis.defineCommand('tgBump', { numberOfKeys: 1, lua: BUMP });
@@ -200,16 +116,11 @@ export class SharedTier {
 
   /** Connects; resolves once connected or after `waitMs` (it keeps reconnecting). */
   async start(waitMs = 2000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.redis.connect().catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, waitMs))),
-    ]);
-    clearTimeout(timer);
+    await connectWithin(this.redis.connect(), waitMs);
   }
 
   async stop(): Promise<void> {
-    this.redis.disconnect();
+    await closeAll([this.redis]);
   }
 
   /** Whether the tier can be read now: connected, and no bump of this instance in flight. */
@@ -237,9 +148,18 @@ export class SharedTier {
       this.stats.misses++;
       return { mark };
     }
-    const entry = decodeEntry(text);
+    const decoded = decodeEntry(this.prefix + key, text, {
+      secret: this.options.redis.signingSecret,
+      now: Date.now(),
+      maxAgeMs: this.options.maxAgeMs,
+    });
+    if ('refused' in decoded) {
+      this.refusals.count(decoded.refused, { key: this.prefix + key });
+      return { mark };
+    }
+    const { entry } = decoded;
     // `readable` again: a bump of this instance may have begun while Redis answered.
-    if (!entry || entry.mark.at <= this.floor || !isCurrent(entry.mark, versions) || !this.readable) {
+    if (entry.mark.at <= this.floor || this.heardSince(entry) || !isCurrent(entry.mark, versions) || !this.readable) {
       this.stats.invalid++;
       return { mark };
     }
@@ -250,7 +170,8 @@ export class SharedTier {
       tags: entry.tags,
       public: entry.public,
       readStartedAt: entry.mark.at,
-      ttlMs,
+      // No TTL in Redis (-1) is not a licence: the signed expiry bounds it.
+      ttlMs: ttlMs > 0 ? Math.min(ttlMs, entry.expiresAt - Date.now()) : entry.expiresAt - Date.now(),
     };
     return { hit, mark };
   }
@@ -261,9 +182,11 @@ export class SharedTier {
    */
   async set(key: string, entry: SharedEntry, mark: ReadMark, readIndex: boolean): Promise<void> {
     const now = Date.now();
-    const ttl = Math.floor(this.options.maxAgeMs - (now - mark.at));
-    const text = encodeEntry(entry, mark);
-    if (ttl <= 0 || mark.at <= this.floor || Buffer.byteLength(text) > this.options.maxEntryBytes) return;
+    const expiresAt = mark.at + this.options.maxAgeMs;
+    const ttl = Math.floor(expiresAt - now);
+    if (ttl <= 0 || mark.at <= this.floor || entry.tags.length === 0) return;
+    const text = encodeEntry(this.prefix + key, entry, mark, expiresAt, this.options.redis.signingSecret);
+    if (Buffer.byteLength(text) > this.options.maxEntryBytes) return;
     const tagArgs = entry.tags.flatMap((tag) => [tag, readIndex && this.options.isIndexTag(tag) ? '1' : '0']);
     try {
       const stored = await this.redis.tgStore(
@@ -285,23 +208,61 @@ export class SharedTier {
     }
   }
 
-  /** Invalidates `tags` for every instance. Never rejects; until it is done this instance does not read the tier. */
-  async bump(tags: readonly string[]): Promise<void> {
-    if (tags.length === 0) return;
+  /**
+   * Invalidates `tags` for every instance. Never rejects: resolves true once Redis took the bump,
+   * false when it failed (then this instance serves nothing read before now, and tells
+   * `onBumpFailed`). Until it is done this instance does not read the tier.
+   */
+  async bump(tags: readonly string[]): Promise<boolean> {
+    if (tags.length === 0) return true;
+    const now = Date.now();
+    this.remember(tags, now);
     this.pendingBumps++;
     try {
-      await this.redis.tgBump(this.counterKey, this.tagPrefix, Date.now(), this.options.maxAgeMs, ...tags);
+      await this.redis.tgBump(this.counterKey, this.tagPrefix, now, this.options.maxAgeMs, ...tags);
+      return true;
     } catch {
       // Entries under `tags` may still look valid: none read before now is served here.
       this.stats.errors++;
-      this.gap();
+      this.gap(now);
+      for (const listener of this.bumpFailedListeners) listener();
+      return false;
     } finally {
       this.pendingBumps--;
     }
   }
 
+  /** Calls `listener` after each bump that failed. */
+  onBumpFailed(listener: () => void): void {
+    this.bumpFailedListeners.add(listener);
+  }
+
   /** This instance's feed had a gap: invalidations may have been lost, entries read before now are not served. */
-  gap(): void {
-    this.floor = Date.now();
+  gap(at = Date.now()): void {
+    this.floor = Math.max(this.floor, at);
+  }
+
+  /** Whether this instance heard of a change of one of `entry`'s tags after its read began. */
+  private heardSince(entry: { tags: readonly string[]; mark: ReadMark }): boolean {
+    for (const tag of entry.tags) {
+      const at = this.heard.get(tag);
+      if (at !== undefined && at >= entry.mark.at) return true;
+    }
+    return false;
+  }
+
+  /** Remembers when `tags` changed, for the maximum age; a flood forgets the oldest and raises the floor past them. */
+  private remember(tags: readonly string[], now: number): void {
+    for (const tag of tags) {
+      this.heard.delete(tag);
+      this.heard.set(tag, now);
+    }
+    for (const [tag, at] of this.heard) {
+      if (now - at > this.options.maxAgeMs) this.heard.delete(tag);
+      else if (this.heard.size > this.maxHeardTags) {
+        this.heard.delete(tag);
+        this.gap(at);
+      } else break;
+    }
   }
 }
