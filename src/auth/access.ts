@@ -11,15 +11,11 @@ import type { Loaders, ShopOrdersPageKey } from '../db/loaders.js';
 import type { Page } from '../db/pagination.js';
 import type { SchemaGate } from '../db/schemaGate.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
+import { unreachable } from '../table/entities/entity.js';
 import { identityOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
 import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
-
-/** A case a switch over a closed union left out: the typecheck fails here before anything runs. */
-const unreachable = (value: never): never => {
-  throw new Error(`unexpected case ${JSON.stringify(value)}`);
-};
 
 export type Access = ReturnType<typeof createAccess>;
 

@@ -306,3 +306,62 @@ describe('tag kinds', () => {
     expect(['product:p1', 'user-orders:u1', 'categories'].some(isIndexTag)).toBe(false);
   });
 });
+
+describe('keys written outside the API (an import, a console edit)', () => {
+  const odd = {
+    ...productToItem(aProduct({ productId: 'p1', category: 'books' })),
+    PK: 'PRODUCT#sku.import-42',
+    SK: 'DETAILS',
+    productId: 'sku.import-42',
+  };
+  const valid = (tags: string[]) => tags.every((tag) => TAG_PATTERN.test(tag));
+
+  it('maps an id outside the id rules to a tag every receiver accepts, the one a page listing the item records', () => {
+    const tags = tagsOfChange({ Keys: image({ PK: odd.PK, SK: odd.SK }), NewImage: image(odd) });
+    expect(valid(tags)).toBe(true);
+    const listed = newDependencyRecord();
+    recordItems(listed, { Items: [odd] });
+    expect(listed.tags.size).toBe(1);
+    expect(tags).toContain([...listed.tags][0]);
+    expect(tags).toContain('category:books');
+  });
+
+  it('still names tags from the key alone (a KEYS_ONLY stream)', () => {
+    const tags = tagsOfChange({ Keys: image({ PK: odd.PK, SK: odd.SK }) });
+    expect(tags.length).toBeGreaterThan(0);
+    expect(valid(tags)).toBe(true);
+  });
+
+  it.each([
+    [
+      "a sort key of no declared shape in a user's orders",
+      { PK: 'USER#u1', SK: 'ORDER#junk' },
+      ['user:u1', 'user-orders:u1', 'order'],
+    ],
+    ['a partition key that names no id', { PK: 'PRODUCT#', SK: 'DETAILS' }, ['product']],
+    ['an email guard of an odd address', { PK: 'EMAIL#A b@example.com', SK: 'UNIQUE' }, [emailTag('A b@example.com')]],
+  ])('maps %s to what its partition tells, widening where a parameter is missing', (_, key, expected) => {
+    const tags = tagsOfChange({ Keys: image(key), NewImage: image({ ...key, anything: 1 }) });
+    expect(tags.sort()).toEqual([...expected].sort());
+    expect(valid(tags)).toBe(true);
+  });
+
+  it('never emits a tag a receiver would refuse, whatever a key in a known partition holds', () => {
+    const parts = ['', '#', 'a', 'sku.import-42', 'ü', 'x'.repeat(80), 'a#b', ' ', ':', 'ORDER#', 'PROFILE'];
+    for (const prefix of ['USER#', 'PRODUCT#', 'ORDER#', 'EMAIL#', 'META#categories', 'META#stream', 'DOCUMENTS#']) {
+      for (const pk of parts) {
+        for (const sk of parts) {
+          const key = { PK: `${prefix}${pk}`, SK: sk };
+          const item = {
+            ...key,
+            GSI1PK: `CATEGORY#${pk}`,
+            GSI2PK: `ORDERS#STATUS#${sk}#${pk}`,
+            GSI4PK: `PRODUCTS#${sk}`,
+          };
+          const tags = [...tagsOfChange({ Keys: image(key), NewImage: image(item) }), ...tagsOfWrite(key)];
+          expect(tags.filter((tag) => !TAG_PATTERN.test(tag))).toEqual([]);
+        }
+      }
+    }
+  });
+});

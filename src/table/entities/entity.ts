@@ -125,7 +125,7 @@ export class Entity<T extends string = string, PK extends object = object, SK ex
     const pk = this.spec.key.PK.parse(key.PK);
     if (!pk) return undefined;
     const sk = this.spec.key.SK.parse(key.SK);
-    return sk ? ({ ...pk, ...sk }) : undefined;
+    return sk ? { ...pk, ...sk } : undefined;
   }
 
   /** The item's own tags, from its key's parameters. */
@@ -139,6 +139,14 @@ export class Entity<T extends string = string, PK extends object = object, SK ex
     return this.spec.codec;
   }
 }
+
+/**
+ * The end of a switch over a closed union (`default: return unreachable(value)`): a case the
+ * switch left out makes `value` something other than `never`, and the typecheck fails there.
+ */
+export const unreachable = (value: never): never => {
+  throw new Error(`unexpected case ${JSON.stringify(value)}`);
+};
 
 /** Declares one kind of item. */
 export const defineEntity = <T extends string, PK extends object, SK extends object, M = never>(

@@ -15,7 +15,13 @@ const SHARD_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 const WORKER_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 // Not user input, but a '#' in one would still address another consumer's item.
-const shardId = () => text('shardId', SHARD_ID_PATTERN, (value) => new Error(`unexpected shard id ${describe(value)}`));
+const shardId = () =>
+  text(
+    'shardId',
+    SHARD_ID_PATTERN,
+    'shardId-00000001796221861662-1f9b9f29',
+    (value) => new Error(`unexpected shard id ${describe(value)}`),
+  );
 const consumer = () => id('consumerName');
 
 /** The partition of the stream consumers' checkpoints, leases and heartbeats. */
@@ -47,7 +53,7 @@ export const STREAM_WORKER = defineEntity({
   holds: 'owner, expiry',
   key: {
     PK: STREAM_PK,
-    SK: key`WORKER#${consumer()}#${text('worker', WORKER_PATTERN, (value) => new Error(`unexpected consumer owner ${describe(value)}`))}`,
+    SK: key`WORKER#${consumer()}#${text('worker', WORKER_PATTERN, 'host-1:4242:a1b2', (value) => new Error(`unexpected consumer owner ${describe(value)}`))}`,
   },
   visibility: 'admin',
   tags: [],
@@ -92,8 +98,8 @@ export const DOCUMENT_REGISTRY_HEAD = defineEntity({
   tags: [],
 });
 
-const appName = () => checked('app', assertAppName);
-const appVersion = () => checked('version', assertAppVersion);
+const appName = () => checked('app', assertAppName, 'storefront');
+const appVersion = () => checked('version', assertAppVersion, '1.4.0');
 
 export const APP_MANIFEST = defineEntity({
   type: 'AppManifest',
@@ -111,6 +117,7 @@ const CONTENT_ID = /^[0-9a-f]{16}$/;
 export const MANIFEST_DOCUMENTS_PK = key`DOCUMENTS#${appName()}#${appVersion()}#${text(
   'contentId',
   CONTENT_ID,
+  '0123456789abcdef',
   (value) => new Error(`unexpected manifest content id ${describe(value)}`),
 )}`;
 
@@ -121,7 +128,7 @@ export const TRUSTED_DOCUMENT = defineEntity({
   holds: 'id, sha256, document',
   key: {
     PK: MANIFEST_DOCUMENTS_PK,
-    SK: key`DOC#${text('sha256', SHA256_HEX, (value) => new InvalidKeyError(`not a sha256 hex digest: ${describe(value)}`, 'hash'))}`,
+    SK: key`DOC#${text('sha256', SHA256_HEX, 'ab'.repeat(32), (value) => new InvalidKeyError(`not a sha256 hex digest: ${describe(value)}`, 'hash'))}`,
   },
   visibility: 'admin',
   tags: [],

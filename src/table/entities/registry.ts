@@ -77,16 +77,21 @@ export function keyMatcher(entities: readonly AnyEntity[]) {
   return (key: ItemKey): KeyMatch | undefined => {
     const candidates = segments.get(segmentOf(key.PK));
     if (!candidates) return undefined;
-    let partition: KeyMatch | undefined;
+    const partition: AnyEntity[] = [];
+    let params: Readonly<Record<string, string>> | undefined;
     for (const entity of candidates) {
       const pk = entity.spec.key.PK.parse(key.PK);
       if (!pk) continue;
       const sk = entity.spec.key.SK.parse(key.SK);
       if (sk) return { kind: 'item', entity, params: { ...pk, ...sk } };
-      if (partition?.kind === 'partition') partition = { ...partition, entities: [...partition.entities, entity] };
-      else partition = { kind: 'partition', entities: [entity], params: pk as Record<string, string> };
+      partition.push(entity);
+      params = pk as Record<string, string>;
     }
-    return partition;
+    if (params) return { kind: 'partition', entities: partition, params };
+    // A partition key that starts like a kind's but does not parse (`PRODUCT#` with no id):
+    // its kinds, none of whose parameters is known.
+    const started = candidates.filter((entity) => key.PK.startsWith(entity.spec.key.PK.prefix));
+    return started.length > 0 ? { kind: 'partition', entities: started, params: {} } : undefined;
   };
 }
 

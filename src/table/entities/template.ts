@@ -31,6 +31,8 @@ export interface Param<N extends string = string, V = unknown> {
   readonly open: boolean;
   /** The value as key text; throws (InvalidKeyError for what a client sent) when it cannot be part of a key. */
   format(value: V): string;
+  /** A value it accepts (the registry's checks build a key of every kind from these). */
+  readonly example: V;
 }
 
 type ValueOf<P> = P extends Param<string, infer V> ? V : never;
@@ -104,7 +106,7 @@ export class KeyTemplate<V extends object = Record<string, unknown>> {
 }
 
 /** A key template, written as the key reads: ``key`USER#${id('userId')}` ``. */
-export function key<const P extends readonly Param<string, never>[]>(
+export function key<const P extends readonly Param<string, unknown>[]>(
   strings: TemplateStringsArray,
   ...params: P
 ): KeyTemplate<ValuesOf<P>> {
@@ -116,62 +118,93 @@ const part = <N extends string, V>(
   pattern: string,
   open: boolean,
   format: (value: V) => string,
-): Param<N, V> => ({ name, pattern, open, format });
+  example: V,
+): Param<N, V> => ({ name, pattern, open, format, example });
 
 /** Any text without `#` when parsed (the separator), the rest of the key when it ends it. */
 const SEGMENT = '[^#]+';
 
 /** An API id (`[A-Za-z0-9_-]{1,64}`): a bad one is InvalidKeyError naming `argumentName`. */
 export const id = <N extends string>(name: N, argumentName: string = name) =>
-  part<N, string>(name, SEGMENT, true, (value) => assertId(value, argumentName));
+  part<N, string>(name, SEGMENT, true, (value) => assertId(value, argumentName), `${name}-1`);
 
 /** A category in its stored form (lower-case). */
-export const category = <N extends string>(name: N) => part<N, string>(name, SEGMENT, true, assertCategory);
+export const category = <N extends string>(name: N) => part<N, string>(name, SEGMENT, true, assertCategory, 'books');
 
 /** An email in its compared form (ids.ts normalizeEmail made it; it never holds `#`). */
 export const email = <N extends string>(name: N) =>
-  part<N, string>(name, SEGMENT, true, (value) => {
-    if (value === '' || value.includes('#')) throw new InvalidKeyError(`not an email: ${describe(value)}`, name);
-    return value;
-  });
+  part<N, string>(
+    name,
+    SEGMENT,
+    true,
+    (value) => {
+      if (value === '' || value.includes('#')) throw new InvalidKeyError(`not an email: ${describe(value)}`, name);
+      return value;
+    },
+    'ann@example.com',
+  );
 
 /** An ISO-8601 instant: it sorts as it reads, and never holds `#`. */
 export const instant = <N extends string>(name: N) =>
-  part<N, string>(name, SEGMENT, false, (value) => {
-    if (value.includes('#')) throw new Error(`unexpected ${name} ${describe(value)}`);
-    return value;
-  });
+  part<N, string>(
+    name,
+    SEGMENT,
+    false,
+    (value) => {
+      if (value.includes('#')) throw new Error(`unexpected ${name} ${describe(value)}`);
+      return value;
+    },
+    '2026-03-01T09:30:00.000Z',
+  );
 
 /** A name as it sorts (lower-cased); it may hold `#`, so it is read up to the template's next literal. */
 export const sortName = <N extends string>(name: N) =>
-  part<N, string>(name, '.*', false, (value) => value.toLowerCase());
+  part<N, string>(name, '.*', false, (value) => value.toLowerCase(), 'Tent #2');
 
 /** One of `values` (an order status). */
-export const oneOf = <N extends string, V extends string>(name: N, values: readonly V[]) =>
-  part<N, V>(name, SEGMENT, false, (value) => {
-    if (!values.includes(value)) throw new Error(`unexpected ${name} ${describe(String(value))}`);
-    return value;
-  });
+export const oneOf = <N extends string, V extends string>(name: N, values: readonly [V, ...V[]]) =>
+  part<N, V>(
+    name,
+    SEGMENT,
+    false,
+    (value) => {
+      if (!values.includes(value)) throw new Error(`unexpected ${name} ${describe(String(value))}`);
+      return value;
+    },
+    values[0],
+  );
 
 /** A write shard, 0 to `count - 1`. */
 export const shard = <N extends string>(name: N, count: number, what: string) =>
-  part<N, number>(name, '\\d+', false, (value) => {
-    if (!Number.isInteger(value) || value < 0 || value >= count) throw new Error(`no ${what} shard ${value}`);
-    return String(value);
-  });
+  part<N, number>(
+    name,
+    '\\d+',
+    false,
+    (value) => {
+      if (!Number.isInteger(value) || value < 0 || value >= count) throw new Error(`no ${what} shard ${value}`);
+      return String(value);
+    },
+    count - 1,
+  );
 
 /** Cents as a fixed-width decimal, so string order is numeric order. */
 export const cents = <N extends string>(name: N, digits: number) =>
-  part<N, number>(name, '\\d+', false, (value) => {
-    if (!Number.isSafeInteger(value) || value < 0 || String(value).length > digits) {
-      throw new Error(`unexpected price ${value}`);
-    }
-    return String(value).padStart(digits, '0');
-  });
+  part<N, number>(
+    name,
+    '\\d+',
+    false,
+    (value) => {
+      if (!Number.isSafeInteger(value) || value < 0 || String(value).length > digits) {
+        throw new Error(`unexpected price ${value}`);
+      }
+      return String(value).padStart(digits, '0');
+    },
+    8999,
+  );
 
 /** Text that `check` answers unchanged or refuses by throwing (an app name, a version). */
-export const checked = <N extends string>(name: N, check: (value: string) => string) =>
-  part<N, string>(name, SEGMENT, true, check);
+export const checked = <N extends string>(name: N, check: (value: string) => string, example: string) =>
+  part<N, string>(name, SEGMENT, true, check, example);
 
 /**
  * Text that is not a client's input (a shard id from DynamoDB, a consumer's owner name, a
@@ -181,9 +214,14 @@ export const checked = <N extends string>(name: N, check: (value: string) => str
 export const text = <N extends string>(
   name: N,
   allowed: RegExp,
+  example: string,
   refusal: (value: string) => Error = (value) => new Error(`unexpected ${name} ${describe(value)}`),
 ) =>
-  checked(name, (value) => {
-    if (!allowed.test(value)) throw refusal(value);
-    return value;
-  });
+  checked(
+    name,
+    (value) => {
+      if (!allowed.test(value)) throw refusal(value);
+      return value;
+    },
+    example,
+  );
