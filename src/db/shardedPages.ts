@@ -1,6 +1,6 @@
 /**
  * Relay pages over a write-sharded index view: the same sort order spread over several
- * partitions (GSI2's shop-wide orders, GSI4 and GSI5's shop-wide products, src/table/keys.ts). A page reads every shard in
+ * partitions (GSI2's shop-wide orders, GSI4 and GSI5's shop-wide products, src/table/entities/ranges.ts). A page reads every shard in
  * parallel, `size + 1` items each from the cursor on, and merges them: the first `size + 1`
  * of the union are exactly the first `size + 1` of the view, whichever shards they sit in.
  *

@@ -159,4 +159,7 @@ export function evaluateTags(refs: readonly TagRef[], params: Readonly<Record<st
 
 /** How the docs write a derived tag: `orders:ALL:<shard>`. */
 export const tagRefText = ({ kind, args }: TagRef): string =>
-  [kind.name, ...args.map((arg) => (typeof arg === 'string' ? `<${arg}>` : arg.fixed))].join(':');
+  [
+    kind.name,
+    ...args.map((arg) => (typeof arg !== 'string' ? arg.fixed : kind.hashed ? `<hash of ${arg}>` : `<${arg}>`)),
+  ].join(':');
