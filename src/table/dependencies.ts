@@ -19,10 +19,12 @@
  *
  * The tag table of docs/caching.md is generated from the same declarations (`npm run docs`).
  */
+import { identityOf } from './entities/nodes.js';
 import { matchKey } from './entities/registry.js';
 import { RANGES } from './entities/ranges.js';
 import { TAGS } from './entities/tags.js';
 import type { ItemKey } from './entities/template.js';
+import type { NodeModel } from './models.js';
 
 export { isIndexTag, isPublicTag, kindOfTag, TAG_PATTERN, TAGS } from './entities/tags.js';
 
@@ -118,4 +120,15 @@ export function tagsOfWrite(key: ItemKey): string[] {
   const match = matchKey(key);
   if (match?.kind === 'item') tags.push(...(match.entity.spec.writeTags?.(match.params) ?? []));
   return [...new Set(tags)];
+}
+
+/**
+ * The tags of a node as a write left it: those of its item's image, ranges included (a product
+ * back in stock, or moved, joins its category's pages, which its touched key does not show).
+ */
+export function tagsOfWritten(node: NodeModel): string[] {
+  const item = identityOf(node.kind).entity.codec.toItem(node);
+  const image: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(item)) if (typeof value === 'string') image[name] = value;
+  return tagsOfImage(image);
 }
