@@ -10,6 +10,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isIndexTag, itemTags } from '../table/dependencies.js';
+import type { RangeRead } from '../table/entities/entity.js';
 
 /** Tags one answer may depend on; past this it is not cached (a huge answer is a poor entry anyway). */
 export const MAX_DEPENDENCY_TAGS = 2000;
@@ -28,21 +29,22 @@ export const newDependencyRecord = (): DependencyRecord => ({
   readIndex: false,
 });
 
-const RANGE_TAGS = Symbol('tablegraph.rangeTags');
+const RANGE = Symbol('tablegraph.range');
 
 /**
- * A Query of one declared range (src/table/entities/ranges.ts), carrying the range's tags as a
- * value: what the dependency record files the answer under, without reading the key condition.
+ * A Query of one declared range (src/table/entities/ranges.ts), carrying what a read of the
+ * range depends on as a value: what the dependency record files the answer under, without
+ * reading the key condition.
  */
-export function rangeQuery(input: QueryCommandInput, tags: readonly string[]): QueryCommand {
+export function rangeQuery(input: QueryCommandInput, range: RangeRead | undefined): QueryCommand {
   const command = new QueryCommand(input);
-  Object.defineProperty(command, RANGE_TAGS, { value: tags });
+  // Without its range (a bug), the Query makes its answer uncacheable, never unguarded.
+  if (range) Object.defineProperty(command, RANGE, { value: range });
   return command;
 }
 
-/** The range tags a Query command carries (rangeQuery), if any. */
-const rangeTagsOf = (command: object): readonly string[] | undefined =>
-  (command as { [RANGE_TAGS]?: readonly string[] })[RANGE_TAGS];
+/** The range a Query command carries (rangeQuery), if any. */
+const rangeOf = (command: object): RangeRead | undefined => (command as { [RANGE]?: RangeRead })[RANGE];
 
 /** A document-client value (a string) or a low-level AttributeValue (`{ S }`). */
 const text = (value: unknown): string | undefined => {
@@ -71,7 +73,7 @@ function tagsOfRead(operation: string, command: object): (readonly string[] | un
     case 'TransactGetItems':
       return ((input.TransactItems ?? []) as { Get?: { Key?: unknown } }[]).map((item) => tagsOfKey(item.Get?.Key));
     case 'Query':
-      return [rangeTagsOf(command)];
+      return [rangeOf(command)?.tags];
     default:
       return [undefined]; // a Scan reads everything: nothing names it
   }
@@ -94,11 +96,13 @@ export function recordRead(record: DependencyRecord, operation: string, command:
 }
 
 /**
- * Adds the item tags of what a Query returned, then hands its output on. A page's range tag
- * already covers its items; their own tags let a write that knows only an item's key (what it
- * touched) evict the pages that show the item.
+ * Adds the item tags of what a Query of an index range returned, then hands its output on. A
+ * page's range tag already covers its items; their own tags let a write that knows only an
+ * item's key (what it touched) evict the pages that show the item. A range of the table's own
+ * key needs none: the key of every item in it names the range.
  */
-export function recordItems<T>(record: DependencyRecord, output: T): T {
+export function recordItems<T>(record: DependencyRecord, command: object, output: T): T {
+  if (!rangeOf(command)?.byIndex) return output;
   const items = (output as { Items?: Record<string, unknown>[] } | undefined)?.Items ?? [];
   for (const item of items) for (const tag of tagsOfKey(item) ?? []) record.tags.add(tag);
   if (record.tags.size > MAX_DEPENDENCY_TAGS) record.uncacheable = 'too many dependencies';

@@ -105,7 +105,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
               ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
               Limit: 1,
             },
-            USER_BY_EMAIL.tagsOf({ email }),
+            USER_BY_EMAIL.read({ email }),
           ),
         );
         const item = result.Items?.[0];
@@ -163,7 +163,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
                 ExclusiveStartKey: startKey,
                 Limit: MAX_CATEGORIES - found.length,
               },
-              CATEGORIES.tagsOf({}),
+              CATEGORIES.read({}),
             ),
           );
           // A category whose last product moved away keeps its counter item, at zero: not listed.

@@ -66,7 +66,7 @@ export function userOrdersQuery(
     keyAttributes: status === null ? ['PK', 'SK'] : ['PK', 'SK', 'LSI1SK'],
     keyConditionExpression: keyCondition,
     expressionAttributeValues: values,
-    tags: USER_ORDERS.tagsOf({ userId }),
+    range: USER_ORDERS.read({ userId }),
   };
 }
 
@@ -85,8 +85,8 @@ export function shopOrdersQuery(
     partitionKeyName: 'GSI2PK',
     sortKeyName: 'GSI2SK',
     shardKeys: Array.from({ length: ORDER_SHARDS }, (_, shard) => shopOrdersGSI2PK(view, shard)),
-    shardTags: Array.from({ length: ORDER_SHARDS }, (_, shard) =>
-      status === null ? SHOP_ORDERS_ALL.tagsOf({ shard }) : SHOP_ORDERS_BY_STATUS.tagsOf({ status, shard }),
+    shardRanges: Array.from({ length: ORDER_SHARDS }, (_, shard) =>
+      status === null ? SHOP_ORDERS_ALL.read({ shard }) : SHOP_ORDERS_BY_STATUS.read({ status, shard }),
     ),
     sortKeyCondition: { between: placedWindow(ORDER_SK_PREFIX, window.placedAfter, window.placedBefore) },
     ascending: false,

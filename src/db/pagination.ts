@@ -22,6 +22,7 @@ import type { Item } from '../table/codecs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
 import { rangeQuery } from './dependencyRecord.js';
+import type { RangeRead } from '../table/entities/entity.js';
 
 /**
  * What one page may read: Query requests (more than one only for a filter, or when DynamoDB's
@@ -64,8 +65,8 @@ export interface PageQuery<T> {
   keyAttributes: readonly string[];
   keyConditionExpression: string;
   expressionAttributeValues: Record<string, unknown>;
-  /** The dependency tags of the range the key condition reads (src/table/entities/ranges.ts). */
-  tags: readonly string[];
+  /** What a read of the range the key condition reads depends on (src/table/entities/ranges.ts). */
+  range: RangeRead;
   /** The connection's natural order (the `first` direction) is ascending sort key order. */
   ascending: boolean;
   /** Strongly consistent reads (table and LSI only; DynamoDB refuses them on a GSI). */
@@ -146,7 +147,7 @@ export async function readPage<T>(
           ExclusiveStartKey: startKey,
           Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
         },
-        query.tags,
+        query.range,
       ),
     );
     reads += 1;

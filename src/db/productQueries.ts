@@ -133,7 +133,7 @@ export function categoryProductsQuery(
       ...(!byPrice && narrow.prefix !== undefined ? { ':prefix': narrow.prefix } : {}),
       ...(byPrice && narrow.priced ? { ':from': narrow.range.from, ':to': narrow.range.to } : {}),
     },
-    tags: CATEGORY_PRODUCTS.tagsOf({ category }),
+    range: CATEGORY_PRODUCTS.read({ category }),
     filter: filterOf(narrow),
     ascending: order.direction === 'ASC',
     decode: itemToProduct,
@@ -155,7 +155,7 @@ export function shopProductsQuery(
     partitionKeyName: 'GSI4PK',
     sortKeyName: byPrice ? 'GSI3SK' : 'GSI1SK',
     shardKeys: Array.from({ length: PRODUCT_SHARDS }, (_, shard) => shopProductsGSI4PK(shard)),
-    shardTags: Array.from({ length: PRODUCT_SHARDS }, (_, shard) => SHOP_PRODUCTS.tagsOf({ shard })),
+    shardRanges: Array.from({ length: PRODUCT_SHARDS }, (_, shard) => SHOP_PRODUCTS.read({ shard })),
     sortKeyCondition: byPrice
       ? narrow.priced
         ? { between: narrow.range }

@@ -16,6 +16,7 @@ import type { DynamoDBDocumentClient, QueryCommandOutput } from '@aws-sdk/lib-dy
 import type { Item } from '../table/codecs.js';
 import type { CursorCodec } from './cursor.js';
 import { rangeQuery } from './dependencyRecord.js';
+import type { RangeRead } from '../table/entities/entity.js';
 import { buildPage, nextLimit, planPage, READ_BUDGET } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 
@@ -28,8 +29,8 @@ export interface ShardedPageQuery<T> {
   sortKeyName: string;
   /** One partition key per shard. */
   shardKeys: readonly string[];
-  /** The dependency tags of each shard's range, in shardKeys' order (src/table/entities/ranges.ts). */
-  shardTags: readonly (readonly string[])[];
+  /** What a read of each shard's range depends on, in shardKeys' order (src/table/entities/ranges.ts). */
+  shardRanges: readonly RangeRead[];
   /** Narrows the sort key: inclusive bounds of a BETWEEN, or a begins_with; absent, the whole shard. */
   sortKeyCondition?: { between: { from: string; to: string } } | { beginsWith: string } | undefined;
   /** A FilterExpression (applied after Limit: each shard reads on within its share of READ_BUDGET). */
@@ -58,7 +59,7 @@ export async function readShardedPage<T>(
   const forward = plan.backward ? !query.ascending : query.ascending;
   const shards = await Promise.all(
     query.shardKeys.map((shardKey, shard) =>
-      readShard(doc, query, shardKey, query.shardTags[shard] ?? [], plan.cursor, forward, wanted),
+      readShard(doc, query, shardKey, query.shardRanges[shard], plan.cursor, forward, wanted),
     ),
   );
   // Read order: ascending or descending sort key, compared as DynamoDB does (UTF-8 bytes,
@@ -112,7 +113,7 @@ async function readShard<T>(
   doc: DynamoDBDocumentClient,
   query: ShardedPageQuery<T>,
   shardKey: string,
-  tags: readonly string[],
+  range: RangeRead | undefined,
   position: Record<string, string> | undefined,
   forward: boolean,
   wanted: number,
@@ -146,7 +147,7 @@ async function readShard<T>(
             ? nextLimit(wanted - items.length, evaluated, items.length, budget.items - evaluated)
             : wanted - items.length,
         },
-        tags,
+        range,
       ),
     );
     reads += 1;

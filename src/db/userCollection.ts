@@ -74,8 +74,8 @@ export async function readUserWithOrders(
 ): Promise<UserWithOrders> {
   const params = userCollectionParams(tableName, userId, size);
   // It reads the profile and the orders' range: it depends on both.
-  const tags = [...USER.tagsOf({ userId }), ...USER_ORDERS.tagsOf({ userId })];
-  const result = await doc.send(rangeQuery(params, tags));
+  const range = { tags: [...USER.tagsOf({ userId }), ...USER_ORDERS.tagsOf({ userId })], byIndex: false };
+  const result = await doc.send(rangeQuery(params, range));
   const items: Item[] = result.Items ?? [];
   // Descending: the profile, if the user exists, is the first item.
   const hasProfile = items[0]?.SK === PROFILE_SK;

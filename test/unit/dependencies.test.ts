@@ -30,6 +30,7 @@ import {
   TAG_PATTERN,
   tagsOfChange,
   tagsOfWrite,
+  tagsOfWritten,
 } from '../../src/table/dependencies.js';
 import {
   categoryCounterKey,
@@ -63,7 +64,7 @@ const pageRead = (query: PageQuery<unknown>): [string, object] => [
       KeyConditionExpression: query.keyConditionExpression,
       ExpressionAttributeValues: query.expressionAttributeValues,
     },
-    query.tags,
+    query.range,
   ),
 ];
 
@@ -78,7 +79,7 @@ const shardReads = (query: ShardedPageQuery<unknown>): [string, object][] =>
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeValues: { ':pk': pk },
       },
-      query.shardTags[shard] ?? [],
+      query.shardRanges[shard],
     ),
   ]);
 
@@ -188,6 +189,13 @@ describe('tagsOfWrite (a touched key to what the writer evicts)', () => {
     expect(tagsOfWrite(categoryCounterKey('books')).sort()).toEqual(['categories', 'category:books']);
   });
 
+  it("names the ranges of a written node's new image, which its key does not show", () => {
+    const product = aProduct({ productId: 'p1', category: 'games' });
+    expect(tagsOfWritten(product).sort()).toEqual(['category:games', 'product:p1', `products:${productShard('p1')}`]);
+    const user = aUser({ userId: 'u1', email: 'new@example.com' });
+    expect(tagsOfWritten(user).sort()).toEqual([emailTag('new@example.com'), 'user:u1'].sort());
+  });
+
   it('names nothing for a sale marker', () => {
     expect(tagsOfWrite(productSaleKey('p1', 'o1'))).toEqual([]);
   });
@@ -198,18 +206,27 @@ describe('recordRead (what a request read, from the requests the costed client s
     const record = readsOf(pageRead(categoryProductsQuery('T', 'books', { inStock: true })));
     expect([...record.tags]).toEqual(['category:books']);
     expect(record.readIndex).toBe(true);
-    recordItems(record, { Items: [productToItem(aProduct({ productId: 'p1', category: 'books' }))] });
+    recordItems(record, pageRead(categoryProductsQuery('T', 'books'))[1], {
+      Items: [productToItem(aProduct({ productId: 'p1', category: 'books' }))],
+    });
     expect([...record.tags].sort()).toEqual(['category:books', 'product:p1']);
+  });
+
+  it("a page of a range of the table's own key needs no item tags: every listed item's key names the range", () => {
+    const record = readsOf(pageRead(userOrdersQuery('T', 'u1', null)));
+    const order = anOrder(aUser({ userId: 'u1' }), [aProduct({ productId: 'p1' })], { orderId: 'o1' });
+    recordItems(record, pageRead(userOrdersQuery('T', 'u1', null))[1], { Items: [orderToUserItem(order)] });
+    expect([...record.tags]).toEqual(['user-orders:u1']);
   });
 
   it("a user's orders page (table or LSI1) depends on the user's orders; the item-collection read on the profile too", () => {
     expect([...readsOf(pageRead(userOrdersQuery('T', 'u1', 'SHIPPED'))).tags]).toEqual(['user-orders:u1']);
     const fused = readsOf([
       'Query',
-      rangeQuery(userCollectionParams('T', 'u1', 5), [
-        ...USER.tagsOf({ userId: 'u1' }),
-        ...USER_ORDERS.tagsOf({ userId: 'u1' }),
-      ]),
+      rangeQuery(userCollectionParams('T', 'u1', 5), {
+        tags: [...USER.tagsOf({ userId: 'u1' }), ...USER_ORDERS.tagsOf({ userId: 'u1' })],
+        byIndex: false,
+      }),
     ]);
     expect([...fused.tags].sort()).toEqual(['user-orders:u1', 'user:u1']);
     expect(fused.readIndex).toBe(false);
@@ -239,7 +256,7 @@ describe('recordRead (what a request read, from the requests the costed client s
           KeyConditionExpression: 'GSI1PK = :pk',
           ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
         },
-        USER_BY_EMAIL.tagsOf({ email }),
+        USER_BY_EMAIL.read({ email }),
       ),
     ]);
     expect([...record.tags]).toEqual([emailTag(email)]);
@@ -320,7 +337,7 @@ describe('keys written outside the API (an import, a console edit)', () => {
     const tags = tagsOfChange({ Keys: image({ PK: odd.PK, SK: odd.SK }), NewImage: image(odd) });
     expect(valid(tags)).toBe(true);
     const listed = newDependencyRecord();
-    recordItems(listed, { Items: [odd] });
+    recordItems(listed, pageRead(categoryProductsQuery('T', 'books'))[1], { Items: [odd] });
     expect(listed.tags.size).toBe(1);
     expect(tags).toContain([...listed.tags][0]);
     expect(tags).toContain('category:books');

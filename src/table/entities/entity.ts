@@ -31,6 +31,16 @@ export interface Codec<M> {
 }
 
 /**
+ * What a Query of one range depends on: the range's tags and, when its items lie in it by an
+ * index key, the own tags of each item it returns (a write that knows only an item's key names
+ * those, not the range: a product's key does not show its category).
+ */
+export interface RangeRead {
+  readonly tags: readonly string[];
+  readonly byIndex: boolean;
+}
+
+/**
  * A range a Query reads: one partition of the table or of an index (the partition key's
  * template), optionally only the items whose sort key has a prefix. Reading it records `tags`;
  * an item whose image lies in it (its partition attribute parses) changes those tags.
@@ -55,6 +65,11 @@ export class Range<V extends object = Record<string, unknown>> {
   /** The tags a read of the range of `values` depends on. */
   tagsOf(values: Parsed<V> | V): string[] {
     return evaluateTags(this.spec.tags, values as Record<string, string>);
+  }
+
+  /** What a Query of the range of `values` depends on (the page query carries it to the dependency record). */
+  read(values: Parsed<V> | V): RangeRead {
+    return { tags: this.tagsOf(values), byIndex: this.spec.partition.attribute !== 'PK' };
   }
 
   /** The parameters of the partition `image` lies in, when it lies in the range. */
