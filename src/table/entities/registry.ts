@@ -78,16 +78,14 @@ export function keyMatcher(entities: readonly AnyEntity[]) {
     const candidates = segments.get(segmentOf(key.PK));
     if (!candidates) return undefined;
     const partition: AnyEntity[] = [];
-    let params: Readonly<Record<string, string>> | undefined;
+    // One object per key: a template writes into it only what it parsed.
+    const params: Record<string, string> = {};
     for (const entity of candidates) {
-      const pk = entity.spec.key.PK.parse(key.PK);
-      if (!pk) continue;
-      const sk = entity.spec.key.SK.parse(key.SK);
-      if (sk) return { kind: 'item', entity, params: { ...pk, ...sk } };
+      if (!entity.spec.key.PK.parseInto(key.PK, params)) continue;
+      if (entity.spec.key.SK.parseInto(key.SK, params)) return { kind: 'item', entity, params };
       partition.push(entity);
-      params = pk as Record<string, string>;
     }
-    if (params) return { kind: 'partition', entities: partition, params };
+    if (partition.length > 0) return { kind: 'partition', entities: partition, params };
     // A partition key that starts like a kind's but does not parse (`PRODUCT#` with no id):
     // its kinds, none of whose parameters is known.
     const started = candidates.filter((entity) => key.PK.startsWith(entity.spec.key.PK.prefix));

@@ -35,11 +35,13 @@ export interface TagKind {
   readonly names: string;
   /** The tag of `values`, one per parameter. */
   of(...values: readonly (string | number)[]): string;
+  /** The tag of a kind of one parameter (what a key's own tag mostly is), without an array. */
+  of1(value: string): string;
   /** How the docs write it: `product:<productId>`. */
   readonly text: string;
 }
 
-function tagKind(spec: Omit<TagKind, 'of' | 'text' | 'hashed'> & { hashed?: boolean }): TagKind {
+function tagKind(spec: Omit<TagKind, 'of' | 'of1' | 'text' | 'hashed'> & { hashed?: boolean }): TagKind {
   const hashed = spec.hashed ?? false;
   const encode = (value: string | number): string => {
     const raw = String(value);
@@ -51,7 +53,13 @@ function tagKind(spec: Omit<TagKind, 'of' | 'text' | 'hashed'> & { hashed?: bool
     text: [spec.name, ...spec.params.map((param) => `<${hashed ? `hash of ${param}` : param}>`)].join(':'),
     of: (...values) => {
       if (values.length !== spec.params.length) throw new Error(`tag ${spec.name} takes ${spec.params.length} values`);
-      return [spec.name, ...values.map(encode)].join(':');
+      let tag = spec.name;
+      for (const value of values) tag += `:${encode(value)}`;
+      return tag;
+    },
+    of1: (value) => {
+      if (spec.params.length !== 1) throw new Error(`tag ${spec.name} takes ${spec.params.length} values`);
+      return `${spec.name}:${encode(value)}`;
     },
   };
 }
@@ -120,14 +128,21 @@ export function kindOfTag(tag: string): TagKind | undefined {
   return BY_NAME.get(colon < 0 ? tag : tag.slice(0, colon));
 }
 
+/** A test of a tag's kind by the kinds' names (a few `startsWith`: it runs for every tag an answer records). */
+const tagOfKinds = (kinds: readonly TagKind[]): ((tag: string) => boolean) => {
+  const exact = new Set(kinds.map((kind) => kind.name));
+  const prefixes = kinds.map((kind) => `${kind.name}:`);
+  return (tag) => exact.has(tag) || prefixes.some((prefix) => tag.startsWith(prefix));
+};
+
 /** Tags of data anyone may read (the catalog): only these reach a CDN. */
-export const isPublicTag = (tag: string): boolean => kindOfTag(tag)?.public ?? false;
+export const isPublicTag = tagOfKinds(Object.values(TAGS).filter((kind) => kind.public));
 
 /**
  * Tags of ranges read from an eventually consistent global index: a stream record can arrive
  * before the index shows its change (the cache's hold-down, see caching.md).
  */
-export const isIndexTag = (tag: string): boolean => kindOfTag(tag)?.index ?? false;
+export const isIndexTag = tagOfKinds(Object.values(TAGS).filter((kind) => kind.index));
 
 /** A tag's argument: a parameter of the key it is computed from, or a fixed text. */
 export type TagArg = string | { readonly fixed: string };
@@ -137,11 +152,35 @@ export const fixed = (value: string): TagArg => ({ fixed: value });
 export interface TagRef {
   readonly kind: TagKind;
   readonly args: readonly TagArg[];
+  /** The tag from the texts a key held (the kind's wide form where one is missing), compiled once. */
+  readonly of: (params: Readonly<Record<string, string | undefined>>) => string;
 }
 
 export const tagOf = (kind: TagKind, ...args: TagArg[]): TagRef => {
   if (args.length !== kind.params.length) throw new Error(`tag ${kind.name} takes ${kind.params.length} arguments`);
-  return { kind, args };
+  const [only] = args;
+  // One parameter of the key, the common case, without an array per tag.
+  if (args.length === 1 && typeof only === 'string') {
+    return {
+      kind,
+      args,
+      of: (params) => {
+        // A range's values may be numbers (a shard); a key's texts are strings.
+        const value = params[only] as string | number | undefined;
+        return value === undefined || value === '' ? kind.name : kind.of1(String(value));
+      },
+    };
+  }
+  const of = (params: Readonly<Record<string, string | undefined>>): string => {
+    const values: string[] = [];
+    for (const arg of args) {
+      const value = typeof arg === 'string' ? params[arg] : arg.fixed;
+      if (value === undefined || value === '') return kind.name;
+      values.push(value);
+    }
+    return kind.of(...values);
+  };
+  return { kind, args, of };
 };
 
 /**
@@ -149,12 +188,9 @@ export const tagOf = (kind: TagKind, ...args: TagArg[]): TagRef => {
  * known partition whose sort key is of no declared shape) gives the kind's wide form.
  */
 export function evaluateTags(refs: readonly TagRef[], params: Readonly<Record<string, string | undefined>>): string[] {
-  return refs.map(({ kind, args }) => {
-    const values = args.map((arg) => (typeof arg === 'string' ? params[arg] : arg.fixed));
-    return values.every((value): value is string => value !== undefined && value !== '')
-      ? kind.of(...values)
-      : kind.name;
-  });
+  const tags: string[] = [];
+  for (const ref of refs) tags.push(ref.of(params));
+  return tags;
 }
 
 /** How the docs write a derived tag: `orders:ALL:<shard>`. */

@@ -50,6 +50,8 @@ export class KeyTemplate<V extends object = Record<string, unknown>> {
   /** As the docs write it: `USER#<userId>`. */
   readonly text: string;
   private readonly regex: RegExp;
+  /** How `parse` reads a key: the common shapes without a regex (parsing is on the read path). */
+  private readonly shape: 'literal' | 'tail' | 'regex';
 
   constructor(
     readonly literals: readonly string[],
@@ -67,6 +69,9 @@ export class KeyTemplate<V extends object = Record<string, unknown>> {
       })
       .join('');
     this.regex = new RegExp(`^${source}$`, 's');
+    const [only] = params;
+    this.shape =
+      params.length === 0 ? 'literal' : params.length === 1 && only?.open && literals[1] === '' ? 'tail' : 'regex';
   }
 
   /** The key text of `values`; each value is checked by its part first. */
@@ -94,14 +99,24 @@ export class KeyTemplate<V extends object = Record<string, unknown>> {
 
   /** The texts the parameters hold in `text`; undefined when `text` is not of this template's shape. */
   parse(text: string | undefined): Parsed<V> | undefined {
-    if (text === undefined || !text.startsWith(this.prefix)) return undefined;
-    const match = this.regex.exec(text);
-    if (!match) return undefined;
     const parsed: Record<string, string> = {};
-    this.params.forEach((param, i) => {
-      parsed[param.name] = match[i + 1] as string;
-    });
-    return parsed as Parsed<V>;
+    return this.parseInto(text, parsed) ? (parsed as Parsed<V>) : undefined;
+  }
+
+  /** parse, writing the texts into `into` (nothing when `text` is not of this shape): no object per key. */
+  parseInto(text: string | undefined, into: Record<string, string>): boolean {
+    if (text === undefined || !text.startsWith(this.prefix)) return false;
+    if (this.shape === 'literal') return text.length === this.prefix.length;
+    if (this.shape === 'tail') {
+      // `PREFIX<param>`: the parameter is the rest of the key, whatever it holds (never empty).
+      if (text.length === this.prefix.length) return false;
+      into[(this.params[0] as Param).name] = text.slice(this.prefix.length);
+      return true;
+    }
+    const match = this.regex.exec(text);
+    if (!match) return false;
+    for (let i = 0; i < this.params.length; i++) into[(this.params[i] as Param).name] = match[i + 1] as string;
+    return true;
   }
 }
 
