@@ -25,7 +25,7 @@ import {
 import type { GraphQLDirective, GraphQLField, GraphQLNamedType, GraphQLSchema } from 'graphql';
 import { identityOf, NODE_KINDS } from '../table/entities/nodes.js';
 import type { NodeKind } from '../table/entities/nodes.js';
-import { MAX_PAGE_SIZE } from '../table/limits.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 
 /** What a field costs: its weight, and how many times its selection counts given its arguments. */
 export interface FieldCost {
@@ -177,6 +177,10 @@ export function policyProblems(schema: GraphQLSchema): string[] {
     }
     if (!isListType(getNullableType(field.type)) && !listSize.sizedFields?.length) {
       problems.push(`${where}: @listSize on a field that is not a list and sizes none`);
+    }
+    // A connection without first or last reads the default page: the estimate must count that.
+    if (listSize.sizedFields?.length && listSize.assumedSize !== DEFAULT_PAGE_SIZE) {
+      problems.push(`${where}: a connection's assumedSize must be the default page (${DEFAULT_PAGE_SIZE})`);
     }
   }
   problems.push(...nodeProblems(schema, policy));

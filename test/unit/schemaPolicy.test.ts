@@ -46,6 +46,11 @@ describe('the policy directives', () => {
       /Query\.nodes: @listSize requires one slicing argument/,
     ],
     [
+      'a connection that counts another page than the default',
+      edited('assumedSize: 20', 'assumedSize: 10'),
+      /a connection's assumedSize must be the default page \(20\)/,
+    ],
+    [
       'a public field of a private type',
       edited('viewer: User', 'viewer: User @public'),
       /Query\.viewer: @public, but its type User is not/,
