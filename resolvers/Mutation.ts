@@ -1,6 +1,6 @@
 import type { Loaders } from '../src/db/loaders.js';
 import type { MutationResolvers } from '../src/generated/resolvers-types.js';
-import { categoryTag, tagsOfWrite } from '../src/table/dependencies.js';
+import { tagsOfWrite, tagsOfWritten } from '../src/table/dependencies.js';
 import type { ItemKey } from '../src/table/keys.js';
 import type { NodeModel } from '../src/table/models.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
@@ -24,12 +24,12 @@ function remember<T extends NodeModel>(loaders: Loaders, wrote: Set<string>, res
 
 /**
  * The dependency tags of what a write touched, for the response cache to evict before the
- * answer leaves (the stream evicts them everywhere else). A product also names its category:
- * a product coming back in stock joins pages that did not list it.
+ * answer leaves (the stream evicts them everywhere else), and those of the written node as it
+ * is now: a product coming back in stock joins its category's pages, which did not list it.
  */
 function noteWrites(wrote: Set<string>, touched: readonly ItemKey[], value: NodeModel): void {
   for (const key of touched) for (const tag of tagsOfWrite(key)) wrote.add(tag);
-  if (value.kind === 'Product') wrote.add(categoryTag(value.category));
+  for (const tag of tagsOfWritten(value)) wrote.add(tag);
 }
 
 const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);

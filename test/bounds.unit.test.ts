@@ -1,29 +1,33 @@
 /** The pure cores of the bounds: cost per field, metric labels, /metrics access, restart backoff, Unicode rules. */
-import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { restartDelayMs } from '../src/db/local.js';
 import { OTHER_OPERATION, operationLabel } from '../src/pipeline/metricLabels.js';
 import { fieldCost } from '../src/pipeline/queryCost.js';
 import { stringifyResult, withinResponseSize, withKnownJson } from '../src/pipeline/responseSize.js';
+import { buildSchema } from '../src/pipeline/schema.js';
+import { schemaPolicy } from '../src/pipeline/schemaPolicy.js';
 import { unicodeProblem } from '../src/table/text.js';
 import { metricsAllowed } from '../src/transports/http/metricsRoute.js';
 
-const Item = new GraphQLObjectType({ name: 'OrderItem', fields: { name: { type: GraphQLString } } });
-const list = new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Item)));
-const connection = new GraphQLObjectType({ name: 'OrderConnection', fields: { x: { type: GraphQLString } } });
+describe('fieldCost (the directives of schema.graphql, read by the estimate)', () => {
+  const schema = buildSchema();
+  const policy = schemaPolicy(schema);
+  const fieldOf = (type: string, field: string) => (schema.getType(type) as GraphQLObjectType).getFields()[field]!;
 
-describe('fieldCost', () => {
-  it.each<[string, string, Parameters<typeof fieldCost>[1], Record<string, unknown>, number, number]>([
-    ["an order's lines, by the typical 5", 'Order', { name: 'items', type: list }, {}, 3, 1 + 3 * 5],
-    ['a connection, by its first', 'User', { name: 'orders', type: connection }, { first: 30 }, 2, 1 + 2 * 30],
-    ['a connection, by the default page', 'User', { name: 'orders', type: connection }, {}, 2, 1 + 2 * 20],
-    ['a connection over the cap, by the cap', 'User', { name: 'orders', type: connection }, { last: 500 }, 1, 101],
-    ["a connection's nodes, once", 'OrderConnection', { name: 'nodes', type: list }, {}, 5, 6],
-    ['nodes(ids:), by its ids', 'Query', { name: 'nodes', type: list }, { ids: ['a', 'b', 'c'] }, 4, 13],
-    ['a description, by its weight', 'Product', { name: 'description', type: GraphQLString }, {}, 0, 20],
-    ['an introspection field, at nothing', '__Type', { name: 'fields', type: list }, {}, 50, 0],
+  it.each<[string, string, string, Record<string, unknown>, number, number]>([
+    ["an order's lines, by the typical 5", 'Order', 'items', {}, 3, 1 + 3 * 5],
+    ['a connection, by its first', 'User', 'orders', { first: 30 }, 2, 1 + 2 * 30],
+    ['a connection, by the default page', 'User', 'orders', {}, 2, 1 + 2 * 20],
+    ['a connection over the cap, by the cap', 'User', 'orders', { last: 500 }, 1, 101],
+    ["a connection's nodes, once", 'OrderConnection', 'nodes', {}, 5, 6],
+    ['nodes(ids:), by its ids', 'Query', 'nodes', { ids: ['a', 'b', 'c'] }, 4, 13],
+    ['a description, by its weight', 'Product', 'description', {}, 0, 20],
+    ["a line's product name, by the weight of a product's name", 'OrderItem', 'productName', {}, 0, 2],
+    ['userErrors, by the most a payload carries', 'PlaceOrderPayload', 'userErrors', {}, 3, 1 + 3 * 20],
+    ['an introspection field, at nothing', '__Type', 'fields', {}, 50, 0],
   ])('counts %s', (_, owner, field, args, child, expected) => {
-    expect(fieldCost(owner, field, args, child)).toBe(expected);
+    expect(fieldCost(policy, owner, fieldOf(owner, field), args, child)).toBe(expected);
   });
 });
 

@@ -5,6 +5,7 @@ import { projectRoot } from '../../src/projectRoot.js';
 import { renderConfiguration } from './configuration.js';
 import { renderErrors } from './errors.js';
 import { renderLayers } from './layers.js';
+import { renderAccessPatterns, renderCachingTags } from './model.js';
 import { renderSecurity } from './security.js';
 
 const PAGES: { name: string; render: () => string }[] = [
@@ -12,6 +13,8 @@ const PAGES: { name: string; render: () => string }[] = [
   { name: 'errors.md', render: renderErrors },
   { name: 'decisions/layers.md', render: renderLayers },
   { name: 'security.md', render: renderSecurity },
+  { name: 'access-patterns.md', render: renderAccessPatterns },
+  { name: 'caching.md', render: renderCachingTags },
 ];
 
 export async function generatedDocs(): Promise<{ file: string; text: string }[]> {

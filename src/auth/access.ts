@@ -11,6 +11,9 @@ import type { Loaders, ShopOrdersPageKey } from '../db/loaders.js';
 import type { Page } from '../db/pagination.js';
 import type { SchemaGate } from '../db/schemaGate.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
+import { unreachable } from '../table/entities/entity.js';
+import { identityOf } from '../table/entities/nodes.js';
+import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
 import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
 
@@ -30,8 +33,44 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     consultedViewer = true;
     return viewer !== null && (viewer.role === 'admin' || viewer.userId === userId);
   };
-  const visibleUser = (user: UserModel | null) => (user && owns(user.userId) ? user : null);
-  const visibleOrder = (order: OrderModel | null) => (order && owns(order.userId) ? order : null);
+  /**
+   * A node of `kind` with raw id `id`, under its declaration's visibility: a public one as it
+   * is; an owned one for its owner or an admin (UNAUTHENTICATED without a viewer, and another
+   * user's reads as null, like a missing one; where the id names the owner, another user's is
+   * not even read); an admin one for admins alone.
+   */
+  async function node<K extends NodeKind>(kind: K, id: string): Promise<NodeOf<K> | null> {
+    const rule = identityOf(kind).visibility;
+    switch (rule.kind) {
+      case 'public':
+        return loaders.node(kind, id);
+      case 'owner': {
+        requireViewer();
+        if (rule.ownerOfId && !owns(rule.ownerOfId(id))) return null;
+        const found = await loaders.node(kind, id);
+        return found && owns(rule.ownerOf(found)) ? found : null;
+      }
+      case 'admin':
+        return requireViewer().role === 'admin' ? loaders.node(kind, id) : null;
+      default:
+        return unreachable(rule);
+    }
+  }
+  /** `found` (read some other way) if the viewer may see it. */
+  const visible = <M extends NodeModel>(found: M | null): M | null => {
+    if (!found) return null;
+    const rule = identityOf(found.kind).visibility;
+    switch (rule.kind) {
+      case 'public':
+        return found;
+      case 'owner':
+        return owns(rule.ownerOf(found)) ? found : null;
+      case 'admin':
+        return requireViewer().role === 'admin' ? found : null;
+      default:
+        return unreachable(rule);
+    }
+  };
 
   return {
     get viewer(): Viewer | null {
@@ -67,19 +106,13 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
       return signedIn;
     },
     /** Another user's id is not even looked up: no read, no timing difference worth having. */
-    async user(userId: string): Promise<UserModel | null> {
-      requireViewer();
-      return owns(userId) ? loaders.user(userId) : null;
-    },
+    user: (userId: string): Promise<UserModel | null> => node('User', userId),
     async userByEmail(email: string): Promise<UserModel | null> {
       requireViewer();
-      return visibleUser(await loaders.userByEmail.load(email));
+      return visible(await loaders.userByEmail.load(email));
     },
-    async order(orderId: string): Promise<OrderModel | null> {
-      requireViewer();
-      return visibleOrder(await loaders.order(orderId));
-    },
-    product: (productId: string) => loaders.product(productId),
+    order: (orderId: string): Promise<OrderModel | null> => node('Order', orderId),
+    product: (productId: string) => node('Product', productId),
     /**
      * Every order of the shop (GSI2): admins only; a customer gets FORBIDDEN without a read.
      * Then MIGRATION_PENDING while the table lacks the index (`schema`).
@@ -91,15 +124,6 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
       return loaders.shopOrdersPages.load(key);
     },
     /** Applies the same rules to whatever node a global id names. */
-    async node(type: NodeModel['kind'], id: string): Promise<NodeModel | null> {
-      switch (type) {
-        case 'Product':
-          return loaders.product(id);
-        case 'User':
-          return this.user(id);
-        case 'Order':
-          return this.order(id);
-      }
-    },
+    node,
   };
 }

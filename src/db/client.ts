@@ -145,10 +145,10 @@ export function costed(
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], (command as { input?: unknown }).input);
+    if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], command);
     const direct = () => {
       const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
-      return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, output)) : sent;
+      return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, command, output)) : sent;
     };
     if (!counted) return direct();
     const [operation, kind] = counted;

@@ -2,11 +2,15 @@
  * What one execution read, as dependency tags (src/table/dependencies.ts): the response cache
  * files its answer under them. The record sits in the execution context beside the cost
  * record and is filled by the same client (`costed`, client.ts) from the requests themselves,
- * so every read is seen whichever loader made it, and a read of an access pattern the tags do
- * not know yet (a new index) makes the answer uncacheable instead of silently unguarded.
+ * so every read is seen whichever loader made it. A point read names its item's tags from its
+ * key; a Query carries the tags of the range it reads, given where the query was built
+ * (`rangeQuery`). A read neither names (a Scan, a Query built without its range, an item of a
+ * kind no answer reads) makes the answer uncacheable instead of silently unguarded.
  */
-import { isIndexTag, itemTag, tagsOfRead } from '../table/dependencies.js';
-import type { ReadTarget } from '../table/dependencies.js';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { isIndexTag, itemTags } from '../table/dependencies.js';
+import type { RangeRead } from '../table/entities/entity.js';
 
 /** Tags one answer may depend on; past this it is not cached (a huge answer is a poor entry anyway). */
 export const MAX_DEPENDENCY_TAGS = 2000;
@@ -25,6 +29,23 @@ export const newDependencyRecord = (): DependencyRecord => ({
   readIndex: false,
 });
 
+const RANGE = Symbol('tablegraph.range');
+
+/**
+ * A Query of one declared range (src/table/entities/ranges.ts), carrying what a read of the
+ * range depends on as a value: what the dependency record files the answer under, without
+ * reading the key condition.
+ */
+export function rangeQuery(input: QueryCommandInput, range: RangeRead | undefined): QueryCommand {
+  const command = new QueryCommand(input);
+  // Without its range (a bug), the Query makes its answer uncacheable, never unguarded.
+  if (range) Object.defineProperty(command, RANGE, { value: range });
+  return command;
+}
+
+/** The range a Query command carries (rangeQuery), if any. */
+const rangeOf = (command: object): RangeRead | undefined => (command as { [RANGE]?: RangeRead })[RANGE];
+
 /** A document-client value (a string) or a low-level AttributeValue (`{ S }`). */
 const text = (value: unknown): string | undefined => {
   if (typeof value === 'string') return value;
@@ -32,50 +53,36 @@ const text = (value: unknown): string | undefined => {
   return typeof s === 'string' ? s : undefined;
 };
 
-function keyOf(key: unknown): ReadTarget | undefined {
+function tagsOfKey(key: unknown): readonly string[] | undefined {
   const k = key as Record<string, unknown> | undefined;
   const PK = text(k?.PK);
   const SK = text(k?.SK);
-  return PK === undefined || SK === undefined ? undefined : { kind: 'item', key: { PK, SK } };
+  return PK === undefined || SK === undefined ? undefined : itemTags({ PK, SK });
 }
 
-/** `PK = :pk AND …` / `#pk = :pk AND …`: the partition key's value. */
-function queryOf(input: QueryInput): ReadTarget | undefined {
-  const match = /^\s*\(?\s*(#?\w+)\s*=\s*(:\w+)/.exec(input.KeyConditionExpression ?? '');
-  if (!match) return undefined;
-  const value = text(input.ExpressionAttributeValues?.[match[2] as string]);
-  return value === undefined ? undefined : { kind: 'query', indexName: input.IndexName, partitionKey: value };
-}
-
-interface QueryInput {
-  IndexName?: string;
-  KeyConditionExpression?: string;
-  ExpressionAttributeValues?: Record<string, unknown>;
-}
-
-/** What a read command (by DynamoDB operation name) asked for; undefined for what cannot be named. */
-function targetsOf(operation: string, input: Record<string, unknown>): (ReadTarget | undefined)[] {
+/** The tags of each thing a read command (by DynamoDB operation name) asked for; undefined for what none names. */
+function tagsOfRead(operation: string, command: object): (readonly string[] | undefined)[] {
+  const input = ((command as { input?: unknown }).input ?? {}) as Record<string, unknown>;
   switch (operation) {
     case 'GetItem':
-      return [keyOf(input.Key)];
+      return [tagsOfKey(input.Key)];
     case 'BatchGetItem':
       return Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>).flatMap((request) =>
-        (request.Keys ?? []).map(keyOf),
+        (request.Keys ?? []).map(tagsOfKey),
       );
     case 'TransactGetItems':
-      return ((input.TransactItems ?? []) as { Get?: { Key?: unknown } }[]).map((item) => keyOf(item.Get?.Key));
+      return ((input.TransactItems ?? []) as { Get?: { Key?: unknown } }[]).map((item) => tagsOfKey(item.Get?.Key));
     case 'Query':
-      return [queryOf(input)];
+      return [rangeOf(command)?.tags];
     default:
       return [undefined]; // a Scan reads everything: nothing names it
   }
 }
 
-/** Adds what the read `operation` with `input` asked for to `record`. */
-export function recordRead(record: DependencyRecord, operation: string, input: unknown): void {
+/** Adds what the read `operation` (the command `command`) asked for to `record`. */
+export function recordRead(record: DependencyRecord, operation: string, command: object): void {
   if (record.uncacheable) return;
-  for (const target of targetsOf(operation, (input ?? {}) as Record<string, unknown>)) {
-    const tags = target && tagsOfRead(target);
+  for (const tags of tagsOfRead(operation, command)) {
     if (!tags) {
       record.uncacheable = `${operation} of a range no dependency tag names`;
       return;
@@ -89,17 +96,15 @@ export function recordRead(record: DependencyRecord, operation: string, input: u
 }
 
 /**
- * Adds the item tags of what a Query returned, then hands its output on. A page's range tag
- * already covers its items; their own tags let a write that knows only an item's key (what it
- * touched) evict the pages that show the item.
+ * Adds the item tags of what a Query of an index range returned, then hands its output on. A
+ * page's range tag already covers its items; their own tags let a write that knows only an
+ * item's key (what it touched) evict the pages that show the item. A range of the table's own
+ * key needs none: the key of every item in it names the range.
  */
-export function recordItems<T>(record: DependencyRecord, output: T): T {
+export function recordItems<T>(record: DependencyRecord, command: object, output: T): T {
+  if (!rangeOf(command)?.byIndex) return output;
   const items = (output as { Items?: Record<string, unknown>[] } | undefined)?.Items ?? [];
-  for (const item of items) {
-    const target = keyOf(item);
-    const tag = target?.kind === 'item' ? itemTag(target.key) : undefined;
-    if (tag) record.tags.add(tag);
-  }
+  for (const item of items) for (const tag of tagsOfKey(item) ?? []) record.tags.add(tag);
   if (record.tags.size > MAX_DEPENDENCY_TAGS) record.uncacheable = 'too many dependencies';
   return output;
 }

@@ -6,24 +6,19 @@
  * page asked for twice under two aliases) into one request.
  */
 import DataLoader from 'dataloader';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
+import { identityOf, NODES, nodeKeyOf } from '../table/entities/nodes.js';
+import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
+import type { Range } from '../table/entities/entity.js';
+import { rangesOfKey } from '../table/entities/registry.js';
+import { CATEGORIES, CATEGORY_PRODUCTS, SHOP_PRODUCTS, USER_BY_EMAIL, USER_ORDERS } from '../table/entities/ranges.js';
 import { MAX_CATEGORIES } from '../table/limits.js';
-import {
-  CATEGORIES_PK,
-  categoryCounterKey,
-  emailGSI1PK,
-  isProductKey,
-  isUserOrderKey,
-  itemKeyId,
-  orderKey,
-  productKey,
-  userKey,
-} from '../table/keys.js';
+import { CATEGORIES_PK, categoryCounterKey, emailGSI1PK, itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
+import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
 import { shopOrdersQuery, userOrdersQuery } from './pageQueries.js';
@@ -89,29 +84,34 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     { cacheKeyFn: itemKeyId },
   );
 
-  const prime = (key: ItemKey, node: NodeModel) => {
+  /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
+  const prime = (node: NodeModel) => {
+    const key = nodeKeyOf(node);
     items.clear(key).prime(key, node);
   };
-  const primeOrders = (orders: readonly OrderModel[]) => {
-    for (const order of orders) prime(orderKey(order.orderId), order);
+  const primeAll = (nodes: readonly NodeModel[]) => {
+    for (const node of nodes) prime(node);
   };
 
   const userByEmail = new DataLoader<string, UserModel | null>((emails) =>
     Promise.all(
       emails.map(async (email) => {
         const result = await dynamo.doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: GSI1,
-            KeyConditionExpression: 'GSI1PK = :pk',
-            ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
-            Limit: 1,
-          }),
+          rangeQuery(
+            {
+              TableName: tableName,
+              IndexName: GSI1,
+              KeyConditionExpression: 'GSI1PK = :pk',
+              ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
+              Limit: 1,
+            },
+            USER_BY_EMAIL.read({ email }),
+          ),
         );
         const item = result.Items?.[0];
         if (!item) return null;
         const user = itemToUser(item);
-        prime(userKey(user.userId), user);
+        prime(user);
         return user;
       }),
     ),
@@ -123,7 +123,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
         keys.map(async ({ userId, status, window, args }) => {
           const query = userOrdersQuery(tableName, userId, status, window);
           const { page } = await readPage(dynamo.doc, query, args, cursors);
-          primeOrders(page.edges.map((edge) => edge.node));
+          primeAll(page.edges.map((edge) => edge.node));
           return page;
         }),
       ),
@@ -154,14 +154,17 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
         let startKey: Record<string, unknown> | undefined;
         do {
           const result = await dynamo.doc.send(
-            new QueryCommand({
-              TableName: tableName,
-              KeyConditionExpression: 'PK = :pk',
-              ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
-              ConsistentRead: true,
-              ExclusiveStartKey: startKey,
-              Limit: MAX_CATEGORIES - found.length,
-            }),
+            rangeQuery(
+              {
+                TableName: tableName,
+                KeyConditionExpression: 'PK = :pk',
+                ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+                ConsistentRead: true,
+                ExclusiveStartKey: startKey,
+                Limit: MAX_CATEGORIES - found.length,
+              },
+              CATEGORIES.read({}),
+            ),
           );
           // A category whose last product moved away keeps its counter item, at zero: not listed.
           found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
@@ -182,7 +185,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
             : await readPage(dynamo.doc, listing.query, args, cursors);
           // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
           // (its products are the ones shown), so the other listings do the same.
-          for (const edge of page.edges) prime(productKey(edge.node.productId), edge.node);
+          primeAll(page.edges.map((edge) => edge.node));
           return page;
         }),
       ),
@@ -225,20 +228,31 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     const read = readUserWithOrders(dynamo.doc, tableName, userId, size, ordersQuery, cursors);
     const user = read.then(({ user }) => user);
     const page = read.then(({ page }) => {
-      primeOrders(page.edges.map((edge) => edge.node));
+      primeAll(page.edges.map((edge) => edge.node));
       return page;
     });
     // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
     for (const promise of [user, page]) promise.catch(() => undefined);
-    items.prime(userKey(userId), user);
+    items.prime(NODES.User.keyOf(userId), user);
     ordersPages.prime({ userId, status: null, window: {}, args }, page);
     return true;
   };
 
-  const ofKind =
-    <K extends NodeModel['kind']>(kind: K) =>
-    (node: NodeModel | null) =>
-      node?.kind === kind ? (node as Extract<NodeModel, { kind: K }>) : null;
+  /** The node of `kind` with raw id `id` (null when missing, or when the item is of another kind). */
+  const node = <K extends NodeKind>(kind: K, id: string): Promise<NodeOf<K> | null> =>
+    items.load(identityOf(kind).keyOf(id)).then((found) => (found?.kind === kind ? (found as NodeOf<K>) : null));
+
+  /**
+   * The page loaders by the range their pages read: a write of an item that lies in a range (or
+   * that its kind may be listed in) makes them read again. GSI2's shop-wide pages are left:
+   * the index is eventually consistent, a read at once would not see the write anyway.
+   */
+  const pagesOf = new Map<Range<object>, readonly { clearAll(): unknown }[]>([
+    [USER_ORDERS, [ordersPages]],
+    [CATEGORY_PRODUCTS, [productsPages]],
+    [SHOP_PRODUCTS, [productsPages]],
+    [CATEGORIES, [categories, categoryCounts]],
+  ] as [Range<object>, readonly { clearAll(): unknown }[]][]);
 
   return {
     items,
@@ -249,9 +263,10 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     productsPages,
     categoryCounts,
     categories,
-    user: (userId: string) => items.load(userKey(userId)).then(ofKind('User')),
-    order: (orderId: string) => items.load(orderKey(orderId)).then(ofKind('Order')),
-    product: (productId: string) => items.load(productKey(productId)).then(ofKind('Product')),
+    node,
+    user: (userId: string) => node('User', userId),
+    order: (orderId: string) => node('Order', orderId),
+    product: (productId: string) => node('Product', productId),
     /**
      * Drops what this request cached of the items a write touched, and the pages that may list
      * them: the next read goes to DynamoDB.
@@ -259,21 +274,9 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     forgetTouched: (keys: readonly ItemKey[]) => {
       for (const key of keys) items.clear(key);
       fusedUsers.clear();
-      if (keys.some(isUserOrderKey)) ordersPages.clearAll();
-      if (keys.some(isProductKey)) {
-        productsPages.clearAll();
-        categoryCounts.clearAll();
-      }
+      for (const range of new Set(keys.flatMap(rangesOfKey)))
+        for (const pages of pagesOf.get(range) ?? []) pages.clearAll();
     },
-    /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
-    prime: (node: NodeModel) => {
-      const key =
-        node.kind === 'User'
-          ? userKey(node.userId)
-          : node.kind === 'Order'
-            ? orderKey(node.orderId)
-            : productKey(node.productId);
-      prime(key, node);
-    },
+    prime,
   };
 }

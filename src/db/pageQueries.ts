@@ -15,6 +15,7 @@ import {
   statusLSI1SKPrefix,
   userPK,
 } from '../table/keys.js';
+import { SHOP_ORDERS_ALL, SHOP_ORDERS_BY_STATUS, USER_ORDERS } from '../table/entities/ranges.js';
 import type { OrderModel, OrderStatus } from '../table/models.js';
 import type { PageQuery } from './pagination.js';
 import type { ShardedPageQuery } from './shardedPages.js';
@@ -65,6 +66,7 @@ export function userOrdersQuery(
     keyAttributes: status === null ? ['PK', 'SK'] : ['PK', 'SK', 'LSI1SK'],
     keyConditionExpression: keyCondition,
     expressionAttributeValues: values,
+    range: USER_ORDERS.read({ userId }),
   };
 }
 
@@ -83,6 +85,9 @@ export function shopOrdersQuery(
     partitionKeyName: 'GSI2PK',
     sortKeyName: 'GSI2SK',
     shardKeys: Array.from({ length: ORDER_SHARDS }, (_, shard) => shopOrdersGSI2PK(view, shard)),
+    shardRanges: Array.from({ length: ORDER_SHARDS }, (_, shard) =>
+      status === null ? SHOP_ORDERS_ALL.read({ shard }) : SHOP_ORDERS_BY_STATUS.read({ status, shard }),
+    ),
     sortKeyCondition: { between: placedWindow(ORDER_SK_PREFIX, window.placedAfter, window.placedBefore) },
     ascending: false,
     decode: itemToOrder,

@@ -16,12 +16,13 @@
  *   cursor backwards) is the position where reading stopped, not its last edge: the next page
  *   resumes exactly there, even when this one has no edges at all.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BadUserInputError } from '../errors.js';
 import type { Item } from '../table/codecs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
+import { rangeQuery } from './dependencyRecord.js';
+import type { RangeRead } from '../table/entities/entity.js';
 
 /**
  * What one page may read: Query requests (more than one only for a filter, or when DynamoDB's
@@ -64,6 +65,8 @@ export interface PageQuery<T> {
   keyAttributes: readonly string[];
   keyConditionExpression: string;
   expressionAttributeValues: Record<string, unknown>;
+  /** What a read of the range the key condition reads depends on (src/table/entities/ranges.ts). */
+  range: RangeRead;
   /** The connection's natural order (the `first` direction) is ascending sort key order. */
   ascending: boolean;
   /** Strongly consistent reads (table and LSI only; DynamoDB refuses them on a GSI). */
@@ -132,17 +135,20 @@ export async function readPage<T>(
   let evaluated = 0;
   do {
     const result = await doc.send(
-      new QueryCommand({
-        TableName: query.tableName,
-        IndexName: query.indexName,
-        KeyConditionExpression: query.keyConditionExpression,
-        FilterExpression: query.filter?.expression,
-        ExpressionAttributeValues: { ...query.expressionAttributeValues, ...query.filter?.values },
-        ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
-        ConsistentRead: query.consistentRead,
-        ExclusiveStartKey: startKey,
-        Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
-      }),
+      rangeQuery(
+        {
+          TableName: query.tableName,
+          IndexName: query.indexName,
+          KeyConditionExpression: query.keyConditionExpression,
+          FilterExpression: query.filter?.expression,
+          ExpressionAttributeValues: { ...query.expressionAttributeValues, ...query.filter?.values },
+          ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
+          ConsistentRead: query.consistentRead,
+          ExclusiveStartKey: startKey,
+          Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
+        },
+        query.range,
+      ),
     );
     reads += 1;
     evaluated += result.ScannedCount ?? result.Items?.length ?? 0;

@@ -16,6 +16,7 @@ import {
   priceRange,
   shopProductsGSI4PK,
 } from '../table/keys.js';
+import { CATEGORY_PRODUCTS, SHOP_PRODUCTS } from '../table/entities/ranges.js';
 import type { ProductModel } from '../table/models.js';
 import type { PageQuery } from './pagination.js';
 import type { ShardedPageQuery } from './shardedPages.js';
@@ -132,6 +133,7 @@ export function categoryProductsQuery(
       ...(!byPrice && narrow.prefix !== undefined ? { ':prefix': narrow.prefix } : {}),
       ...(byPrice && narrow.priced ? { ':from': narrow.range.from, ':to': narrow.range.to } : {}),
     },
+    range: CATEGORY_PRODUCTS.read({ category }),
     filter: filterOf(narrow),
     ascending: order.direction === 'ASC',
     decode: itemToProduct,
@@ -153,6 +155,7 @@ export function shopProductsQuery(
     partitionKeyName: 'GSI4PK',
     sortKeyName: byPrice ? 'GSI3SK' : 'GSI1SK',
     shardKeys: Array.from({ length: PRODUCT_SHARDS }, (_, shard) => shopProductsGSI4PK(shard)),
+    shardRanges: Array.from({ length: PRODUCT_SHARDS }, (_, shard) => SHOP_PRODUCTS.read({ shard })),
     sortKeyCondition: byPrice
       ? narrow.priced
         ? { between: narrow.range }

@@ -1,6 +1,6 @@
 /**
  * Relay pages over a write-sharded index view: the same sort order spread over several
- * partitions (GSI2's shop-wide orders, GSI4 and GSI5's shop-wide products, src/table/keys.ts). A page reads every shard in
+ * partitions (GSI2's shop-wide orders, GSI4 and GSI5's shop-wide products, src/table/entities/ranges.ts). A page reads every shard in
  * parallel, `size + 1` items each from the cursor on, and merges them: the first `size + 1`
  * of the union are exactly the first `size + 1` of the view, whichever shards they sit in.
  *
@@ -12,10 +12,11 @@
  * item's own key like every other cursor here, signed and bound to the connection (which
  * includes the view and the window, keeping every position inside the key condition).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../table/codecs.js';
 import type { CursorCodec } from './cursor.js';
+import { rangeQuery } from './dependencyRecord.js';
+import type { RangeRead } from '../table/entities/entity.js';
 import { buildPage, nextLimit, planPage, READ_BUDGET } from './pagination.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 
@@ -28,6 +29,8 @@ export interface ShardedPageQuery<T> {
   sortKeyName: string;
   /** One partition key per shard. */
   shardKeys: readonly string[];
+  /** What a read of each shard's range depends on, in shardKeys' order (src/table/entities/ranges.ts). */
+  shardRanges: readonly RangeRead[];
   /** Narrows the sort key: inclusive bounds of a BETWEEN, or a begins_with; absent, the whole shard. */
   sortKeyCondition?: { between: { from: string; to: string } } | { beginsWith: string } | undefined;
   /** A FilterExpression (applied after Limit: each shard reads on within its share of READ_BUDGET). */
@@ -55,7 +58,9 @@ export async function readShardedPage<T>(
   const wanted = plan.size + 1;
   const forward = plan.backward ? !query.ascending : query.ascending;
   const shards = await Promise.all(
-    query.shardKeys.map((shardKey) => readShard(doc, query, shardKey, plan.cursor, forward, wanted)),
+    query.shardKeys.map((shardKey, shard) =>
+      readShard(doc, query, shardKey, query.shardRanges[shard], plan.cursor, forward, wanted),
+    ),
   );
   // Read order: ascending or descending sort key, compared as DynamoDB does (UTF-8 bytes,
   // which JavaScript's UTF-16 comparison contradicts past U+FFFF). Ties cannot occur within one view.
@@ -108,6 +113,7 @@ async function readShard<T>(
   doc: DynamoDBDocumentClient,
   query: ShardedPageQuery<T>,
   shardKey: string,
+  range: RangeRead | undefined,
   position: Record<string, string> | undefined,
   forward: boolean,
   wanted: number,
@@ -124,22 +130,25 @@ async function readShard<T>(
   let evaluated = 0;
   do {
     result = await doc.send(
-      new QueryCommand({
-        TableName: query.tableName,
-        IndexName: query.indexName,
-        KeyConditionExpression: `#pk = :pk${sortKey.expression}`,
-        FilterExpression: query.filter?.expression,
-        ExpressionAttributeNames: {
-          '#pk': query.partitionKeyName,
-          ...(sortKey.expression ? { '#sk': query.sortKeyName } : {}),
+      rangeQuery(
+        {
+          TableName: query.tableName,
+          IndexName: query.indexName,
+          KeyConditionExpression: `#pk = :pk${sortKey.expression}`,
+          FilterExpression: query.filter?.expression,
+          ExpressionAttributeNames: {
+            '#pk': query.partitionKeyName,
+            ...(sortKey.expression ? { '#sk': query.sortKeyName } : {}),
+          },
+          ExpressionAttributeValues: { ':pk': shardKey, ...sortKey.values, ...query.filter?.values },
+          ScanIndexForward: forward,
+          ExclusiveStartKey: startKey,
+          Limit: query.filter
+            ? nextLimit(wanted - items.length, evaluated, items.length, budget.items - evaluated)
+            : wanted - items.length,
         },
-        ExpressionAttributeValues: { ':pk': shardKey, ...sortKey.values, ...query.filter?.values },
-        ScanIndexForward: forward,
-        ExclusiveStartKey: startKey,
-        Limit: query.filter
-          ? nextLimit(wanted - items.length, evaluated, items.length, budget.items - evaluated)
-          : wanted - items.length,
-      }),
+        range,
+      ),
     );
     reads += 1;
     evaluated += result.ScannedCount ?? result.Items?.length ?? 0;

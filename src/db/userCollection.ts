@@ -9,13 +9,15 @@
  * build: the same cursors (bound to the same connection), and `hasNextPage` from one item more
  * than the page.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { itemToUser } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
+import { USER_ORDERS } from '../table/entities/ranges.js';
+import { USER } from '../table/entities/user.js';
 import { ORDER_SK_PREFIX, PROFILE_SK, userPK } from '../table/keys.js';
 import type { OrderModel, OrderStatus, UserModel } from '../table/models.js';
 import type { CursorCodec } from './cursor.js';
+import { rangeQuery } from './dependencyRecord.js';
 import { buildPage, planPage, readPage } from './pagination.js';
 import type { ConnectionArgs, Page, PageQuery } from './pagination.js';
 
@@ -71,7 +73,9 @@ export async function readUserWithOrders(
   codec: CursorCodec,
 ): Promise<UserWithOrders> {
   const params = userCollectionParams(tableName, userId, size);
-  const result = await doc.send(new QueryCommand(params));
+  // It reads the profile and the orders' range: it depends on both.
+  const range = { tags: [...USER.tagsOf({ userId }), ...USER_ORDERS.tagsOf({ userId })], byIndex: false };
+  const result = await doc.send(rangeQuery(params, range));
   const items: Item[] = result.Items ?? [];
   // Descending: the profile, if the user exists, is the first item.
   const hasProfile = items[0]?.SK === PROFILE_SK;

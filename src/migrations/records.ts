@@ -1,6 +1,6 @@
 /**
  * The table's schema version and migration history, kept in the table itself: one item per
- * migration under `META#migrations` (keys.ts), holding its state (running or applied), when it
+ * migration under `META#migrations` (src/table/entities/meta.ts), holding its state (running or applied), when it
  * started and finished, how many runs it took, and the checkpoint of an interrupted run.
  * The table's version is the number of applied migrations of the release's list.
  */

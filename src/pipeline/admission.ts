@@ -2,19 +2,20 @@
  * Admission: the one gate every GraphQL operation passes before anything runs, whichever
  * transport brought it. Three stages, each written once:
  *
- * 1. `source`: the document's text, from the request or the persisted-documents manifest;
- *    PERSISTED_ONLY refuses anything outside the manifest here, before parsing.
+ * 1. `source`: the document's text, from the request or the trusted documents (the server's
+ *    manifest and the registry's, trustedDocuments.ts); PERSISTED_ONLY refuses anything else
+ *    here, before parsing.
  * 2. `document`: parsing with the token limit, then validation with graphql-js's rules, the
  *    armor limits (depth, aliases, directives) and, where introspection is off, the rule that
  *    refuses `__schema`/`__type`. Admitted documents are cached by their sha256.
- * 3. `operation`: the operation to run, a subscription only over WebSocket, and the
- *    connection-aware cost limit (which needs the variables).
+ * 3. `operation`: the operation to run, a subscription only over a streaming transport
+ *    (WebSocket, SSE), and the list-aware cost limit (which needs the variables).
  *
- * `admit` runs all three (graphql-ws and any other transport without a GraphQL server of its
- * own). Apollo Server (HTTP, Lambda) runs them through `apolloAdmission` (apollo.ts): its
- * documentStore is the cache of stage 2, so Apollo executes only documents this module
- * parsed and validated. A refusal is a list of coded GraphQL errors and the HTTP status that
- * goes with it; no stage ever throws at its caller.
+ * `admit` runs all three (the WebSocket and SSE transports, which have no GraphQL server of
+ * their own). Apollo Server (HTTP, Lambda) runs stages 2 and 3 through the admission plugin of
+ * `createApollo` (apollo.ts): its documentStore is the cache of stage 2, so Apollo executes only
+ * documents this module parsed and validated. A refusal is a list of coded GraphQL errors and
+ * the HTTP status that goes with it; no stage ever throws at its caller.
  */
 import { createHash } from 'node:crypto';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';

@@ -57,7 +57,7 @@ export interface ExecutionOptions {
   subscribeReads?: SubscribeReadBudgets | undefined;
   /** The response cache every execution goes through (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;
-  /** What executes operations (EXECUTOR); default graphql-js. */
+  /** What executes operations (EXECUTOR); read from the environment when not given (default `auto`). */
   executor?: ExecutorConfig | undefined;
   /** Counts an execution that fell back from the compiled executor to graphql-js. */
   onFallback?: ((fallback: FallbackClass) => void) | undefined;
@@ -174,7 +174,7 @@ export function createExecution({
   /**
    * Executes one operation (or one subscription event) in the cost record it is called in:
    * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so the executor (EXECUTOR: graphql-js, compiled, or both compared) is chosen
+   * apollo.ts), so the executor (EXECUTOR: auto, graphql-js, compiled, or both compared) is chosen
    * here alone. Every execution runs under its own meter (meter.ts), whichever executor runs it.
    */
   const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> => {

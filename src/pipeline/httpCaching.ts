@@ -9,11 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { getNamedType, OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import { OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.js';
 import { isPublicTag } from '../table/dependencies.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
+import { schemaPolicy } from './schemaPolicy.js';
 
 /**
  * The ETag of an answer's JSON, whoever computes it (the HTTP handler, the response cache for an
@@ -22,24 +23,6 @@ import type { ResponseCache } from './responseCache/responseCache.js';
  */
 export const etagOf = (json: string): string =>
   `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
-
-/** Query fields that read only public data. */
-const PUBLIC_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'products', 'category', 'categories']);
-
-/**
- * Types whose every field is public. A type missing here (a new one, say) makes a document
- * that reaches it private: the safe default.
- */
-const PUBLIC_TYPES: ReadonlySet<string> = new Set([
-  'Product',
-  'ProductConnection',
-  'ProductEdge',
-  'Category',
-  'CategoryConnection',
-  'CategoryEdge',
-  'PageInfo',
-  'Money',
-]);
 
 export const NO_STORE = 'private, no-store';
 
@@ -54,8 +37,13 @@ export function readsOnlyPublicData(schema: GraphQLSchema, document: string): bo
   return documentReadsOnlyPublicData(schema, ast);
 }
 
-/** readsOnlyPublicData of a parsed document. */
+/**
+ * readsOnlyPublicData of a parsed document: every field it selects is `@public` in
+ * schema.graphql (on the field, or on its type). A field or type without it (a new one, say)
+ * makes the document private: the safe default.
+ */
 export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
+  const policy = schemaPolicy(schema);
   const typeInfo = new TypeInfo(schema);
   let isPublic = true;
   visit(
@@ -65,16 +53,9 @@ export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: Document
         if (node.operation !== OperationTypeNode.QUERY) isPublic = false;
       },
       Field(node) {
-        const parent = typeInfo.getParentType();
-        const name = node.name.value;
-        if (name === '__typename') return;
-        if (!parent || !typeInfo.getFieldDef()) {
-          isPublic = false;
-        } else if (parent.name === schema.getQueryType()?.name) {
-          if (!PUBLIC_ROOT_FIELDS.has(name)) isPublic = false;
-        } else if (!PUBLIC_TYPES.has(getNamedType(parent).name)) {
-          isPublic = false;
-        }
+        if (node.name.value === '__typename') return;
+        const field = typeInfo.getFieldDef();
+        if (!field || !policy.isPublic(field)) isPublic = false;
       },
     }),
   );

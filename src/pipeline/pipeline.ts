@@ -1,17 +1,20 @@
 /**
  * The one operation pipeline every transport is a thin adapter over (HTTP in
- * src/transports/http, WebSocket in src/transports/ws, Lambda in src/lambda):
+ * src/transports/http, WebSocket in src/transports/ws, SSE in src/transports/sse, API Gateway
+ * in src/transports/lambda for the Lambda entry points of src/lambda):
  *
- * - `admission` (admission.ts): token limit, validation, introspection, cost limit,
- *   persisted-only, subscriptions only over WebSocket;
+ * - `admission` (admission.ts): trusted documents and persisted-only, token limit,
+ *   validation, introspection, cost limit, subscriptions only over WebSocket and SSE;
  * - `execution` (execution.ts): the viewer, fresh loaders and a fresh cost record per request
- *   and per subscription event;
+ *   and per subscription event, the executor (graphql-js, compiled, or both compared), the
+ *   operation meter and the response cache;
  * - `reporter` (report.ts): masking by the one formatter, `extensions.cost`, the log line and
  *   the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
  * admission, how operations execute (another executor) into execution's `run`, anything about the
- * answer (a size ceiling) into the reporter.
+ * answer (a size ceiling) into the reporter. Policy about schema members (who may read a field,
+ * what it costs) goes into schema.graphql as a directive (schemaPolicy.ts).
  */
 import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';

@@ -15,7 +15,7 @@ export const GSI3 = 'GSI3';
 export const GSI4 = 'GSI4';
 export const GSI5 = 'GSI5';
 
-/** GSI2: shop-wide orders (all, or by status) by placedAt, write-sharded (keys.ts). */
+/** GSI2: shop-wide orders (all, or by status) by placedAt, write-sharded (entities/shards.ts). */
 export const GSI2_INDEX: GlobalSecondaryIndex = {
   IndexName: GSI2,
   KeySchema: [

@@ -1,199 +1,94 @@
 /**
  * Dependency tags: names for what an answer read, and for what a change of the table can
  * change. The response cache (src/pipeline/responseCache/) files every answer under the tags of
- * its reads and evicts by the tags of each change, so both sides are derived here, next to the
- * key design, from the same key strings (keys.ts):
+ * its reads and evicts by the tags of each change; both sides are derived from the entity
+ * declarations (entities/), with the templates that build the keys:
  *
- * | tag                      | what it names                                      | public |
- * | ------------------------ | -------------------------------------------------- | ------ |
- * | `product:<productId>`    | one product item                                   | yes    |
- * | `category:<category>`    | a category's products in GSI1 and GSI3 (by name, by price) | yes |
- * | `products:<shard>`       | one shard of the whole shop's products (GSI4, GSI5) | yes    |
- * | `categories`             | the category counters (`META#categories`)          | yes    |
- * | `user:<userId>`          | one user profile (its order counts included)       | no     |
- * | `user-orders:<userId>`   | a user's orders in their partition (table and LSI1) | no     |
- * | `order:<orderId>`        | one order                                          | no     |
- * | `orders:<view>:<shard>`  | one shard of one view of the shop-wide index GSI2  | no     |
- * | `email:<hash>`           | a user looked up by email in GSI1                  | no     |
+ * - a point read of an item depends on the item's own tags (its declaration's `tags`);
+ * - a Query depends on the tags of the range it reads (entities/ranges.ts), which the page
+ *   query carries from where it is built (src/db/pageQueries.ts);
+ * - a change of an item maps to its own tags and to the tags of every range its old and its
+ *   new image lie in (a product moving category leaves one category's pages and joins another's).
  *
- * The rule both sides keep: a change of an item maps to the item's own tag and to the tag of
- * every range it belongs to, before and after the change (a product moving category leaves
- * one category's pages and joins another's). A range tag therefore covers both which items a
- * page lists and what it shows of them. A read this module cannot name (a partition or index
- * it does not know) has no tag: the answer that made it must not be cached.
+ * A key the templates cannot read in full still maps to tags, never to nothing and never to
+ * text a receiver would refuse: a parameter outside the tags' alphabet (an import's
+ * `PRODUCT#sku.import-42`) is digested (entities/tags.ts), and a key in a known partition whose
+ * sort key is of no declared shape maps to what its partition tells, widening to a kind's bare
+ * name where a parameter is missing. A key no declaration recognises lies in no range an answer
+ * reads by its key; the image's index keys still name the index ranges it lies in.
  *
- * Tags contain only `A-Z a-z 0-9 _ - :`, so they travel as they are in `Cache-Tag` (comma
- * separated) and `Surrogate-Key` (space separated) headers; an email, which may hold anything
- * but `#` and whitespace, is hashed.
+ * The tag table of docs/caching.md is generated from the same declarations (`npm run docs`).
  */
-import { createHash } from 'node:crypto';
-import {
-  CATEGORIES_PK,
-  CATEGORY_SK_PREFIX,
-  DETAILS_SK,
-  orderShard,
-  productShard,
-  ORDER_SK_PREFIX,
-  PRODUCT_SALE_SK_PREFIX,
-  PROFILE_SK,
-} from './keys.js';
-import type { ItemKey } from './keys.js';
-import { ORDER_STATUSES } from './models.js';
+import { identityOf } from './entities/nodes.js';
+import { matchKey } from './entities/registry.js';
+import { RANGES } from './entities/ranges.js';
+import { TAGS } from './entities/tags.js';
+import type { ItemKey } from './entities/template.js';
+import type { NodeModel } from './models.js';
 
-export const productTag = (productId: string): string => `product:${productId}`;
-export const categoryTag = (category: string): string => `category:${category}`;
-export const CATEGORIES_TAG = 'categories';
-/** One shard of the shop-wide product listings (GSI4PK `PRODUCTS#<shard>`). */
-export const shopProductsTag = (shard: number | string): string => `products:${shard}`;
-export const userTag = (userId: string): string => `user:${userId}`;
-export const userOrdersTag = (userId: string): string => `user-orders:${userId}`;
-export const orderTag = (orderId: string): string => `order:${orderId}`;
-/** `view` is `ALL` or a status, as in the GSI2 partition key `ORDERS#ALL#<shard>` / `ORDERS#STATUS#<s>#<shard>`. */
-export const shopOrdersTag = (view: string, shard: number | string): string => `orders:${view}:${shard}`;
-export const emailTag = (normalizedEmail: string): string =>
-  `email:${createHash('sha256').update(normalizedEmail).digest('base64url').slice(0, 22)}`;
+export { isIndexTag, isPublicTag, kindOfTag, TAG_PATTERN, TAGS } from './entities/tags.js';
 
-/** A tag as it may appear on the wire (an invalidation message, a header): checked on receipt. */
-export const TAG_PATTERN = /^[a-z-]{1,16}(:[A-Za-z0-9_-]{1,64}){0,2}$/;
-
-/** Tags of data anyone may read (the catalog): only these reach a CDN. */
-export const isPublicTag = (tag: string): boolean =>
-  tag === CATEGORIES_TAG || tag.startsWith('product:') || tag.startsWith('products:') || tag.startsWith('category:');
+export const productTag = (productId: string): string => TAGS.product.of(productId);
+export const categoryTag = (category: string): string => TAGS.category.of(category);
+export const emailTag = (normalizedEmail: string): string => TAGS.email.of(normalizedEmail);
 
 /**
- * Tags of ranges read from an eventually consistent global index (GSI1, GSI2): a stream
- * record can arrive before the index shows its change (the cache's hold-down, see caching.md).
+ * The tags of one item's own key (what a point read of it depends on), or undefined for a key
+ * of no declared kind, or of a kind no answer reads by key: an answer that read it is not cached.
  */
-export const isIndexTag = (tag: string): boolean =>
-  tag.startsWith('category:') || tag.startsWith('products:') || tag.startsWith('email:') || tag.startsWith('orders:');
-
-const afterPrefix = (value: string | undefined, prefix: string): string | undefined =>
-  value?.startsWith(prefix) ? value.slice(prefix.length) : undefined;
-
-/** The tag of one item's own key (the point read `items` makes), or undefined for items no answer reads by key. */
-export function itemTag({ PK, SK }: ItemKey): string | undefined {
-  const product = afterPrefix(PK, 'PRODUCT#');
-  if (product !== undefined && SK === DETAILS_SK) return productTag(product);
-  const user = afterPrefix(PK, 'USER#');
-  if (user !== undefined && SK === PROFILE_SK) return userTag(user);
-  const order = afterPrefix(PK, 'ORDER#');
-  if (order !== undefined && SK === DETAILS_SK) return orderTag(order);
-  if (PK === CATEGORIES_PK) return CATEGORIES_TAG;
-  return undefined;
+export function itemTags(key: ItemKey): string[] | undefined {
+  const match = matchKey(key);
+  if (match?.kind !== 'item') return undefined;
+  const tags = match.entity.tagsOf(match.params);
+  return tags.length > 0 ? tags : undefined;
 }
 
-/** What a read asked DynamoDB for: items by key, or the partition of a Query (with its index). */
-export type ReadTarget =
-  { kind: 'item'; key: ItemKey } | { kind: 'query'; indexName: string | undefined; partitionKey: string };
+/** An image's attributes that matter here: the table's key and the keys ranges are read by. */
+export type ItemImage = Readonly<Record<string, string | undefined>>;
 
-/**
- * The tags a read depends on; undefined when it read something no tag names (an answer that
- * made it is not cacheable). A Query of a user's partition on the table reads the profile
- * and the orders in one (the item-collection read), so it depends on both.
- */
-export function tagsOfRead(read: ReadTarget): string[] | undefined {
-  if (read.kind === 'item') {
-    const tag = itemTag(read.key);
-    return tag === undefined ? undefined : [tag];
-  }
-  const { indexName, partitionKey } = read;
-  if (indexName === undefined || indexName === 'LSI1') {
-    const user = afterPrefix(partitionKey, 'USER#');
-    if (user !== undefined)
-      return indexName === undefined ? [userTag(user), userOrdersTag(user)] : [userOrdersTag(user)];
-    if (partitionKey === CATEGORIES_PK && indexName === undefined) return [CATEGORIES_TAG];
-    return undefined;
-  }
-  if (indexName === 'GSI4' || indexName === 'GSI5') {
-    const shard = afterPrefix(partitionKey, 'PRODUCTS#');
-    return shard === undefined ? undefined : [shopProductsTag(shard)];
-  }
-  if (indexName === 'GSI1' || indexName === 'GSI3') {
-    const category = afterPrefix(partitionKey, 'CATEGORY#');
-    if (category !== undefined) return [categoryTag(category)];
-    const email = afterPrefix(partitionKey, 'EMAIL#');
-    if (email !== undefined && indexName === 'GSI1') return [emailTag(email)];
-    return undefined;
-  }
-  if (indexName === 'GSI2') {
-    const tag = shopOrdersTagOf(partitionKey);
-    return tag === undefined ? undefined : [tag];
-  }
-  return undefined;
+function ownTags(key: ItemKey): string[] {
+  const match = matchKey(key);
+  if (!match) return [];
+  if (match.kind === 'item') return match.entity.tagsOf(match.params);
+  // A sort key of no declared shape: what each kind of the partition can say from its partition key.
+  return match.entities.flatMap((entity) => entity.tagsOf(match.params));
 }
 
-/** `ORDERS#ALL#2` -> `orders:ALL:2`, `ORDERS#STATUS#SHIPPED#0` -> `orders:SHIPPED:0`. */
-function shopOrdersTagOf(gsi2pk: string | undefined): string | undefined {
-  const all = afterPrefix(gsi2pk, 'ORDERS#ALL#');
-  if (all !== undefined) return shopOrdersTag('ALL', all);
-  const byStatus = afterPrefix(gsi2pk, 'ORDERS#STATUS#');
-  if (byStatus === undefined) return undefined;
-  const [status, shard] = byStatus.split('#');
-  return status && shard ? shopOrdersTag(status, shard) : undefined;
-}
-
-/** The string attributes of an item image that place it in ranges (the rest does not matter here). */
-export interface ItemImage {
-  PK?: string | undefined;
-  SK?: string | undefined;
-  GSI1PK?: string | undefined;
-  GSI2PK?: string | undefined;
-  GSI4PK?: string | undefined;
-  orderId?: string | undefined;
-}
-
-/** The tags one image of an item belongs to: its own and those of the ranges it is in. */
+/** The tags one image of an item belongs to: its own and those of the ranges it lies in. */
 export function tagsOfImage(image: ItemImage): string[] {
   const { PK, SK } = image;
   if (PK === undefined || SK === undefined) return [];
-  const tags: string[] = [];
-  const own = itemTag({ PK, SK });
-  if (own) tags.push(own);
-  if (PK === CATEGORIES_PK) {
-    // A counter: the categories list, and `Category.productCount` beside its products.
-    const category = afterPrefix(SK, CATEGORY_SK_PREFIX);
-    if (category !== undefined) tags.push(categoryTag(category));
-  }
-  const user = afterPrefix(PK, 'USER#');
-  if (user !== undefined && SK.startsWith(ORDER_SK_PREFIX)) {
-    tags.push(userOrdersTag(user));
-    // The copy in the user's partition is the order as pages show it: its id ends the sort key.
-    const orderId = image.orderId ?? SK.slice(SK.lastIndexOf('#') + 1);
-    if (orderId) tags.push(orderTag(orderId));
-  }
-  const category = afterPrefix(image.GSI1PK, 'CATEGORY#');
-  if (category !== undefined) tags.push(categoryTag(category));
-  const email = afterPrefix(image.GSI1PK, 'EMAIL#');
-  if (email !== undefined) tags.push(emailTag(email));
-  const shard = shopOrdersTagOf(image.GSI2PK);
-  if (shard) tags.push(shard);
-  const productShard = afterPrefix(image.GSI4PK, 'PRODUCTS#');
-  if (productShard !== undefined) tags.push(shopProductsTag(productShard));
+  const tags = ownTags({ PK, SK });
+  for (const range of RANGES) tags.push(...range.tagsOfImage(image));
   return tags;
 }
+
+/** The attributes of an image that tagsOfImage reads: the key, and every range's partition and bounds. */
+const IMAGE_ATTRIBUTES = [
+  ...new Set([
+    'PK',
+    'SK',
+    ...RANGES.flatMap(({ spec }) => [spec.partition.attribute, ...(spec.within ? [spec.within.attribute] : [])]),
+  ]),
+];
 
 /** An AttributeValue map, as a stream record's Keys/OldImage/NewImage hold it (strings only matter here). */
 export type AttributeMap = Record<string, unknown>;
 
-const stringOf = (image: AttributeMap | undefined, name: string): string | undefined => {
-  const value = image?.[name] as { S?: unknown } | undefined;
-  return typeof value?.S === 'string' ? value.S : undefined;
-};
-
-const imageOf = (image: AttributeMap | undefined): ItemImage => ({
-  PK: stringOf(image, 'PK'),
-  SK: stringOf(image, 'SK'),
-  GSI1PK: stringOf(image, 'GSI1PK'),
-  GSI2PK: stringOf(image, 'GSI2PK'),
-  GSI4PK: stringOf(image, 'GSI4PK'),
-  orderId: stringOf(image, 'orderId'),
-});
+function imageOf(image: AttributeMap): ItemImage {
+  const strings: Record<string, string | undefined> = {};
+  for (const name of IMAGE_ATTRIBUTES) {
+    const value = image[name] as { S?: unknown } | undefined;
+    strings[name] = typeof value?.S === 'string' ? value.S : undefined;
+  }
+  return strings;
+}
 
 /**
  * The tags a stream record can change: those of its old and its new image (a stock change
  * invalidates the product and its category's pages, the in-stock ones included; a category
  * change both categories). Without images (a KEYS_ONLY stream) the keys alone give what they
- * can, as for a write's touched keys. Records of items no answer reads (checkpoints, leases,
+ * can, as for a write's touched keys. Records of kinds no answer reads (checkpoints, leases,
  * sale markers, migration records) give none.
  */
 export function tagsOfChange(record: {
@@ -206,33 +101,34 @@ export function tagsOfChange(record: {
     if (image) for (const tag of tagsOfImage(imageOf(image))) tags.add(tag);
   }
   if (tags.size === 0 && record.Keys) {
-    const keys = imageOf(record.Keys);
-    if (keys.PK !== undefined && keys.SK !== undefined)
-      for (const tag of tagsOfWrite({ PK: keys.PK, SK: keys.SK })) tags.add(tag);
+    const { PK, SK } = imageOf(record.Keys);
+    if (PK !== undefined && SK !== undefined) for (const tag of tagsOfWrite({ PK, SK })) tags.add(tag);
   }
   return [...tags];
 }
 
 /**
  * The tags a write of `key` may have changed, from the key alone (what a write reports as
- * `touched`): the writing instance evicts them before it answers. Index memberships the key
- * does not show are covered otherwise: a page lists its items, so it carries their item tags;
- * a product that joins a category changes the category's counter (touched too); an order's
- * shop-wide views are every view of its shard, a product's shop-wide listing its shard.
+ * `touched`): the writing instance evicts them before it answers. The ranges of the table's
+ * own key follow from the key; an index range the item's attributes place it in is its
+ * declaration's `writeTags` (an order's every shop-wide view of its shard, a product's shard of
+ * the shop-wide listings), or is covered otherwise (a product that joins a category changes
+ * the category's counter, touched too; a page lists its items, so it carries their tags).
  */
 export function tagsOfWrite(key: ItemKey): string[] {
-  if (key.PK.startsWith('PRODUCT#') && key.SK.startsWith(PRODUCT_SALE_SK_PREFIX)) return [];
-  const tags = tagsOfImage(key);
-  const order = afterPrefix(key.PK, 'ORDER#') ?? (key.PK.startsWith('USER#') ? orderIdOfCopy(key.SK) : undefined);
-  if (order !== undefined) {
-    const shard = orderShard(order);
-    tags.push(shopOrdersTag('ALL', shard), ...ORDER_STATUSES.map((status) => shopOrdersTag(status, shard)));
-  }
-  // A product's shard of the shop-wide listings follows from its id.
-  const product = afterPrefix(key.PK, 'PRODUCT#');
-  if (product !== undefined && key.SK === DETAILS_SK) tags.push(shopProductsTag(productShard(product)));
+  const tags = tagsOfImage({ PK: key.PK, SK: key.SK });
+  const match = matchKey(key);
+  if (match?.kind === 'item') tags.push(...(match.entity.spec.writeTags?.(match.params) ?? []));
   return [...new Set(tags)];
 }
 
-const orderIdOfCopy = (sk: string): string | undefined =>
-  sk.startsWith(ORDER_SK_PREFIX) ? sk.slice(sk.lastIndexOf('#') + 1) : undefined;
+/**
+ * The tags of a node as a write left it: those of its item's image, ranges included (a product
+ * back in stock, or moved, joins its category's pages, which its touched key does not show).
+ */
+export function tagsOfWritten(node: NodeModel): string[] {
+  const item = identityOf(node.kind).entity.codec.toItem(node);
+  const image: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(item)) if (typeof value === 'string') image[name] = value;
+  return tagsOfImage(image);
+}

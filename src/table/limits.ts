@@ -1,12 +1,14 @@
 /**
- * The fixed limits that more than one layer reads: the writes enforce them, the cost limit
- * (pipeline/queryCost.ts) counts with them, the events and caches bound their messages by them.
- * They are part of the API, not settings: the configurable limits live in the configuration.
+ * The fixed limits that more than one layer reads: the writes enforce them, the events and caches
+ * bound their messages by them, and the cost estimate's figures (the `@cost` and `@listSize`
+ * directives of schema.graphql) are chosen from them. They are part of the API, not settings:
+ * the configurable limits live in the configuration.
  */
 
 /**
- * The longest texts and largest numbers the mutations accept: the writes refuse more, the cost
- * limit weighs text fields by their longest value, the event schema admits what they allow.
+ * The longest texts and largest numbers the mutations accept: the writes refuse more, a text
+ * field's `@cost` is a unit per 100 characters of its longest value, the event schema admits
+ * what they allow.
  */
 export const INPUT_LIMITS = {
   nameLength: 100,
@@ -32,7 +34,8 @@ export const MAX_PAGE_SIZE = 100;
 
 /**
  * Categories listed at most (the first by name). A bound on what one request may fan out to:
- * each category's `products` is a Query of its own, and the cost limit counts them at this many.
+ * each category's `products` is a Query of its own, and the cost limit counts them at this many
+ * (`Query.categories`' `@listSize`).
  */
 export const MAX_CATEGORIES = 100;
 

@@ -217,7 +217,7 @@ const stockAction = (line: number) => `stock:${line}`;
  * The transaction: a stock decrement per line (`stock:<line>`), the details put that is also
  * the idempotency record (`details`), the copy in the user's partition (`userCopy`), the
  * profile's orderCount and PLACED count (`orderCount`); both order items carry their GSI2 keys
- * (codecs.ts), so the order shows shop-wide. Exported so the benchmark's peers write exactly this.
+ * (src/table/entities/order.ts), so the order shows shop-wide. Exported so the benchmark's peers write exactly this.
  */
 export function placeOrderTransaction(
   tableName: string,

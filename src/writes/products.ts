@@ -1,6 +1,6 @@
 /**
  * createProduct and updateProduct, optimistic locking on `version`. Each category's product
- * counter (`META#categories`, keys.ts) moves in the same transaction as the product that
+ * counter (`META#categories`, src/table/entities/product.ts) moves in the same transaction as the product that
  * enters or leaves the category; an update that keeps the category is one UpdateItem.
  */
 import { randomUUID } from 'node:crypto';

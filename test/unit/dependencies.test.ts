@@ -1,8 +1,20 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newDependencyRecord, recordItems, recordRead } from '../../src/db/dependencyRecord.js';
+import { newDependencyRecord, rangeQuery, recordItems, recordRead } from '../../src/db/dependencyRecord.js';
 import type { DependencyRecord } from '../../src/db/dependencyRecord.js';
-import { categoryProductsQuery, shopOrdersQuery, userOrdersQuery } from '../../src/db/pageQueries.js';
+import {
+  categoryProductsQuery,
+  shopOrdersQuery,
+  shopProductsQuery,
+  userOrdersQuery,
+} from '../../src/db/pageQueries.js';
+import type { PageQuery } from '../../src/db/pagination.js';
+import type { ShardedPageQuery } from '../../src/db/shardedPages.js';
+import { userCollectionParams } from '../../src/db/userCollection.js';
+import { USER_BY_EMAIL, USER_ORDERS } from '../../src/table/entities/ranges.js';
+import { USER } from '../../src/table/entities/user.js';
 import {
   categoryToItem,
   orderToDetailsItem,
@@ -18,6 +30,7 @@ import {
   TAG_PATTERN,
   tagsOfChange,
   tagsOfWrite,
+  tagsOfWritten,
 } from '../../src/table/dependencies.js';
 import {
   categoryCounterKey,
@@ -41,17 +54,43 @@ const modify = (before: Item, after: Item) => ({
   NewImage: image(after),
 });
 
-/** What a connection's Query sends, as pagination.ts and shardedPages.ts build it. */
-const queryInput = (query: ReturnType<typeof categoryProductsQuery> | ReturnType<typeof userOrdersQuery>) => ({
-  TableName: 'T',
-  IndexName: query.indexName,
-  KeyConditionExpression: query.keyConditionExpression,
-  ExpressionAttributeValues: query.expressionAttributeValues,
-});
+/** What a connection's Query sends, as pagination.ts builds it: the range's tags ride along. */
+const pageRead = (query: PageQuery<unknown>): [string, object] => [
+  'Query',
+  rangeQuery(
+    {
+      TableName: 'T',
+      IndexName: query.indexName,
+      KeyConditionExpression: query.keyConditionExpression,
+      ExpressionAttributeValues: query.expressionAttributeValues,
+    },
+    query.range,
+  ),
+];
 
-function readsOf(...reads: [operation: string, input: unknown][]): DependencyRecord {
+/** What each shard's Query of a sharded page sends (shardedPages.ts). */
+const shardReads = (query: ShardedPageQuery<unknown>): [string, object][] =>
+  query.shardKeys.map((pk, shard) => [
+    'Query',
+    rangeQuery(
+      {
+        TableName: 'T',
+        IndexName: query.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      },
+      query.shardRanges[shard],
+    ),
+  ]);
+
+const batchGet = (...keys: ItemKey[]): [string, object] => [
+  'BatchGetItem',
+  new BatchGetCommand({ RequestItems: { T: { Keys: keys } } }),
+];
+
+function readsOf(...reads: [operation: string, command: object][]): DependencyRecord {
   const record = newDependencyRecord();
-  for (const [operation, input] of reads) recordRead(record, operation, input);
+  for (const [operation, command] of reads) recordRead(record, operation, command);
   return record;
 }
 
@@ -124,24 +163,12 @@ describe('tagsOfChange (a stream record to what it can change)', () => {
     expect(item.GSI4PK).toBe(`PRODUCTS#${productShard('p1')}`);
     expect(tagsOfChange({ NewImage: image(item) })).toContain(`products:${productShard('p1')}`);
     const read = readsOf(
-      ...(['GSI4', 'GSI5'] as const).map((indexName): [string, unknown] => [
-        'Query',
-        {
-          IndexName: indexName,
-          KeyConditionExpression: 'GSI4PK = :pk',
-          ExpressionAttributeValues: { ':pk': item.GSI4PK },
-        },
-      ]),
-      [
-        'Query',
-        {
-          IndexName: 'GSI3',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': 'CATEGORY#books' },
-        },
-      ],
+      ...shardReads(shopProductsQuery('T')),
+      ...shardReads(shopProductsQuery('T', {}, { field: 'PRICE', direction: 'ASC' })),
+      pageRead(categoryProductsQuery('T', 'books', {}, { field: 'PRICE', direction: 'DESC' })),
     );
-    expect([...read.tags].sort()).toEqual(['category:books', `products:${productShard('p1')}`]);
+    expect([...read.tags].sort()).toEqual(['category:books', 'products:0', 'products:1', 'products:2', 'products:3']);
+    expect(read.tags.has(`products:${productShard('p1')}`)).toBe(true);
     expect(read.readIndex).toBe(true);
   });
 });
@@ -162,6 +189,13 @@ describe('tagsOfWrite (a touched key to what the writer evicts)', () => {
     expect(tagsOfWrite(categoryCounterKey('books')).sort()).toEqual(['categories', 'category:books']);
   });
 
+  it("names the ranges of a written node's new image, which its key does not show", () => {
+    const product = aProduct({ productId: 'p1', category: 'games' });
+    expect(tagsOfWritten(product).sort()).toEqual(['category:games', 'product:p1', `products:${productShard('p1')}`]);
+    const user = aUser({ userId: 'u1', email: 'new@example.com' });
+    expect(tagsOfWritten(user).sort()).toEqual([emailTag('new@example.com'), 'user:u1'].sort());
+  });
+
   it('names nothing for a sale marker', () => {
     expect(tagsOfWrite(productSaleKey('p1', 'o1'))).toEqual([]);
   });
@@ -169,46 +203,45 @@ describe('tagsOfWrite (a touched key to what the writer evicts)', () => {
 
 describe('recordRead (what a request read, from the requests the costed client sends)', () => {
   it('a category page depends on the category (an index range), and then on each product it listed', () => {
-    const record = readsOf(['Query', queryInput(categoryProductsQuery('T', 'books', { inStock: true }))]);
+    const record = readsOf(pageRead(categoryProductsQuery('T', 'books', { inStock: true })));
     expect([...record.tags]).toEqual(['category:books']);
     expect(record.readIndex).toBe(true);
-    recordItems(record, { Items: [productToItem(aProduct({ productId: 'p1', category: 'books' }))] });
+    recordItems(record, pageRead(categoryProductsQuery('T', 'books'))[1], {
+      Items: [productToItem(aProduct({ productId: 'p1', category: 'books' }))],
+    });
     expect([...record.tags].sort()).toEqual(['category:books', 'product:p1']);
   });
 
+  it("a page of a range of the table's own key needs no item tags: every listed item's key names the range", () => {
+    const record = readsOf(pageRead(userOrdersQuery('T', 'u1', null)));
+    const order = anOrder(aUser({ userId: 'u1' }), [aProduct({ productId: 'p1' })], { orderId: 'o1' });
+    recordItems(record, pageRead(userOrdersQuery('T', 'u1', null))[1], { Items: [orderToUserItem(order)] });
+    expect([...record.tags]).toEqual(['user-orders:u1']);
+  });
+
   it("a user's orders page (table or LSI1) depends on the user's orders; the item-collection read on the profile too", () => {
-    expect([...readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', 'SHIPPED'))]).tags]).toEqual(['user-orders:u1']);
+    expect([...readsOf(pageRead(userOrdersQuery('T', 'u1', 'SHIPPED'))).tags]).toEqual(['user-orders:u1']);
     const fused = readsOf([
       'Query',
-      {
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :orders AND :profile',
-        ExpressionAttributeValues: { ':pk': 'USER#u1' },
-      },
+      rangeQuery(userCollectionParams('T', 'u1', 5), {
+        tags: [...USER.tagsOf({ userId: 'u1' }), ...USER_ORDERS.tagsOf({ userId: 'u1' })],
+        byIndex: false,
+      }),
     ]);
     expect([...fused.tags].sort()).toEqual(['user-orders:u1', 'user:u1']);
     expect(fused.readIndex).toBe(false);
   });
 
   it('a shop-wide page depends on each shard it read', () => {
-    const query = shopOrdersQuery('T', 'PLACED');
-    const record = readsOf(
-      ...query.shardKeys.map((pk): [string, unknown] => [
-        'Query',
-        {
-          IndexName: query.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk },
-        },
-      ]),
-    );
+    const record = readsOf(...shardReads(shopOrdersQuery('T', 'PLACED')));
     expect([...record.tags]).toEqual(['orders:PLACED:0', 'orders:PLACED:1', 'orders:PLACED:2', 'orders:PLACED:3']);
   });
 
   it('point reads depend on each item, in document-client and low-level form', () => {
-    const record = readsOf(
-      ['BatchGetItem', { RequestItems: { T: { Keys: [userKey('u1'), productKey('p1')] } } }],
-      ['GetItem', { Key: { PK: { S: 'ORDER#o1' }, SK: { S: 'DETAILS' } } }],
-    );
+    const record = readsOf(batchGet(userKey('u1'), productKey('p1')), [
+      'GetItem',
+      new GetItemCommand({ TableName: 'T', Key: { PK: { S: 'ORDER#o1' }, SK: { S: 'DETAILS' } } }),
+    ]);
     expect([...record.tags].sort()).toEqual(['order:o1', 'product:p1', 'user:u1']);
   });
 
@@ -216,31 +249,48 @@ describe('recordRead (what a request read, from the requests the costed client s
     const email = 'a,b@example.com';
     const record = readsOf([
       'Query',
-      {
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
-      },
+      rangeQuery(
+        {
+          TableName: 'T',
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
+        },
+        USER_BY_EMAIL.read({ email }),
+      ),
     ]);
     expect([...record.tags]).toEqual([emailTag(email)]);
     expect(emailTag(email)).toMatch(TAG_PATTERN);
   });
 
   it.each([
-    ['a Scan', 'Scan', { TableName: 'T' }],
+    ['a Scan', 'Scan', new ScanCommand({ TableName: 'T' })],
     [
-      'a Query of an index no tag knows',
+      'a Query built without its range (of an index no range declares, say)',
       'Query',
-      { IndexName: 'GSI9', KeyConditionExpression: 'X = :pk', ExpressionAttributeValues: { ':pk': 'ANY' } },
+      new QueryCommand({
+        TableName: 'T',
+        IndexName: 'GSI9',
+        KeyConditionExpression: 'X = :pk',
+        ExpressionAttributeValues: { ':pk': 'ANY' },
+      }),
     ],
     [
-      'a Query of a partition no tag knows',
+      'a Query of the user partition without its range, whatever its key condition says',
       'Query',
-      { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'META#migrations' } },
+      new QueryCommand({
+        TableName: 'T',
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'USER#u1' },
+      }),
     ],
-    ['a point read of an item no tag knows', 'GetItem', { Key: SEED_MARKER_KEY }],
-  ])('%s makes the answer uncacheable', (_, operation, input) => {
-    expect(readsOf([operation, input]).uncacheable).toBeDefined();
+    [
+      'a point read of an item no answer reads',
+      'GetItem',
+      new GetItemCommand({ TableName: 'T', Key: marshall(SEED_MARKER_KEY) }),
+    ],
+  ])('%s makes the answer uncacheable', (_, operation, command) => {
+    expect(readsOf([operation, command]).uncacheable).toBeDefined();
   });
 
   it('a read and the change of what it read always share a tag', () => {
@@ -248,12 +298,15 @@ describe('recordRead (what a request read, from the requests the costed client s
     const user = aUser({ userId: 'u1' });
     const order = anOrder(user, [product], { orderId: 'o1', status: 'PLACED' });
     const cases: [read: DependencyRecord, changed: Item][] = [
-      [readsOf(['Query', queryInput(categoryProductsQuery('T', 'books'))]), productToItem(product)],
-      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [productKey('p1')] } } }]), productToItem(product)],
-      [readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', null))]), orderToUserItem(order)],
-      [readsOf(['Query', queryInput(userOrdersQuery('T', 'u1', 'PLACED'))]), orderToUserItem(order)],
-      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [orderKey('o1')] } } }]), orderToDetailsItem(order)],
-      [readsOf(['BatchGetItem', { RequestItems: { T: { Keys: [userKey('u1')] } } }]), userToItem(user)],
+      [readsOf(pageRead(categoryProductsQuery('T', 'books'))), productToItem(product)],
+      [readsOf(batchGet(productKey('p1'))), productToItem(product)],
+      [readsOf(pageRead(userOrdersQuery('T', 'u1', null))), orderToUserItem(order)],
+      [readsOf(pageRead(userOrdersQuery('T', 'u1', 'PLACED'))), orderToUserItem(order)],
+      [readsOf(batchGet(orderKey('o1'))), orderToDetailsItem(order)],
+      [readsOf(batchGet(userKey('u1'))), userToItem(user)],
+      [readsOf(...shardReads(shopOrdersQuery('T', null))), orderToDetailsItem(order)],
+      [readsOf(...shardReads(shopOrdersQuery('T', 'PLACED'))), orderToUserItem(order)],
+      [readsOf(...shardReads(shopProductsQuery('T'))), productToItem(product)],
     ];
     for (const [read, changed] of cases) {
       const tags = tagsOfChange({ NewImage: image(changed) });

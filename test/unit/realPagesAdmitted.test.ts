@@ -37,7 +37,7 @@ describe('the default cost limit', () => {
     },
   );
 
-  // The estimate assumes typical orders (TYPICAL_ORDER_LINES lines); the meter bounds larger ones.
+  // The estimate assumes typical orders (Order.items' @listSize); the meter bounds larger ones.
   it.each([
     [50, true],
     [100, false],

@@ -4,7 +4,7 @@ import type { VarSpec } from './varSpec.js';
 export const STREAMS_SPEC = {
   STREAM_CONSUMER: {
     type: 'boolean',
-    defaultText: '`true`, `false` in `aws` mode (use the stream Lambda there)',
+    defaultText: '`true`; `false` with `REDIS_URL` (standalone consumers) or in `aws` mode (the stream Lambda)',
     description: 'run the in-process stream consumer (soldCount, subscriptions fed by every write)',
     readBy: ['server'],
   },
