@@ -176,3 +176,33 @@ describe.each(TRANSPORTS)('a mutation over %s', (transport: TransportName) => {
     expect(JSON.parse(cost ?? '{}').writeCapacityUnits).toBeGreaterThan(0);
   });
 });
+
+describe.each(['HTTP', 'SSE', 'Lambda'] as const)('a GET over %s', (transport) => {
+  it('never runs a mutation, even with a token and the preflight header', async () => {
+    const productId = `get-mutation-${transport.toLowerCase()}`;
+    const outcome = await production.send(
+      transport,
+      {
+        query: `mutation { createProduct(input: { productId: "${productId}", name: "Forged", description: "made by a GET",
+          category: "books", price: "1.00", stock: 1 }) { product { productId } } }`,
+      },
+      undefined,
+      { method: 'GET', headers: { 'apollo-require-preflight': 'true' } },
+    );
+    expect(outcome.status).toBe(405);
+    expect(codesOf(outcome)).toEqual(['BAD_REQUEST']);
+    expect(outcome.data ?? null).toBeNull();
+    const read = await production.send(transport, { query: `{ product(productId: "${productId}") { name } }` });
+    expect(read.data).toEqual({ product: null });
+  });
+
+  it('still runs a query', async () => {
+    const outcome = await production.send(
+      transport,
+      { query: '{ product(productId: "tent-2p") { name } }' },
+      undefined,
+      { method: 'GET', headers: { 'apollo-require-preflight': 'true' } },
+    );
+    expect(outcome.data).toEqual({ product: { name: expect.any(String) } });
+  });
+});

@@ -39,6 +39,8 @@ export interface OperationRequest {
   persistedHash?: string | null | undefined;
   operationName?: string | null | undefined;
   variables?: Readonly<Record<string, unknown>> | null | undefined;
+  /** The HTTP method that carried it (a GET never runs a mutation); unset over WebSocket. */
+  method?: string | undefined;
 }
 
 export interface Refusal {
@@ -189,7 +191,7 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
 
   function operation(
     admittedDocument: DocumentNode,
-    request: Pick<OperationRequest, 'operationName' | 'variables'>,
+    request: Pick<OperationRequest, 'operationName' | 'variables' | 'method'>,
     transport: Transport,
   ): AdmittedOperation | Refusal {
     const operationName = request.operationName ?? null;
@@ -207,6 +209,16 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
           'Subscriptions are served over WebSocket (graphql-ws protocol on this URL) or Server-Sent Events (graphql-sse at /graphql/stream)',
           'BAD_REQUEST',
         ),
+      );
+    }
+    // A GET is a read a browser, a crawler or a prefetching proxy may send on its own: it may run
+    // a query, or open a subscription (EventSource only sends GET), never a mutation.
+    if (found.operation === OperationTypeNode.MUTATION && request.method?.toUpperCase() === 'GET') {
+      return refuse(
+        405,
+        new GraphQLError('A GET request never runs a mutation: send it with POST', {
+          extensions: { code: 'BAD_REQUEST', http: { status: 405 } },
+        }),
       );
     }
     const variables = { ...(request.variables ?? {}) };

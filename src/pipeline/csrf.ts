@@ -6,7 +6,8 @@
  * - a GET whose operation is a query and which carries no ambient credentials (no `Cookie`);
  * - a GET of a trusted document whose operation is a query or a subscription.
  *
- * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation, and the
+ * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation (admission
+ * refuses one with 405, on every route), and the
  * only credential this server reads is a Bearer token in `Authorization`, which a browser never
  * attaches by itself: a cross-site page can make it send a GET only anonymously, to read what
  * the attacker could read himself, at a cost admission and the meter bound. Cookies are this

@@ -157,16 +157,31 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
+/** A request's fields as GET parameters (GraphQL over HTTP: `variables` and `extensions` as JSON). */
+export const searchOf = (request: WireRequest): string => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(request)) {
+    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return search.toString();
+};
+
 /** One operation over GraphQL over SSE (distinct connections mode): every `next` until `complete`. */
-export async function overSse(url: string, request: WireRequest, token?: string): Promise<Outcome> {
-  const response = await fetch(`${url}/stream`, {
-    method: 'POST',
+export async function overSse(
+  url: string,
+  request: WireRequest,
+  token?: string,
+  { method = 'POST', headers = {} }: SendOptions = {},
+): Promise<Outcome> {
+  const response = await fetch(method === 'GET' ? `${url}/stream?${searchOf(request)}` : `${url}/stream`, {
+    method,
     headers: {
-      'content-type': 'application/json',
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
       accept: 'text/event-stream',
       ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     },
-    body: JSON.stringify(request),
+    ...(method === 'POST' ? { body: JSON.stringify(request) } : {}),
   });
   const raw = await response.text();
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -210,6 +225,28 @@ export const apiGatewayEvent = (
   isBase64Encoded: false,
 });
 
+/** A GET of /graphql through API Gateway: the request's fields in the query string, no body. */
+export const apiGatewayGetEvent = (
+  request: WireRequest,
+  headers: Record<string, string> = {},
+  sourceIp = '127.0.0.1',
+): APIGatewayProxyEventV2 => {
+  const event = apiGatewayEvent('', headers, 'lambda-request', sourceIp);
+  const { 'content-type': _contentType, ...withoutBody } = event.headers;
+  return {
+    ...event,
+    routeKey: 'GET /graphql',
+    rawQueryString: searchOf(request),
+    headers: withoutBody,
+    body: undefined,
+    requestContext: {
+      ...event.requestContext,
+      routeKey: 'GET /graphql',
+      http: { ...event.requestContext.http, method: 'GET' },
+    },
+  };
+};
+
 /** An HTTP or Lambda answer: its JSON body as an Outcome. */
 function answered(status: number, raw: string): Outcome {
   const parsed = JSON.parse(raw) as Omit<Outcome, 'status' | 'raw'>;
@@ -227,8 +264,19 @@ export type TransportOptions = Pick<
   'introspection' | 'persistedOnly' | 'limits' | 'configureClient'
 >;
 
+/** How an HTTP-borne transport sends (WebSocket ignores it): POST unless told, with extra headers. */
+export interface SendOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+}
+
 /** Sends one request over a transport; `token` is an admin's unless given, and null sends none. */
-export type SendOver = (transport: TransportName, request: WireRequest, token?: string | null) => Promise<Outcome>;
+export type SendOver = (
+  transport: TransportName,
+  request: WireRequest,
+  token?: string | null,
+  options?: SendOptions,
+) => Promise<Outcome>;
 
 export interface Transports {
   send: SendOver;
@@ -256,21 +304,28 @@ export async function transportsOf(server: TestServer, options: TransportOptions
   const handler = createGraphQLHandler(config, { dynamo: lambdaDynamo });
   const adminToken = await tokenFor('test-admin', 'admin');
   return {
-    async send(transport, request, given) {
+    async send(transport, request, given, options = {}) {
       const token = given === null ? undefined : (given ?? adminToken);
-      const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const headers: Record<string, string> = {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...options.headers,
+      };
       const body = JSON.stringify(request);
+      const get = options.method === 'GET';
       if (transport === 'WebSocket') return overWebSocket(server.url, request, token);
-      if (transport === 'SSE') return overSse(server.url, request, token);
+      if (transport === 'SSE') return overSse(server.url, request, token, options);
       if (transport === 'HTTP') {
-        const response = await fetch(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...authorization },
-          body,
-        });
+        const response = get
+          ? await fetch(`${server.url}?${searchOf(request)}`, { headers })
+          : await fetch(server.url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...headers },
+              body,
+            });
         return answered(response.status, await response.text());
       }
-      const result = await handler(apiGatewayEvent(body, authorization), {} as Context);
+      const event = get ? apiGatewayGetEvent(request, headers) : apiGatewayEvent(body, headers);
+      const result = await handler(event, {} as Context);
       return answered(result.statusCode ?? 200, result.body ?? '');
     },
     stop: () => lambdaDynamo.client.destroy(),

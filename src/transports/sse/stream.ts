@@ -113,8 +113,9 @@ export function createSseHandler({ pipeline, websocket }: SseOptions) {
     }
     if (hasExpired(viewer)) return refuse(res, 401, coded('The token has expired', ErrorCode.UNAUTHENTICATED, 401));
     const startedAt = performance.now();
-    const verdict = await admission.admit(request, 'sse');
+    const verdict = await admission.admit({ ...request, method: req.method }, 'sse');
     if (!verdict.ok) {
+      if (verdict.status === 405) res.setHeader('allow', 'POST');
       return answerJson(
         res,
         verdict.status,
