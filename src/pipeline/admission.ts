@@ -4,9 +4,11 @@
  *
  * 1. `source`: the document's text, from the request or the persisted-documents manifest;
  *    PERSISTED_ONLY refuses anything outside the manifest here, before parsing.
- * 2. `document`: parsing with the token limit, then validation with graphql-js's rules, the
- *    armor limits (depth, aliases, directives) and, where introspection is off, the rule that
- *    refuses `__schema`/`__type`. Admitted documents are cached by their sha256.
+ * 2. `document`: parsing with the token limit, the selection pre-check (selectionShape.ts: fields
+ *    per selection set, repeated response keys, selections in all; trusted documents are exempt),
+ *    then validation with graphql-js's rules, the armor limits (depth, aliases, directives) and,
+ *    where introspection is off, the rule that refuses `__schema`/`__type`. Admitted documents
+ *    are cached by their sha256, and so are refused ones (refusedDocuments.ts).
  * 3. `operation`: the operation to run, a subscription only over WebSocket, and the
  *    connection-aware cost limit (which needs the variables).
  *
@@ -24,6 +26,9 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions
 import type { QueryLimits } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
 import { queryCost } from './queryCost.js';
+import { createRefusedDocuments } from './refusedDocuments.js';
+import { selectionExcess } from './selectionShape.js';
+import type { SelectionBounds, SelectionExcess } from './selectionShape.js';
 import type { DocumentLookup } from './trustedDocuments.js';
 
 /** Where an operation came from; only the streaming ones (`ws`, `sse`) may carry subscriptions. */
@@ -133,6 +138,19 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     maxSize: 2 ** 20 * 16,
     sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document),
   });
+  // ... and those that failed it, so a copy sent again costs a hash (refusedDocuments.ts).
+  const refused = createRefusedDocuments();
+  /** Documents parsed (and validated, unless refused earlier), and refusals answered from memory. */
+  const stats = { parsed: 0, remembered: 0 };
+  const remember = (hash: string, refusal: Refusal, bySelections = false): Refusal => {
+    refused.remember(hash, refusal, bySelections);
+    return refusal;
+  };
+  const selectionBounds: SelectionBounds = {
+    maxFieldsPerSet: limits.maxSelectionSetFields,
+    maxRepeatedPairs: limits.maxRepeatedFieldPairs,
+    maxSelections: limits.maxSelections,
+  };
 
   /**
    * PERSISTED_ONLY: only manifest documents, sent by hash or in full. Null when the request may
@@ -175,15 +193,28 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
   async function document(text: string, hash = sha256(text)): Promise<{ ok: true; document: DocumentNode } | Refusal> {
     const cached = await admitted.get(hash);
     if (cached) return { ok: true, document: cached };
+    const trusted = documents.has(hash);
+    const known = refused.get(hash, trusted);
+    if (known) {
+      stats.remembered += 1;
+      return known;
+    }
+    stats.parsed += 1;
     let parsed: DocumentNode;
     try {
       parsed = parse(text, parseOptions);
     } catch (error) {
-      if (error instanceof GraphQLError) return refuse(400, coded(error, PARSE_FAILED));
-      throw error;
+      if (!(error instanceof GraphQLError)) throw error;
+      return remember(hash, refuse(400, coded(error, PARSE_FAILED)));
     }
+    // Before validation, whose cost can grow with the square of the selections; the trusted
+    // documents were published by someone who may write to the table, and are validated once.
+    const excess = trusted ? null : selectionExcess(parsed, selectionBounds);
+    if (excess) return remember(hash, refuse(400, selectionRefusal(excess)), true);
     const errors = validate(schema, parsed, allRules);
-    if (errors.length > 0) return refuse(400, ...errors.map((error) => coded(error, VALIDATION_FAILED)));
+    if (errors.length > 0) {
+      return remember(hash, refuse(400, ...errors.map((error) => coded(error, VALIDATION_FAILED))));
+    }
     await admitted.set(hash, parsed);
     hashes.set(parsed, hash);
     return { ok: true, document: parsed };
@@ -265,6 +296,7 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     operation,
     parseOptions,
     validationRules,
+    stats,
     /** The sha256 of an admitted document, and whether it is one of the manifest's. */
     describe: (admittedDocument: DocumentNode): { hash: string | undefined; persisted: boolean } => {
       const hash = hashes.get(admittedDocument);
@@ -277,6 +309,26 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
       delete: async () => undefined,
     },
   };
+}
+
+/** The selection pre-check's refusal: which bound, its setting and its value. */
+function selectionRefusal({ bound, limit, responseKey }: SelectionExcess): GraphQLError {
+  const [message, setting] =
+    bound === 'maxFieldsPerSet'
+      ? [
+          `A selection set holds more than ${limit} fields (its fragments merged in): ask for fewer fields`,
+          'MAX_SELECTION_SET_FIELDS',
+        ]
+      : bound === 'maxRepeatedPairs'
+        ? [
+            `The document asks for "${responseKey ?? ''}" too many times: more than ${limit} pairs of fields share a response key within a selection set; ask for each field once`,
+            'MAX_REPEATED_FIELD_PAIRS',
+          ]
+        : [
+            `The document holds more than ${limit} selections (a fragment counts wherever it is spread): ask for fewer fields`,
+            'MAX_SELECTIONS',
+          ];
+  return refusal(message, VALIDATION_FAILED, { limit: setting, maximum: limit });
 }
 
 function persistedRequired(): Refusal {
