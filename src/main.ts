@@ -170,6 +170,7 @@ async function main(): Promise<Logger> {
       port: config.port,
       http: config.http,
       websocket: config.websocket,
+      trustProxyHops: config.trustProxyHops,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },

@@ -40,9 +40,11 @@ export interface SelectionExcess {
   responseKey?: string;
 }
 
-/** Thrown inside the walk to stop it at the first excess. */
-class Exceeded {
-  constructor(readonly excess: SelectionExcess) {}
+/** Thrown inside the walk to stop it at the first excess; never leaves selectionExcess. */
+class Exceeded extends Error {
+  constructor(readonly excess: SelectionExcess) {
+    super(`selection bound ${excess.bound} exceeded`);
+  }
 }
 
 /** The first bound `document` exceeds, or null when it keeps them all. */

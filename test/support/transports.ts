@@ -67,6 +67,11 @@ export class RawSocket {
     socket.on('error', () => undefined); // the close event reports it
   }
 
+  /** A RawSocket over a socket the caller opened (with headers of its own, say). */
+  static wrap(socket: WebSocket): RawSocket {
+    return new RawSocket(socket);
+  }
+
   /** Opens a socket and, unless `init` is false, sends connection_init with `token`. */
   static async open(url: string, token?: string, { init = true } = {}): Promise<RawSocket> {
     const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');

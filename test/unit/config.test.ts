@@ -37,7 +37,7 @@ const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 /** The names src/config/ hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
 const READER_CALL =
-  /\b(?:integer|seconds|duration|flag|port|oneOf|text|httpUrl|list|pairs|origins|given)\(env, '([A-Z][A-Z0-9_]*)'/g;
+  /\b(?:integer|count|seconds|duration|flag|port|oneOf|text|httpUrl|list|pairs|origins|given)\(env, '([A-Z][A-Z0-9_]*)'/g;
 
 function readsIn(file: string): string[] {
   const source = readFileSync(file, 'utf8');
