@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { DatabaseConfig } from './database.js';
-import { ConfigError, flag, httpUrl, integer, port, text } from './read.js';
+import { ConfigError, flag, httpUrl, integer, pairs, port, text } from './read.js';
 import type { Env } from './read.js';
 
 /** Where what a stream reader finds goes: read by every process that reads the table's stream. */
@@ -11,6 +11,29 @@ export interface StreamOutputConfig {
   eventSigningSecret: string | undefined;
   /** Where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
   cdnPurgeUrl: string | undefined;
+  /** Headers of each purge POST (its credentials). */
+  cdnPurgeHeaders: Record<string, string>;
+}
+
+/**
+ * CDN_PURGE_URL, refused with credentials in it: fetch cannot send a URL with `user:pass@`, and
+ * a URL is not a secret (it is logged, shown in a console, written into a stack's template).
+ */
+function cdnPurgeUrl(env: Env): string | undefined {
+  const url = httpUrl(env, 'CDN_PURGE_URL');
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('CDN_PURGE_URL must be an http:// or https:// URL');
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(
+      'CDN_PURGE_URL must not carry credentials (user:pass@): put them in CDN_PURGE_HEADERS, e.g. Authorization=Basic%20<base64 of user:pass>',
+    );
+  }
+  return url;
 }
 
 export function readStreamOutput(env: Env): StreamOutputConfig {
@@ -22,7 +45,12 @@ export function readStreamOutput(env: Env): StreamOutputConfig {
   if (eventSigningSecret !== undefined && eventSigningSecret.length < 32) {
     throw new ConfigError('EVENT_SIGNING_SECRET must be at least 32 characters');
   }
-  return { redisUrl, eventSigningSecret, cdnPurgeUrl: httpUrl(env, 'CDN_PURGE_URL') };
+  return {
+    redisUrl,
+    eventSigningSecret,
+    cdnPurgeUrl: cdnPurgeUrl(env),
+    cdnPurgeHeaders: pairs(env, 'CDN_PURGE_HEADERS'),
+  };
 }
 
 /** The server's in-process stream consumer. */

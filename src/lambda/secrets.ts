@@ -1,14 +1,20 @@
 /**
  * Secrets of a Lambda function, read once at cold start from AWS Secrets Manager. The stack
  * (deploy/secrets.ts) puts `<NAME>_ARN` in the environment, never a value: `CURSOR_SECRET_ARN`
- * and `JWT_SECRET_ARN`, and `OTEL_EXPORTER_OTLP_HEADERS_ARN` when a collector wants a key. resolveSecrets() returns an environment in which each `<NAME>` holds
+ * and `JWT_SECRET_ARN`, `OTEL_EXPORTER_OTLP_HEADERS_ARN` when a collector wants a key, and
+ * `CDN_PURGE_HEADERS_ARN` when the CDN's purge API does. resolveSecrets() returns an environment in which each `<NAME>` holds
  * its secret's value, and the Lambda's loader (src/config/load.ts) reads that as it reads any environment.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from '../config/index.js';
 
 /** The variables that may come from Secrets Manager. */
-export const SECRET_VARIABLES = ['CURSOR_SECRET', 'JWT_SECRET', 'OTEL_EXPORTER_OTLP_HEADERS'] as const;
+export const SECRET_VARIABLES = [
+  'CURSOR_SECRET',
+  'JWT_SECRET',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'CDN_PURGE_HEADERS',
+] as const;
 
 /** Reads one secret's string value; throws when it cannot. */
 export type SecretReader = (secretId: string) => Promise<string>;

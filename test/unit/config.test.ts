@@ -114,6 +114,9 @@ describe('configuration spec', () => {
     [{ CACHE_MAX_AGE: '1.5' }, /CACHE_MAX_AGE must be a whole number of seconds/],
     [{ CORS_ORIGINS: 'https://shop.example.com/' }, /CORS_ORIGINS lists origins like/],
     [{ CORS_ORIGINS: 'shop.example.com' }, /CORS_ORIGINS lists origins like/],
+    [{ CDN_PURGE_URL: 'https://user:secret@purge.example.com/' }, /must not carry credentials.*CDN_PURGE_HEADERS/],
+    [{ CDN_PURGE_HEADERS: 'Authorization' }, /CDN_PURGE_HEADERS must be key=value pairs/],
+    [{ TRUST_PROXY_HOPS: '-1' }, /TRUST_PROXY_HOPS must be a whole number/],
   ])('refuses %o', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
