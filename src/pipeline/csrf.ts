@@ -69,10 +69,9 @@ export function createCsrfCheck(documents: DocumentLookup, parseOptions: ParseOp
     const text = typeof request.query === 'string' && request.query !== '' ? request.query : undefined;
     const hash = text !== undefined ? sha256(text) : request.persistedHash;
     if (typeof hash !== 'string') return { trusted: false, operation: null };
-    const known = documents.get(hash);
-    const source = known ?? text;
+    const source = documents.get(hash) ?? text;
     if (source === undefined) return { trusted: false, operation: null };
-    return { trusted: known !== undefined, operation: operationOf(hash, source, request.operationName) };
+    return { trusted: documents.has(hash), operation: operationOf(hash, source, request.operationName) };
   }
 
   function readsOnly(header: (name: string) => string | undefined, request: OperationRequest): boolean {

@@ -141,6 +141,20 @@ export async function handleGraphQLHttp(
     method === 'GET' ? Object.fromEntries(new URLSearchParams(request.search)) : isRecord(body) ? body : {};
   const rewritten = withPersistedQuery(params, (id) => pipeline.documents.sha256Of(id));
   const operation = operationRequestOf(rewritten);
+  // A document sent by id may be trusted without its text at hand (the Lambda reads the
+  // registry's index): read it now, before anything looks it up.
+  if (!operation.query && typeof operation.persistedHash === 'string') {
+    try {
+      await pipeline.documents.ensure(operation.persistedHash);
+    } catch (error) {
+      pipeline.log.error({ err: error }, 'trusted document could not be read from the registry');
+      return refuse(503, [
+        new GraphQLError('The trusted documents cannot be read right now; try again shortly', {
+          extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
+        }),
+      ]);
+    }
+  }
   const refusal =
     pipeline.csrf(method, (name) => headers.get(name), operation) ??
     (method === 'GET' || method === 'POST' ? pipeline.admission.persistedOnlyCheck(operation) : null);

@@ -271,7 +271,8 @@ export const migrationKey = (id: string): ItemKey => ({
  * The trusted-documents registry: one partition holds its head (a revision every change
  * increments, and the totals the bounds are checked against) and one item per app manifest;
  * each manifest's documents live in a partition of their own, one item per document, so a
- * manifest is read with one paginated Query and retired without touching the others.
+ * manifest is read with one paginated Query and retired without touching the others. Beside its
+ * documents the partition holds the manifest's index, a few items listing what it trusts.
  */
 export const DOCUMENT_REGISTRY_PK = 'META#documents';
 export const DOCUMENT_REGISTRY_HEAD_KEY: ItemKey = { PK: DOCUMENT_REGISTRY_PK, SK: 'HEAD' };
@@ -307,8 +308,22 @@ export const manifestDocumentsPK = (app: string, version: string, contentId: str
   if (!/^[0-9a-f]{16}$/.test(contentId)) throw new Error(`unexpected manifest content id ${describe(contentId)}`);
   return `DOCUMENTS#${assertAppName(app)}#${assertAppVersion(version)}#${contentId}`;
 };
+/** The sort-key prefixes of a manifest's partition: its documents, and the parts of its index. */
+export const MANIFEST_DOCUMENT_SK_PREFIX = 'DOC#';
+export const MANIFEST_INDEX_SK_PREFIX = 'INDEX#';
 /** A document's item, by the sha256 of its text (whatever id the client sends for it). */
-export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey => {
+export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey =>
+  documentKeyIn(manifestDocumentsPK(app, version, contentId), sha256);
+/** A document's item in a manifest partition already named (`manifestDocumentsPK`). */
+export const documentKeyIn = (partition: string, sha256: string): ItemKey => {
   if (!SHA256_HEX.test(sha256)) throw new InvalidKeyError(`not a sha256 hex digest: ${describe(sha256)}`, 'hash');
-  return { PK: manifestDocumentsPK(app, version, contentId), SK: `DOC#${sha256}` };
+  return { PK: partition, SK: `${MANIFEST_DOCUMENT_SK_PREFIX}${sha256}` };
 };
+/**
+ * One part of a manifest's index (the ids and sha256 of its documents, without their texts), so
+ * a process can learn what is trusted without reading every document.
+ */
+export const manifestIndexKey = (app: string, version: string, contentId: string, part: number): ItemKey => ({
+  PK: manifestDocumentsPK(app, version, contentId),
+  SK: `${MANIFEST_INDEX_SK_PREFIX}${String(part).padStart(4, '0')}`,
+});
