@@ -15,7 +15,6 @@
  *   npm run bench:clients -- --unbounded     the per-client bounds out of the way (the server before)
  *   npm run bench:clients -- --attempts 500
  */
-import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -23,6 +22,7 @@ import { signToken } from '../src/auth/tokens.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { startBenchTable } from './benchServer.js';
+import { probeOnNewConnection } from './probe.js';
 import { PROJECT_ROOT } from './procs.js';
 import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
 
@@ -46,32 +46,13 @@ const server = await startSystem(SYSTEMS.server, {
   headers: {},
   extraEnv: values.unbounded ? { CLIENT_MAX_CONNECTIONS: '1000000', CLIENT_MAX_SUBSCRIPTIONS: '1000000' } : {},
 });
-const { port } = new URL(server.url);
-
 /** bob's product read on a new connection: its ms, or Infinity when it failed or took over 5 s. */
-function probe(): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/graphql',
-        method: 'POST',
-        agent: false,
-        timeout: 5000,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${bob}` },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode === 200 ? performance.now() - started : Infinity));
-      },
-    );
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(Infinity));
-    request.end(JSON.stringify({ query: '{ product(productId: "tent-2p") { name } }' }));
+const probe = () =>
+  probeOnNewConnection({
+    url: server.url,
+    query: '{ product(productId: "tent-2p") { name } }',
+    headers: { authorization: `Bearer ${bob}` },
   });
-}
 
 interface Phase {
   phase: string;

@@ -26,6 +26,7 @@ import { startLocalDynamo } from '../src/db/local.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { demoItems } from '../src/seed/seed.js';
 import { commandLog } from '../test/support/commandLog.js';
+import { apiGatewayEvent } from '../test/support/apiGatewayEvents.js';
 import { BENCH_AUTH } from './benchServer.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100,1106,5000' } } });
@@ -82,27 +83,7 @@ for (const size of sizes) {
   );
   const wanted = documents[Math.floor(size / 2)] as TrustedDocument;
   const result = await handler(
-    {
-      version: '2.0',
-      routeKey: 'POST /graphql',
-      rawPath: '/graphql',
-      rawQueryString: '',
-      headers: { 'content-type': 'application/json' },
-      requestContext: {
-        accountId: '1',
-        apiId: 'api',
-        domainName: 'bench',
-        domainPrefix: 'bench',
-        http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-        requestId: 'bench',
-        routeKey: 'POST /graphql',
-        stage: '$default',
-        time: '',
-        timeEpoch: 0,
-      },
-      body: JSON.stringify({ documentId: `sha256:${wanted.sha256}` }),
-      isBase64Encoded: false,
-    },
+    apiGatewayEvent(JSON.stringify({ documentId: `sha256:${wanted.sha256}` }), {}, 'bench'),
     {} as Context,
   );
   const coldMs = performance.now() - started;

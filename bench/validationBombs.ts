@@ -21,7 +21,6 @@
  *   npm run bench:bombs -- --unbounded     the pre-check out of the way (what the server did before)
  *   npm run bench:bombs -- --rounds 20     more rounds (default 10)
  */
-import http from 'node:http';
 import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import WebSocket from 'ws';
@@ -30,7 +29,9 @@ import { putItems } from '../src/db/batchWrite.js';
 import { createDynamo } from '../src/db/client.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { demoItems } from '../src/seed/seed.js';
+import { apiGatewayEvent } from '../test/support/apiGatewayEvents.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
+import { probeOnNewConnection } from './probe.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,30 +91,7 @@ const overSse: Send = async (query) => {
 };
 
 const overLambda: Send = async (query) => {
-  const result = await lambda(
-    {
-      version: '2.0',
-      routeKey: 'POST /graphql',
-      rawPath: '/graphql',
-      rawQueryString: '',
-      headers: { 'content-type': 'application/json' },
-      requestContext: {
-        accountId: '1',
-        apiId: 'api',
-        domainName: 'bench',
-        domainPrefix: 'bench',
-        http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-        requestId: `bench-${(serial += 1)}`,
-        routeKey: 'POST /graphql',
-        stage: '$default',
-        time: '',
-        timeEpoch: 0,
-      },
-      body: JSON.stringify({ query }),
-      isBase64Encoded: false,
-    },
-    {} as Context,
-  );
+  const result = await lambda(apiGatewayEvent(JSON.stringify({ query }), {}, `bench-${(serial += 1)}`), {} as Context);
   return codeOf(JSON.parse(result.body ?? '{}') as never);
 };
 
@@ -145,28 +123,7 @@ async function openSocket(): Promise<Send> {
 }
 
 /** `{ __typename }` over a new TCP connection, as another client's first request: its ms. */
-function probe(): Promise<number> {
-  const started = performance.now();
-  const { port } = new URL(app.url);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/graphql',
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json' },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(performance.now() - started));
-      },
-    );
-    request.on('error', reject);
-    request.end(JSON.stringify({ query: '{ __typename }' }));
-  });
-}
+const probe = () => probeOnNewConnection({ url: app.url, query: '{ __typename }' });
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

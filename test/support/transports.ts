@@ -4,24 +4,22 @@
  * visible), GraphQL over SSE and the Lambda handler with an API Gateway v2 event. Each answers
  * the same `Outcome`, so one table of cases runs over all of them with `describe.each(TRANSPORTS)`.
  */
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import WebSocket from 'ws';
 import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
 import type { GraphQLLambdaConfig } from '../../src/config/index.js';
 import { createDynamo } from '../../src/db/client.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
+import { apiGatewayEvent, apiGatewayGetEvent, searchOf } from './apiGatewayEvents.js';
+import type { WireRequest } from './apiGatewayEvents.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
+
+export { apiGatewayEvent, apiGatewayGetEvent, searchOf };
+export type { WireRequest };
 import type { TestServer, TestServerOptions } from './harness.js';
 
 export const TRANSPORTS = ['HTTP', 'WebSocket', 'SSE', 'Lambda'] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
-
-export interface WireRequest {
-  query?: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-  extensions?: Record<string, unknown>;
-}
 
 export interface Outcome {
   /** HTTP status (HTTP, Lambda); null over WebSocket. */
@@ -162,15 +160,6 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
-/** A request's fields as GET parameters (GraphQL over HTTP: `variables` and `extensions` as JSON). */
-export const searchOf = (request: WireRequest): string => {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(request)) {
-    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-  }
-  return search.toString();
-};
-
 /** One operation over GraphQL over SSE (distinct connections mode): every `next` until `complete`. */
 export async function overSse(
   url: string,
@@ -202,55 +191,6 @@ export async function overSse(
   }
   return outcome;
 }
-
-export const apiGatewayEvent = (
-  body: string,
-  headers: Record<string, string> = {},
-  requestId = 'lambda-request',
-  sourceIp = '127.0.0.1',
-): APIGatewayProxyEventV2 => ({
-  version: '2.0',
-  routeKey: 'POST /graphql',
-  rawPath: '/graphql',
-  rawQueryString: '',
-  headers: { 'content-type': 'application/json', ...headers },
-  requestContext: {
-    accountId: '123456789012',
-    apiId: 'api',
-    domainName: 'example.execute-api.us-east-1.amazonaws.com',
-    domainPrefix: 'example',
-    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp, userAgent: 'test' },
-    requestId,
-    routeKey: 'POST /graphql',
-    stage: '$default',
-    time: '02/Dec/2026:12:00:00 +0000',
-    timeEpoch: 1796212800000,
-  },
-  body,
-  isBase64Encoded: false,
-});
-
-/** A GET of /graphql through API Gateway: the request's fields in the query string, no body. */
-export const apiGatewayGetEvent = (
-  request: WireRequest,
-  headers: Record<string, string> = {},
-  sourceIp = '127.0.0.1',
-): APIGatewayProxyEventV2 => {
-  const event = apiGatewayEvent('', headers, 'lambda-request', sourceIp);
-  const { 'content-type': _contentType, ...withoutBody } = event.headers;
-  return {
-    ...event,
-    routeKey: 'GET /graphql',
-    rawQueryString: searchOf(request),
-    headers: withoutBody,
-    body: undefined,
-    requestContext: {
-      ...event.requestContext,
-      routeKey: 'GET /graphql',
-      http: { ...event.requestContext.http, method: 'GET' },
-    },
-  };
-};
 
 /** An HTTP or Lambda answer: its JSON body as an Outcome. */
 function answered(status: number, raw: string): Outcome {
