@@ -60,7 +60,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 interface SocketHolds {
   connection: Hold;
-  subscriptions: Map<string, Hold>;
+  subscriptions: Set<Hold>;
 }
 
 interface SocketState {
@@ -115,12 +115,12 @@ export function serveSubscriptions({
   const holdUpgrade = (req: http.IncomingMessage): ClientLimitError | undefined => {
     const connection = clients.hold(clientOf(null, addressOf(req)), 'connection');
     if (connection instanceof ClientLimitError) return connection;
-    const held: SocketHolds = { connection, subscriptions: new Map() };
+    const held: SocketHolds = { connection, subscriptions: new Set() };
     holds.set(req, held);
     // The TCP socket's end releases everything, also when the handshake never completes.
     req.socket.once('close', () => {
       held.connection.release();
-      for (const subscription of held.subscriptions.values()) subscription.release();
+      for (const subscription of [...held.subscriptions]) subscription.release();
     });
     return undefined;
   };
@@ -138,6 +138,23 @@ export function serveSubscriptions({
   });
   const states = new WeakMap<WebSocket, SocketState>();
   const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
+  // A subscription's hold, from its admission (onSubscribe) to its opening (onOperation), by the
+  // context it executes in: graphql-ws hands the one to the other by operation id, which a
+  // client may reuse as soon as it has completed the operation.
+  const opening = new WeakMap<object, Hold>();
+  /** A subscription's hold, forgotten by its socket once released. */
+  const holdSubscription = (held: SocketHolds, client: string): Hold | ClientLimitError => {
+    const hold = clients.hold(client, 'subscription');
+    if (hold instanceof ClientLimitError) return hold;
+    const tracked: Hold = {
+      release() {
+        hold.release();
+        held.subscriptions.delete(tracked);
+      },
+    };
+    held.subscriptions.add(tracked);
+    return tracked;
+  };
 
   /** Closes the socket once it has run no operation for `idleTimeoutMs`. */
   const armIdle = (ctx: SocketContext, state: SocketState) => {
@@ -224,15 +241,16 @@ export function serveSubscriptions({
         // A document id travels in extensions or beside the query, as over HTTP.
         const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
-        if (verdict.operation.operation === OperationTypeNode.SUBSCRIPTION) {
-          const held = holds.get(ctx.extra.request);
-          const subscription = clients.hold(state.client, 'subscription');
-          if (subscription instanceof ClientLimitError) return [subscription];
-          // Released when its events end (onOperation), else at onComplete or the socket's close.
-          held?.subscriptions.set(id, subscription);
-        }
+        const held = holds.get(ctx.extra.request);
+        const subscription =
+          held && verdict.operation.operation === OperationTypeNode.SUBSCRIPTION
+            ? holdSubscription(held, state.client)
+            : undefined;
+        if (subscription instanceof ClientLimitError) return [subscription];
         state.operationNames.set(id, verdict.operationName);
         const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
+        // Released when its events end (onOperation), else when the socket closes.
+        if (subscription) opening.set(contextValue, subscription);
         return {
           schema: pipeline.schema,
           document: verdict.document,
@@ -243,9 +261,10 @@ export function serveSubscriptions({
       },
       execute: (args) => execution.execute(args),
       subscribe: (args) => execution.subscribe(args),
-      onOperation: (ctx, id, _payload, _args, result) => {
-        const subscription = holds.get(ctx.extra.request)?.subscriptions.get(id);
+      onOperation: (_ctx, _id, _payload, args, result) => {
+        const subscription = opening.get(args.contextValue as object);
         if (!subscription) return undefined;
+        opening.delete(args.contextValue as object);
         if (Symbol.asyncIterator in result) return releasedAtEnd(result, subscription);
         // Refused while opening (FORBIDDEN, a missing order): nothing stays open.
         subscription.release();
@@ -268,9 +287,6 @@ export function serveSubscriptions({
         return reporter.finishErrors(errors, { transport: 'ws', operationName: operationNameOf(ctx, id), startedAt });
       },
       onComplete: (ctx, id) => {
-        const held = holds.get(ctx.extra.request);
-        held?.subscriptions.get(id)?.release();
-        held?.subscriptions.delete(id);
         const state = stateOf(ctx);
         state?.operationNames.delete(id);
         state?.startedAt.delete(id);
