@@ -28,11 +28,12 @@ import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { ClientLimitError, clientOf, releasedAtEnd } from '../../pipeline/clientBounds.js';
-import type { ClientBounds, Hold } from '../../pipeline/clientBounds.js';
+import { ClientLimitError } from '../../pipeline/clientBounds.js';
+import type { ClientBounds } from '../../pipeline/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution.js';
 import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
+import { createSocketHolds } from './socketHolds.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
@@ -52,16 +53,6 @@ export const IDLE_CLOSE_CODE = 4000;
 export const POLICY_VIOLATION = 1008;
 /** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * What a socket holds against its client's bounds: its connection (under its address until
- * `connection_init` names a user, then under the user) and one hold per running subscription.
- * All of it is released when the TCP socket closes, however the socket ends.
- */
-interface SocketHolds {
-  connection: Hold;
-  subscriptions: Set<Hold>;
-}
 
 interface SocketState {
   viewer: Viewer | null;
@@ -110,20 +101,7 @@ export function serveSubscriptions({
   verifyUpgrade = () => true,
 }: SubscriptionOptions) {
   const { admission, execution, reporter } = pipeline;
-  const holds = new WeakMap<http.IncomingMessage, SocketHolds>();
-  /** Before the handshake: the address holds the socket until connection_init names a user. */
-  const holdUpgrade = (req: http.IncomingMessage): ClientLimitError | undefined => {
-    const connection = clients.hold(clientOf(null, addressOf(req)), 'connection');
-    if (connection instanceof ClientLimitError) return connection;
-    const held: SocketHolds = { connection, subscriptions: new Set() };
-    holds.set(req, held);
-    // The TCP socket's end releases everything, also when the handshake never completes.
-    req.socket.once('close', () => {
-      held.connection.release();
-      for (const subscription of [...held.subscriptions]) subscription.release();
-    });
-    return undefined;
-  };
+  const holds = createSocketHolds(clients, addressOf);
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
@@ -132,29 +110,12 @@ export function serveSubscriptions({
     verifyClient: ({ req }, accept) => {
       if (!verifyUpgrade(req)) return accept(false, 403, 'Origin not allowed');
       if (wsServer.clients.size >= websocket.maxSockets) return accept(false, 503, 'Too many connections');
-      const refused = holdUpgrade(req);
+      const refused = holds.upgrade(req);
       return refused ? accept(false, 429, 'Too many connections from this client') : accept(true);
     },
   });
   const states = new WeakMap<WebSocket, SocketState>();
   const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
-  // A subscription's hold, from its admission (onSubscribe) to its opening (onOperation), by the
-  // context it executes in: graphql-ws hands the one to the other by operation id, which a
-  // client may reuse as soon as it has completed the operation.
-  const opening = new WeakMap<object, Hold>();
-  /** A subscription's hold, forgotten by its socket once released. */
-  const holdSubscription = (held: SocketHolds, client: string): Hold | ClientLimitError => {
-    const hold = clients.hold(client, 'subscription');
-    if (hold instanceof ClientLimitError) return hold;
-    const tracked: Hold = {
-      release() {
-        hold.release();
-        held.subscriptions.delete(tracked);
-      },
-    };
-    held.subscriptions.add(tracked);
-    return tracked;
-  };
 
   /** Closes the socket once it has run no operation for `idleTimeoutMs`. */
   const armIdle = (ctx: SocketContext, state: SocketState) => {
@@ -199,22 +160,16 @@ export function serveSubscriptions({
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
           return false;
         }
-        const client = clientOf(viewer, addressOf(ctx.extra.request));
-        const held = holds.get(ctx.extra.request);
-        if (viewer && held) {
-          // From here on the socket counts against the user, wherever it connects from.
-          const connection = clients.hold(client, 'connection');
-          if (connection instanceof ClientLimitError) {
-            // 1008 (policy violation): graphql-ws clients do not retry it.
-            ctx.extra.socket.close(POLICY_VIOLATION, closeReason('Too many connections', connection.message));
-            return false;
-          }
-          held.connection.release();
-          held.connection = connection;
+        // From here on the socket counts against its user, wherever it connects from.
+        const signedIn = holds.signIn(ctx.extra.request, viewer);
+        if (signedIn instanceof ClientLimitError) {
+          // 1008 (policy violation): graphql-ws clients do not retry it.
+          ctx.extra.socket.close(POLICY_VIOLATION, closeReason('Too many connections', signedIn.message));
+          return false;
         }
         const state: SocketState = {
           viewer,
-          client,
+          client: signedIn.client,
           connectionId: randomUUID(),
           operationNames: new Map(),
           startedAt: new Map(),
@@ -241,16 +196,13 @@ export function serveSubscriptions({
         // A document id travels in extensions or beside the query, as over HTTP.
         const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
-        const held = holds.get(ctx.extra.request);
-        const subscription =
-          held && verdict.operation.operation === OperationTypeNode.SUBSCRIPTION
-            ? holdSubscription(held, state.client)
-            : undefined;
-        if (subscription instanceof ClientLimitError) return [subscription];
-        state.operationNames.set(id, verdict.operationName);
         const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
-        // Released when its events end (onOperation), else when the socket closes.
-        if (subscription) opening.set(contextValue, subscription);
+        if (verdict.operation.operation === OperationTypeNode.SUBSCRIPTION) {
+          // Released when its events end (onOperation), else when the socket closes.
+          const refused = holds.subscribe(ctx.extra.request, state.client, contextValue);
+          if (refused) return [refused];
+        }
+        state.operationNames.set(id, verdict.operationName);
         return {
           schema: pipeline.schema,
           document: verdict.document,
@@ -261,15 +213,7 @@ export function serveSubscriptions({
       },
       execute: (args) => execution.execute(args),
       subscribe: (args) => execution.subscribe(args),
-      onOperation: (_ctx, _id, _payload, args, result) => {
-        const subscription = opening.get(args.contextValue as object);
-        if (!subscription) return undefined;
-        opening.delete(args.contextValue as object);
-        if (Symbol.asyncIterator in result) return releasedAtEnd(result, subscription);
-        // Refused while opening (FORBIDDEN, a missing order): nothing stays open.
-        subscription.release();
-        return undefined;
-      },
+      onOperation: (_ctx, _id, _payload, args, result) => holds.opened(args.contextValue as object, result),
       onNext: (ctx, id, _payload, args, result) =>
         reporter.finishResult(result, {
           transport: 'ws',
