@@ -8,8 +8,9 @@
  * DynamoDB Local has no authentication and no bind option: java runs our launcher
  * (java/LoopbackDynamoDBLocal.java), which binds its listener to 127.0.0.1 before it starts,
  * so other hosts cannot reach it. Start-up waits for the launcher to say that it listens on the
- * port, so a port that another process answers on is a clear refusal, never that process's data. With `restart`, a java child that dies (kill -9, an OOM
- * kill) is started again on the same port and files, with backoff; its data is on disk.
+ * port, so a port that another process answers on is a clear refusal, never that process's
+ * data. With `restart`, a java child that dies (kill -9, an OOM kill) is started again on the
+ * same port and files, with backoff; its data is on disk.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
