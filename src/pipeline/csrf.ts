@@ -8,10 +8,11 @@
  *
  * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation (admission
  * refuses one with 405, on every route), and the only credential this server reads is a Bearer
- * token in `Authorization`, which a browser never attaches by itself: a cross-site page can make it send a GET only anonymously, to read what
- * the attacker could read himself, at a cost admission and the meter bound. Cookies are this
- * server's business only if a front door turns them into a token; a request that carries them
- * needs the header like any other. urql sends its queries as GET without a custom header by default.
+ * token in `Authorization`, which a browser never attaches by itself: a cross-site page can make
+ * it send a GET only anonymously, to read what the attacker could read himself, at a cost
+ * admission and the meter bound. Cookies are this server's business only if a front door turns
+ * them into a token; a request that carries them needs the header like any other. urql sends its
+ * queries as GET without a custom header by default.
  */
 import { getOperationAST, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { ParseOptions } from 'graphql';
