@@ -373,8 +373,9 @@ export async function loadActiveIndex(
       const parts = await queryDocuments(options.doc, options.tableName, record, MANIFEST_INDEX_SK_PREFIX);
       const entries = parts.flatMap((part) =>
         (part.entries as string).split('\n').map((line) => {
-          const [sha256 = '', id = sha256] = line.split(' ');
-          return { id, sha256, partition };
+          const space = line.indexOf(' ');
+          const sha256 = space === -1 ? line : line.slice(0, space);
+          return { id: space === -1 ? sha256 : line.slice(space + 1), sha256, partition };
         }),
       );
       return { entries, documents: [] };

@@ -2,10 +2,10 @@
  * The documents this server trusts: its own manifest (client/generated/persisted-documents.json)
  * and every active app manifest of the registry in the table (src/db/documentRegistry.ts),
  * kept fresh by polling the registry's head. A server holds every text; the Lambda holds the
- * registry's index and reads a text when a request names it (`ensure`), in a bounded cache. Admission, Apollo's persisted queries, the CSRF
- * rule and the metric labels all look documents up here, by sha256 hex or by a client's own
- * id (Relay's md5), so a newly published manifest is admitted everywhere at once, without a
- * restart.
+ * registry's index and reads a text when a request names it (`ensure`), in a bounded cache.
+ * Admission, Apollo's persisted queries, the CSRF rule and the metric labels all look documents
+ * up here, by sha256 hex or by a client's own id (Relay's md5), so a newly published manifest is
+ * admitted everywhere at once, without a restart.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
