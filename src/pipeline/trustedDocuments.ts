@@ -7,11 +7,11 @@
  * up here, by sha256 hex or by a client's own id (Relay's md5), so a newly published manifest is
  * admitted everywhere at once, without a restart.
  */
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { loadActiveDocuments, loadActiveIndex, readDocumentText, readRegistryHead } from '../db/documentRegistry.js';
 import type { IndexEntry, RegistryOptions, TrustedDocument } from '../db/documentRegistry.js';
+import { sha256 as sha256Of } from './documentStage.js';
 
 /** What admission and the persisted-queries cache need: a document's text by its id. */
 export interface DocumentLookup {
@@ -81,7 +81,7 @@ export class TrustedDocuments implements DocumentLookup {
     const partition = this.indexed.get(sha256);
     if (partition === undefined || !this.fetch) return;
     const text = await this.fetch(partition, sha256);
-    if (text !== undefined && createHash('sha256').update(text).digest('hex') === sha256) {
+    if (text !== undefined && sha256Of(text) === sha256) {
       this.fetched.set(sha256, text);
     }
   }
