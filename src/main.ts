@@ -23,7 +23,9 @@ import type { OpenDatabase } from './db/open.js';
 import { RedisInvalidationBus } from './events/invalidationBus.js';
 import { startRedisEventBus } from './events/busFromConfig.js';
 import type { RedisEventBus } from './events/redisEventBus.js';
-import { CdnPurger } from './streams/cdnPurge.js';
+import { cdnPurgerFrom } from './streams/cdnPurge.js';
+import type { CdnPurger } from './streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from './streams/cdnPurgeMetrics.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
@@ -103,9 +105,7 @@ async function main(): Promise<Logger> {
       ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
       : undefined;
     // Only a server that reads the stream itself purges the CDN (else the consumer does).
-    if (streamsClient && config.cdnPurgeUrl) {
-      purger = new CdnPurger({ url: config.cdnPurgeUrl, log: log.child({ component: 'cdn-purge' }) });
-    }
+    if (streamsClient) purger = cdnPurgerFrom(config, log.child({ component: 'cdn-purge' }));
     const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
     bus = await startRedisEventBus(config, { log: log.child({ component: 'redis' }), subscribe: true });
     if (config.redisUrl) {
@@ -166,11 +166,13 @@ async function main(): Promise<Logger> {
       sharedCache,
       executor: config.executor,
     });
+    if (purger && runtime.metrics) registerCdnPurgeMetrics(runtime.metrics.registry, purger);
     server = await serveHttp(runtime, {
       host: config.host,
       port: config.port,
       http: config.http,
       websocket: config.websocket,
+      trustProxyHops: config.trustProxyHops,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },

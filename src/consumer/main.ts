@@ -29,7 +29,9 @@ import type { EventBus } from '../events/eventBus.js';
 import { RedisInvalidationBus } from '../events/invalidationBus.js';
 import { startRedisEventBus } from '../events/busFromConfig.js';
 import { baselineNewTable } from '../migrations/runner.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { changedTagsOf } from '../streams/changedTags.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
@@ -90,7 +92,8 @@ async function main(): Promise<Logger> {
     const metrics = createConsumerMetrics(() => consumer, eventBus, invalidations);
     const publisher = invalidations && invalidationPublisher(invalidations, config.consumerGroup);
     // The consumer purges the CDN: it is the one process that sees every change once.
-    const purge = config.cdnPurgeUrl ? (purger = new CdnPurger({ url: config.cdnPurgeUrl, log })) : undefined;
+    const purge = (purger = cdnPurgerFrom(config, log));
+    if (purge) registerCdnPurgeMetrics(metrics.registry, purge);
     consumer = new StreamConsumer({
       dynamo: db.dynamo,
       streams,

@@ -29,7 +29,9 @@ import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisEventBus } from '../events/busFromConfig.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { changedTagsOf } from '../streams/changedTags.js';
 import { processRecords } from '../streams/processor.js';
 import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
@@ -133,13 +135,15 @@ export async function streamHandlerFromEnv(
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
   const redis = await startRedisEventBus(config, { log, subscribe: false });
+  const purger = cdnPurgerFrom(config, log);
+  if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
   return {
     handler: createStreamHandler({
       doc: dynamo.doc,
       tableName: config.tableName,
       publish: redis && ((orderEvent) => redis.publish(orderEvent)),
       log,
-      purger: config.cdnPurgeUrl ? new CdnPurger({ url: config.cdnPurgeUrl, log }) : undefined,
+      purger,
       observe: metrics.observe,
       end: invocationEnd({
         config,

@@ -9,6 +9,7 @@ import type { Entity, Range } from './entity.js';
 import {
   APP_MANIFEST,
   DOCUMENT_REGISTRY_HEAD,
+  MANIFEST_INDEX_PART,
   MIGRATION,
   SEED_MARKER,
   STREAM_CHECKPOINT,
@@ -39,6 +40,7 @@ export const ENTITIES = [
   DOCUMENT_REGISTRY_HEAD,
   APP_MANIFEST,
   TRUSTED_DOCUMENT,
+  MANIFEST_INDEX_PART,
 ] as const;
 
 export type AnyEntity = Entity<string, object, object, unknown>;
