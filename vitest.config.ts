@@ -7,13 +7,6 @@ const require = createRequire(import.meta.url);
 const DYNAMODB_LOCAL = ['test/support/globalSetup.ts'];
 
 /**
- * Every GraphQL request of the connected suites (int and e2e, the child servers they start
- * included: they inherit the environment) runs through both executors, and a difference answers
- * EXECUTOR_MISMATCH (src/pipeline/differentialExecutor.ts): graphql-js is the compiled executor's oracle.
- */
-const DIFFERENTIAL = { EXECUTOR: 'differential' };
-
-/**
  * Three projects, run one after the other by `npm test`:
  * - unit (test/unit/): pure functions and generated-file drift, no Java, no browser, no network;
  * - e2e (test/e2e/): whole processes: start-up, faults, the browser, client tooling, deployment;
@@ -41,12 +34,11 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/unit/**', 'test/e2e/**'],
           globalSetup: DYNAMODB_LOCAL,
-          env: DIFFERENTIAL,
         },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL, env: DIFFERENTIAL },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL },
       },
       // `npm run soak` only (minutes long): never part of `npm test`.
       {

@@ -6,9 +6,9 @@
  *
  * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
  * documents and their registry poller, the order events, the response cache and its feeds, the
- * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends
- * Apollo, the registry poller, the consumer and the event subscription, in that order; a
- * transport stops before it (in-flight requests finish first).
+ * pipeline, Apollo Server at the edge of GraphQL over HTTP, and the stream consumer when asked
+ * for one. `stop()` ends Apollo, the registry poller, the consumer and the event subscription,
+ * in that order; a transport stops before it (in-flight requests finish first).
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
@@ -20,7 +20,8 @@ import { registerEventBusMetrics } from './events/eventBusMetrics.js';
 import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
 import { OrderEvents } from './graphql/orderEvents.js';
-import { createApollo } from './pipeline/apollo.js';
+import { createApolloEdge } from './pipeline/apollo.js';
+import type { Execute } from './pipeline/execution.js';
 import type { GraphQLHttpRuntime } from './pipeline/graphqlHttp.js';
 import { createMetrics, instrumentClient } from './pipeline/metrics.js';
 import type { Metrics } from './pipeline/metrics.js';
@@ -101,6 +102,8 @@ export interface RuntimeOptions {
   explainCache?: boolean;
   /** What executes operations (the loaded configuration's `executor`); the pipeline's default when unset. */
   executor?: ExecutorConfig | undefined;
+  /** An executor brought by the caller for every operation (a test's: test/support/). */
+  execute?: Execute | undefined;
   /**
    * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
    * stream consumer). The caller closes it.
@@ -152,6 +155,7 @@ export async function createRuntime({
   invalidations,
   sharedCache,
   executor,
+  execute,
 }: RuntimeOptions): Promise<Runtime> {
   const metrics = useMetrics ?? (metricsRegistry ? createMetrics() : undefined);
   if (metrics) instrumentClient(data.dynamo.client, metrics);
@@ -206,9 +210,11 @@ export async function createRuntime({
     events,
     metrics,
     costDetails,
+    cacheMaxAgeSeconds,
+    execute,
     ...(executor ? { executor } : {}),
   });
-  const apollo = createApollo(pipeline, { transport, persistedOnly, cacheMaxAgeSeconds });
+  const apollo = createApolloEdge(pipeline);
   const consumer = consumerFactory?.({ data, log, events, cache, metrics });
 
   let stopping: Promise<void> | undefined;

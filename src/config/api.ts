@@ -4,7 +4,7 @@ import type { Env } from './read.js';
 
 /** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution.ts). */
 export interface ExecutorConfig {
-  executor: 'auto' | 'graphql-js' | 'compiled' | 'differential';
+  executor: 'auto' | 'graphql-js' | 'compiled';
   /** With `auto`: the estimated cost from which a query runs compiled. */
   minCost: number;
   /** Compiled documents kept, at most. */
@@ -56,9 +56,8 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
 
 /**
  * The executor settings alone: the API's `executor`, and the pipeline's default for an entry
- * point that does not pass its own (so every process honours EXECUTOR). `differential` runs
- * every query twice, for tests and staging; it is not refused in production, so that a
- * production-mode test server is compared like every other.
+ * point that does not pass its own (so every process honours EXECUTOR). The tests' differential
+ * executor is not a setting: it is test support, handed to the pipeline by the test harness.
  */
 export function executorConfig(env: Env = process.env): ExecutorConfig {
   return {

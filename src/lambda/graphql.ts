@@ -120,7 +120,7 @@ export function createGraphQLHandler(
       const ready = await runtime();
       await ready.documents.freshen();
       await migrations.check();
-      const result = await resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
+      const result = resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
       status = result.statusCode ?? 200;
       return result;
     } finally {

@@ -1,7 +1,7 @@
 /**
  * Compiled execution: graphql-jit turns a document into a function once, and every later
  * execution of it runs that function instead of graphql-js's interpreter. graphql-js stays the
- * oracle (differentialExecutor.ts): where graphql-jit answers differently, the document's class
+ * oracle (the differential suite, test/support/differentialExecutor.ts): where graphql-jit answers differently, the document's class
  * falls back to graphql-js, and every fall-back is counted by class (`onFallback`, a metric).
  *
  * The classes that fall back, each a difference the differential suite found or graphql-jit's
@@ -39,6 +39,7 @@ import type {
   SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { sha256 } from './documentStage.js';
 import { BudgetExceededError, meterOf } from './meter.js';
 
 /** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
@@ -54,7 +55,25 @@ export const FALLBACK_CLASSES: readonly FallbackClass[] = [
   'compile-error',
 ];
 
-export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+/**
+ * What admission decided about the operation an executor runs, handed forward so that no
+ * executor looks it up again: the operation itself and the sha256 of its document's text.
+ */
+export interface OperationFacts {
+  operation: OperationDefinitionNode;
+  /** The sha256 of the document's text: what an executor's cache of compiled or planned documents is keyed by. */
+  hash: string;
+  /** The cost estimate admission held to the cost limit. */
+  cost: number;
+}
+
+/**
+ * An executor: runs one operation (or one subscription event) in `args.contextValue`, whose
+ * operation meter is already set (meter.ts). `facts` are admission's; an executor called without
+ * them (a test's) looks them up itself. Every executor of the pipeline has this shape: graphql-js's
+ * `execute`, the compiled one here, and any a test brings (test/support/).
+ */
+export type Execute = (args: ExecutionArgs, facts?: OperationFacts) => Promise<ExecutionResult> | ExecutionResult;
 
 export interface CompiledExecutorOptions {
   schema: GraphQLSchema;
@@ -210,16 +229,21 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     return text;
   };
 
-  function entryFor(document: DocumentNode, operationName: string | null | undefined): Entry | undefined {
-    const operation = getOperationAST(document, operationName);
+  function entryFor(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    facts?: OperationFacts,
+  ): Entry | undefined {
+    const operation = facts?.operation ?? getOperationAST(document, operationName);
     // No such operation: graphql-js answers it (the same error as ever); nothing to keep.
     if (!operation) return undefined;
-    const source = sourceOf(document);
     // By the operation's own name: a request may name it or leave the only one unnamed.
     const name = operation.name?.value;
-    const key = `${name ?? ''}\n${source}`;
+    // By the sha256 of the document's text: admission's, or worked out here for a caller without it.
+    const key = `${name ?? ''}\n${facts?.hash ?? sha256(sourceOf(document))}`;
     const cached = entries.get(key);
     if (cached) return cached;
+    const source = sourceOf(document);
     const bytes = ENTRY_OVERHEAD_BYTES + source.length * BYTES_PER_SOURCE_CHARACTER;
     const fallback = staticFallbackOf(operation, document);
     let entry: Entry;
@@ -243,10 +267,10 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     onFallback?.(fallback);
     return execute(args);
   };
-  const rerun = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+  const rerun = async (args: ExecutionArgs, facts?: OperationFacts): Promise<ExecutionResult> => {
     // The operation's meter counts the answer that is sent, once: graphql-js's, not both.
     try {
-      meterOf(args.contextValue)?.restart(args);
+      meterOf(args.contextValue)?.restart(args, facts?.operation);
     } catch (error) {
       if (error instanceof BudgetExceededError) return { errors: [error] };
       throw error;
@@ -257,8 +281,8 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
   };
 
   /** Executes `args` compiled (graphql-js for the classes that fall back). */
-  function run(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
-    const entry = entryFor(args.document, args.operationName);
+  function run(args: ExecutionArgs, facts?: OperationFacts): Promise<ExecutionResult> | ExecutionResult {
+    const entry = entryFor(args.document, args.operationName, facts);
     if (!entry) return execute(args);
     if ('fallback' in entry) return fallBack(args, entry.fallback);
     const result = entry.compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
@@ -266,7 +290,7 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
       // Refused variables: no resolver ran, so graphql-js can answer in its own words.
       if (!('data' in answer) && answer.errors?.length) return fallBack(args, 'variables');
       if (entry.mutation || !hasBubbledNull(answer) || stoppedByMeterAlone(args, answer)) return normalized(answer);
-      return rerun(args);
+      return rerun(args, facts);
     };
     return isPromiseLike<ExecutionResult>(result) ? Promise.resolve(result).then(finish) : finish(result);
   }
@@ -283,9 +307,9 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
         (definition): definition is OperationDefinitionNode =>
           definition.kind === Kind.OPERATION_DEFINITION && wanted(definition),
       );
-      for (const operation of operations) if (operation.name) entryFor(document, operation.name.value);
-      // The only operation of a document may be unnamed.
-      if (document.definitions.length === 1 && operations.length === 1) entryFor(document, undefined);
+      // Keyed as requests key them: by the document's sha256 (admission's) and the operation's name.
+      const hash = sha256(source);
+      for (const operation of operations) entryFor(document, operation.name?.value, { operation, hash, cost: 0 });
     },
     /** True for an answer graphql-js gave after a compiled run of the same operation (`null-bubbling`). */
     reran: (result: object): boolean => reran.has(result),

@@ -4,15 +4,17 @@
  * (selectionShape.ts: fields per selection set, repeated response keys, selections in all;
  * trusted documents are exempt); then validation with graphql-js's rules, the armor limits
  * (depth, aliases, directives) and, where introspection is off, the rule that refuses
- * `__schema`/`__type`. Admitted documents are cached by the sha256 of their text (Apollo's
- * documentStore too), and so are refusals (refusedDocuments.ts): a copy of either costs a hash.
+ * `__schema`/`__type`. Admitted documents are kept by the sha256 of their text, and so are
+ * refusals (refusedDocuments.ts): a copy of either costs a look-up by the hash the source stage
+ * already has.
  */
 import { createHash } from 'node:crypto';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { QueryLimits } from '../config/index.js';
+import { documentReadsOnlyPublicData } from './httpCaching.js';
 import { createRefusedDocuments } from './refusedDocuments.js';
 import type { DocumentRefusal } from './refusedDocuments.js';
 import { selectionExcess } from './selectionShape.js';
@@ -24,6 +26,24 @@ export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
 export const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A document that passed this stage, as every later stage receives it: the parsed document, the
+ * sha256 of its text (the cache key's and the compiled executor's), and whether it reads only
+ * public data (worked out on first use, once per document: the response cache's scope).
+ */
+export interface AdmittedDocument {
+  readonly document: DocumentNode;
+  readonly hash: string;
+  readonly readsOnlyPublicData: boolean;
+}
+
+/**
+ * Heap bytes an admitted document is counted for: its AST takes several times its text (the
+ * nodes, their locations), and the fixed part covers the entry itself.
+ */
+const AST_BYTES_PER_CHARACTER = 12;
+const ADMITTED_OVERHEAD_BYTES = 1024;
 
 export interface DocumentStageOptions {
   schema: GraphQLSchema;
@@ -79,12 +99,10 @@ export function createDocumentStage({ schema, limits, introspection, documents }
   /** Our rules beside graphql-js's own (Apollo adds specifiedRules itself). */
   const validationRules: ValidationRule[] = [...armor.validationRules, ...(introspection ? [] : [NoIntrospection])];
   const allRules = [...specifiedRules, ...validationRules];
-  // Documents that passed this stage, by sha256 of their text: Apollo's documentStore too.
-  // The hash of each admitted document, for the operation span (operationSpans.ts).
-  const hashes = new WeakMap<DocumentNode, string>();
-  const admitted = new InMemoryLRUCache<DocumentNode>({
+  // Documents that passed this stage, by sha256 of their text.
+  const admitted = new LRUCache<string, AdmittedDocument & { bytes: number }>({
     maxSize: 2 ** 20 * 16,
-    sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document),
+    sizeCalculation: (entry) => entry.bytes,
   });
   // ... and those that failed it, so a copy sent again costs a hash (refusedDocuments.ts).
   const refused = createRefusedDocuments();
@@ -100,12 +118,10 @@ export function createDocumentStage({ schema, limits, introspection, documents }
     maxSelections: limits.maxSelections,
   };
 
-  async function document(
-    text: string,
-    hash = sha256(text),
-  ): Promise<{ ok: true; document: DocumentNode } | DocumentRefusal> {
-    const cached = await admitted.get(hash);
-    if (cached) return { ok: true, document: cached };
+  /** The admitted document of `text` (whose sha256 is `hash`), or its refusal. Never throws for a client's text. */
+  function document(text: string, hash = sha256(text)): { ok: true; admitted: AdmittedDocument } | DocumentRefusal {
+    const cached = admitted.get(hash);
+    if (cached) return { ok: true, admitted: cached };
     const trusted = documents.has(hash);
     const known = refused.get(hash, trusted);
     if (known) {
@@ -128,28 +144,20 @@ export function createDocumentStage({ schema, limits, introspection, documents }
     if (errors.length > 0) {
       return remember(hash, refuse(400, ...errors.map((error) => coded(error, VALIDATION_FAILED))));
     }
-    await admitted.set(hash, parsed);
-    hashes.set(parsed, hash);
-    return { ok: true, document: parsed };
+    let readsOnlyPublic: boolean | undefined;
+    const entry = {
+      document: parsed,
+      hash,
+      get readsOnlyPublicData(): boolean {
+        return (readsOnlyPublic ??= documentReadsOnlyPublicData(schema, parsed));
+      },
+      bytes: ADMITTED_OVERHEAD_BYTES + text.length * AST_BYTES_PER_CHARACTER,
+    };
+    admitted.set(hash, entry);
+    return { ok: true, admitted: entry };
   }
 
-  return {
-    document,
-    parseOptions,
-    validationRules,
-    stats,
-    /** The sha256 of an admitted document, and whether it is one of the manifest's. */
-    describe: (admittedDocument: DocumentNode): { hash: string | undefined; persisted: boolean } => {
-      const hash = hashes.get(admittedDocument);
-      return { hash, persisted: hash !== undefined && documents.has(hash) };
-    },
-    /** Read-only for Apollo: only stage 2 adds documents. */
-    documentStore: {
-      get: (key: string) => admitted.get(key.slice(key.lastIndexOf(':') + 1)),
-      set: async () => undefined,
-      delete: async () => undefined,
-    },
-  };
+  return { document, parseOptions, stats };
 }
 
 /** The selection pre-check's refusal: which bound, its setting and its value. */

@@ -1,15 +1,20 @@
 /**
- * Execution contexts, built in one place for every transport: who asks (the viewer of a
- * bearer token), the access rules, fresh loaders and a fresh DynamoDB cost record.
+ * Execution, for every transport: who asks (the viewer of a bearer token), a fresh context per
+ * operation (the access rules, fresh loaders and a fresh DynamoDB cost record), the executor, and
+ * the operation meter around it.
  *
- * Every HTTP request gets its own; so does every EVENT of a subscription: a subscription keeps
- * only its viewer, never a loader cache, so the second event reads the stock, versions and
+ * Every HTTP request gets its own context; so does every EVENT of a subscription: a subscription
+ * keeps only its viewer, never a loader cache, so the second event reads the stock, versions and
  * counts as they are then, and no cache grows for as long as a subscription lives. The cost
- * record is the context's (graphql/context.ts): its client counts into it. `measured` runs an
- * execution, waits for its calls still in flight and remembers what it cost for the report.
+ * record is the context's (graphql/context.ts): its client counts into it.
+ *
+ * The executor is chosen in one place, `executorFor`: EXECUTOR's choice for the admitted
+ * operation, or the one a caller brings (`execute`, a test's). Whatever runs, it runs under the
+ * operation's meter (meter.ts) and is handed admission's facts (the operation, the document's
+ * hash, the cost estimate) instead of working them out again.
  */
-import { createSourceEventStream, execute, getOperationAST, OperationTypeNode } from 'graphql';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { createSourceEventStream, execute, OperationTypeNode } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../auth/tokens.js';
@@ -17,184 +22,146 @@ import type { Viewer } from '../auth/tokens.js';
 import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig } from '../config/index.js';
 import { gateReads, settled } from '../db/capacity.js';
-import type { RequestCost } from '../db/capacity.js';
 import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { OrderEvents } from '../graphql/orderEvents.js';
-import { createCompiledExecutor } from './compiledExecutor.js';
-import type { Execute, FallbackClass } from './compiledExecutor.js';
-import { createDifferentialExecutor } from './differentialExecutor.js';
-import type { AnswerPart } from './differentialExecutor.js';
-import { DynamoTape } from './dynamoTape.js';
-import { runMetered } from './meter.js';
-import type { OperationBudgets } from './meter.js';
-import { queryCost } from './queryCost.js';
-import { createSubscribeReadLimiter } from './subscribeReads.js';
-import type { SubscribeReadBudgets } from './subscribeReads.js';
-import type { ResponseCache } from './responseCache/responseCache.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import { contextOf } from '../telemetry/traceparent.js';
 import { tracing } from '../telemetry/tracing.js';
+import type { AdmittedOperation } from './admission.js';
+import { createCompiledExecutor } from './compiledExecutor.js';
+import type { CompiledExecutor, Execute, FallbackClass, OperationFacts } from './compiledExecutor.js';
+import { runMetered } from './meter.js';
+import type { OperationBudgets } from './meter.js';
 import { finishOperationSpan, nameOperationSpan } from './operationSpans.js';
-import type { DescribeDocument } from './operationSpans.js';
+import { createSubscribeReadLimiter } from './subscribeReads.js';
+import type { SubscribeReadBudgets } from './subscribeReads.js';
+
+export type { Execute, OperationFacts } from './compiledExecutor.js';
 
 /** A subscription event's trace parent: the `traceparent` the event carries (undefined while not tracing). */
 const eventParent = (event: unknown): TraceParent | undefined =>
   tracing() ? { context: contextOf((event as { traceparent?: unknown } | null)?.traceparent) } : undefined;
 
 export interface ExecutionOptions {
+  schema: GraphQLSchema;
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
   events: OrderEvents;
-  /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
-  describe?: DescribeDocument;
   /** What one operation may spend while it runs (meter.ts). */
   budgets: OperationBudgets;
   /** What opening subscriptions may read, per viewer and per instance (subscribeReads.ts); none: unbounded. */
   subscribeReads?: SubscribeReadBudgets | undefined;
-  /** The response cache every execution goes through (responseCache/); none: every query executes. */
-  cache?: ResponseCache | undefined;
   /** What executes operations (EXECUTOR); read from the environment when not given (default `auto`). */
   executor?: ExecutorConfig | undefined;
+  /** An executor brought by the caller, used for every operation instead of EXECUTOR's (a test's: test/support/). */
+  execute?: Execute | undefined;
   /** Counts an execution that fell back from the compiled executor to graphql-js. */
   onFallback?: ((fallback: FallbackClass) => void) | undefined;
-  /** Counts an operation the two executors answered differently (EXECUTOR=differential). */
-  onDifference?: ((part: AnswerPart) => void) | undefined;
 }
 
-/** What one execution cost, for the log line, the metrics and `extensions.cost`. */
-export interface Measurement {
-  cost: RequestCost;
-  durationMs: number;
+/** One event of a subscription, executed: its result, the context it ran in, and the event itself. */
+export interface ExecutedEvent {
+  result: ExecutionResult;
+  context: GraphQLContext;
+  /** The source event (an order event: SSE numbers its messages after its `seq`). */
+  event: unknown;
+  /** When its execution began (performance.now()): the event's duration counts from there. */
+  startedAt: number;
 }
 
 export type Execution = ReturnType<typeof createExecution>;
-
-/**
- * `EXECUTOR=auto`: compiled execution for a query whose estimated cost (the cost limit's
- * estimate, remembered per document, so this is a look-up) reaches `minCost`, graphql-js for
- * the rest. Compiling removes graphql-js's per-field work (a resolve info, the arguments, a
- * promise per async field), which is most of a page of many fields and little of a small
- * document, where graphql-jit's own per-execution work measured dearer. Mutations and
- * subscription events stay on graphql-js: they are small, and a mutation measured dearer compiled.
- */
-export function prefersCompiled(args: ExecutionArgs, minCost: number): boolean {
-  const operation = getOperationAST(args.document, args.operationName);
-  if (operation?.operation !== OperationTypeNode.QUERY) return false;
-  try {
-    const variables = args.variableValues ?? {};
-    return queryCost(args.schema, args.document, variables, operation.name?.value ?? undefined) >= minCost;
-  } catch {
-    // Variables that do not coerce: graphql-js refuses them in its own words.
-    return false;
-  }
-}
 
 /** True once the viewer's token has expired (a viewer without `exp` never does). */
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
+/**
+ * Which executor EXECUTOR runs an admitted operation on. `auto` runs compiled a query whose
+ * estimated cost (admission's) reaches `minCost`, graphql-js the rest: compiling removes
+ * graphql-js's per-field work (a resolve info, the arguments, a promise per async field), which
+ * is most of a page of many fields and little of a small document, where graphql-jit's own
+ * per-execution work measured dearer. Mutations and subscription events stay on graphql-js.
+ */
+export function executorKindFor(
+  mode: ExecutorConfig['executor'],
+  minCost: number,
+  admitted: Pick<AdmittedOperation, 'operation' | 'cost'>,
+): 'graphql-js' | 'compiled' {
+  if (mode === 'compiled') return 'compiled';
+  if (mode === 'auto' && admitted.operation.operation === OperationTypeNode.QUERY && admitted.cost >= minCost) {
+    return 'compiled';
+  }
+  return 'graphql-js';
+}
+
+/** graphql-js's executor, which needs no facts (and refuses a second argument). */
+const graphqlJs: Execute = (args) => execute(args);
+
+/** Admission's facts, as the executor receives them. */
+const factsOf = (admitted: AdmittedOperation): OperationFacts => ({
+  operation: admitted.operation,
+  hash: admitted.document.hash,
+  cost: admitted.cost,
+});
+
 export function createExecution({
+  schema,
   data,
   log,
   auth,
   events,
   budgets,
   subscribeReads,
-  cache,
   executor: config,
+  execute: brought,
   onFallback,
-  onDifference,
-  describe = () => ({ hash: undefined, persisted: false }),
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
   // Without settings (tests), the settings' defaults.
-  const settings = config ?? executorConfig({});
-  const { executor: mode, minCost } = settings;
-  // The schema is the one every execution is given: the compiled executor binds itself to the first.
-  let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
-  const compiledFor = (args: ExecutionArgs) =>
-    (compiled ??= createCompiledExecutor({
-      schema: args.schema,
-      maxDocuments: settings.maxDocuments,
-      maxBytes: settings.maxBytes,
-      onFallback,
-    }));
-  // The differential executor's record of each context's DynamoDB calls, by its cost record (Apollo
-  // executes a shallow copy of the context it was given; the copy shares the record).
-  const tapes = new WeakMap<object, DynamoTape>();
-  const measurements = new WeakMap<object, Measurement>();
-  // The event each subscription result was executed for (SSE numbers its messages after it).
-  const sources = new WeakMap<object, unknown>();
+  const { executor: mode, minCost, maxDocuments, maxBytes } = config ?? executorConfig({});
+  // Made on first use: under EXECUTOR=graphql-js it never is.
+  let compiled: CompiledExecutor | undefined;
+  const compiledExecutor = () => (compiled ??= createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallback }));
+  const compiledExecute: Execute = (args, facts) => compiledExecutor().execute(args, facts);
+
+  /** The executor of one admitted operation, chosen here alone: the caller's, or EXECUTOR's (executorKindFor). */
+  const executorFor = (admitted: Pick<AdmittedOperation, 'operation' | 'cost'>): Execute => {
+    if (brought) return brought;
+    return executorKindFor(mode, minCost, admitted) === 'compiled' ? compiledExecute : graphqlJs;
+  };
 
   /** A fresh context: new loaders and access rules for `viewer`. */
-  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext => {
-    if (mode !== 'differential') return createContext(data, requestId, log, viewer, events, parent);
-    const tape = new DynamoTape();
-    const recorded = { ...data, dynamo: { client: data.dynamo.client, doc: tape.recorder(data.dynamo.doc) } };
-    const value = createContext(recorded, requestId, log, viewer, events, parent);
-    tapes.set(value.cost, tape);
-    return value;
-  };
+  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
+    createContext(data, requestId, log, viewer, events, parent);
 
-  /** A fresh context for `primary`'s viewer whose client replays `primary`'s DynamoDB calls. */
-  const replay = (primary: GraphQLContext) => {
-    const tape = tapes.get(primary.cost);
-    if (!tape) return undefined;
-    const replaying = { ...data, dynamo: { client: data.dynamo.client, doc: tape.replayer(data.dynamo.doc) } };
-    return {
-      tape,
-      context: createContext(replaying, primary.requestId, primary.log, primary.viewer, events, undefined, {
-        traced: false,
-      }),
-    };
-  };
-
-  const compiledExecute: Execute = (args) => compiledFor(args).execute(args);
-  /** `auto`: the executor that pays for this operation (see prefersCompiled). */
-  const executorFor = (args: ExecutionArgs): Execute => {
-    if (mode === 'compiled') return compiledExecute;
-    if (mode === 'auto' && prefersCompiled(args, minCost)) return compiledExecute;
-    return execute;
-  };
-  const differential = createDifferentialExecutor({
-    primary: compiledExecute,
-    reran: (result) => compiled?.reran(result) ?? false,
-    oracle: execute,
-    budgets,
-    replay,
-    log,
-    onDifference,
+  const argsOf = (admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown): ExecutionArgs => ({
+    schema,
+    document: admitted.document.document,
+    operationName: admitted.operationName,
+    variableValues: admitted.variables,
+    contextValue,
+    rootValue,
   });
 
   /**
-   * Executes one operation (or one subscription event) in the cost record it is called in:
-   * the one executor of every transport (Apollo calls it through its gateway interface,
-   * apollo.ts), so the executor (EXECUTOR: auto, graphql-js, compiled, or both compared) is chosen
-   * here alone. Every execution runs under its own meter (meter.ts), whichever executor runs it.
+   * Executes one operation (or one subscription event) in `contextValue`, under its own meter,
+   * and waits for the calls still in flight (a prefetched page), which belong to its cost.
    */
-  const execute_ = (args: ExecutionArgs): Promise<ExecutionResult> => {
-    if (mode === 'differential') return differential(args);
-    const cost = (args.contextValue as GraphQLContext).cost;
-    return runMetered(args, budgets, cost, executorFor(args));
-  };
-  /** `explain` asks the cache for `extensions.cache` (development only). */
-  const run = (args: ExecutionArgs, explain = false): Promise<ExecutionResult> | ExecutionResult => {
-    nameOperationSpan(args, describe);
-    return cache ? cache.execute(args, execute_, explain) : execute_(args);
-  };
-
-  /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
-  async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
-    const { cost } = args.contextValue as GraphQLContext;
-    const started = performance.now();
-    const result = await run(args);
-    await settled(cost); // calls still in flight (a prefetched page) belong to this result's cost
-    measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+  async function run(admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown) {
+    const facts = factsOf(admitted);
+    const result = await runMetered(
+      argsOf(admitted, contextValue, rootValue),
+      budgets,
+      contextValue.cost,
+      (args) => executorFor(admitted)(args, facts),
+      admitted.operation,
+    );
+    await settled(contextValue.cost);
     return result;
   }
 
@@ -203,9 +170,9 @@ export function createExecution({
      * Compiles `sources` now (the trusted documents at start-up), when an executor compiles:
      * under `auto`, only their queries (a mutation or a subscription event never runs compiled).
      */
-    precompile(schema: ExecutionArgs['schema'], sources: Iterable<string>): void {
-      if (mode === 'graphql-js') return;
-      const executor = compiledFor({ schema } as ExecutionArgs);
+    precompile(sources: Iterable<string>): void {
+      if (brought || mode === 'graphql-js') return;
+      const executor = compiledExecutor();
       const wanted =
         mode === 'auto'
           ? (operation: { operation: OperationTypeNode }) => operation.operation === OperationTypeNode.QUERY
@@ -224,42 +191,44 @@ export function createExecution({
      */
     viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
     context,
-    run,
-    /** A query or mutation (WebSocket), measured in its context's cost record. */
-    execute: measured,
+    /** A query or mutation, in `contextValue`; its span is named by admission's facts. */
+    async execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutionResult> {
+      nameOperationSpan(contextValue.cost, admitted);
+      return run(admitted, contextValue);
+    },
     /**
      * A subscription: its source stream is opened with the subscription's context (the
      * authorization check reads through it), each of whose reads takes from the viewer's and
      * the instance's subscribe-read budgets (RATE_LIMITED once one is spent; subscribeReads.ts);
      * every event then executes with a fresh context for the same viewer, and ends the
-     * subscription with UNAUTHENTICATED once the token has expired.
+     * subscription with UNAUTHENTICATED once the token has expired. A refusal while opening
+     * (FORBIDDEN, a missing order) is a result, not a stream.
      */
-    async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
-      const { viewer, requestId, cost } = args.contextValue as GraphQLContext;
+    async subscribe(
+      admitted: AdmittedOperation,
+      contextValue: GraphQLContext,
+    ): Promise<AsyncGenerator<ExecutedEvent> | ExecutionResult> {
+      const { viewer, requestId, cost } = contextValue;
       if (subscribeLimiter) gateReads(cost, () => subscribeLimiter.take(viewer?.userId ?? ''));
-      // A refusal while opening (FORBIDDEN, a missing order) is a result without a cost: its
-      // figures would tell another customer's order from a missing one on DynamoDB Local. The
-      // opening's reads stay in the subscription's own context, which no report reads.
-      nameOperationSpan(args, describe);
-      const opened = await createSourceEventStream(args);
+      // A refusal while opening is a result without a cost: its figures would tell another
+      // customer's order from a missing one on DynamoDB Local. The opening's reads stay in the
+      // subscription's own context, which no report reads.
+      nameOperationSpan(cost, admitted);
+      const opened = await createSourceEventStream(argsOf(admitted, contextValue));
       // The opening's span ends here; each event's execution has a span of its own, in the
       // trace of the write that caused the event (the event's traceparent).
-      finishOperationSpan((args.contextValue as GraphQLContext).cost, []);
+      finishOperationSpan(cost, []);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      return mapAsyncIterator(opened, async (event) => {
+      // mapAsyncIterator passes a client's `return()` straight to the source, which ends at once
+      // even while it waits for the next event (an async generator would wait for that event).
+      return mapAsyncIterator(opened, async (event): Promise<ExecutedEvent> => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
-        const result = await measured({
-          ...args,
-          rootValue: event,
-          contextValue: context(viewer, requestId, eventParent(event)),
-        });
-        sources.set(result, event);
-        return result;
+        const startedAt = performance.now();
+        const eventContext = context(viewer, requestId, eventParent(event));
+        nameOperationSpan(eventContext.cost, admitted);
+        const result = await run(admitted, eventContext, event);
+        return { result, context: eventContext, event, startedAt };
       });
     },
-    /** The source event a subscription result was executed for (undefined for other results). */
-    eventOf: (result: object): unknown => sources.get(result),
-    /** What the execution that produced `result` cost (undefined for results made elsewhere). */
-    measurementOf: (result: object): Measurement | undefined => measurements.get(result),
   };
 }

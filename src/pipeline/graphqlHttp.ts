@@ -1,35 +1,40 @@
 /**
  * GraphQL over HTTP, once for every HTTP transport: the node:http server
  * (src/transports/http/server.ts) and the Lambda (src/transports/lambda/apiGateway.ts) only
- * translate their request into a `GraphQLHttpRequest` and the answer back.
+ * translate their request into a `GraphQLHttpRequest` and the answer back; SSE reads its
+ * request with the same `readGraphQLHttpRequest`.
  *
- * In order: the body under the body limit (httpBody.ts: 413, 415, 400), a `documentId` or Relay
- * `doc_id` read as the persisted-query extension Apollo resolves (operationRequest.ts), CSRF
- * prevention (csrf.ts), PERSISTED_ONLY (the admission's source stage), the document stage of
- * admission for a document sent as text (parse, selection pre-check, validation), then Apollo Server's
- * `executeHTTPGraphQLRequest` with the pipeline's context, and the ETag of a public answer
- * (a 304 to a matching If-None-Match). A refusal before Apollo answers in GraphQL's shape
- * (`{ errors }`, `private, no-store`) and is logged and counted by the reporter like any other.
+ * In order: the body under the body limit (httpBody.ts: 413, 415, 400); the request fields
+ * (operationRequest.ts), where a request that is not one operation goes to Apollo Server at the
+ * edge (apollo.ts), which answers it in its own words; the client's media types (406 when it
+ * accepts neither JSON type); then the request core (serve.ts) and its settled answer, written
+ * with the negotiated Content-Type, `x-request-id`, the status GraphQL over HTTP asks for an
+ * `application/json` client (200 for a document that fails to parse or validate), and the ETag
+ * of a public answer (a 304 to a matching If-None-Match).
  */
 import { randomUUID } from 'node:crypto';
-import { HeaderMap } from '@apollo/server';
-import type { ApolloServer, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
+import type { HeaderMap } from '@apollo/server';
+import type { HTTPGraphQLRequest } from '@apollo/server';
 import { GraphQLError } from 'graphql';
-import type { GraphQLContext } from '../graphql/context.js';
+import type { GraphQLFormattedError } from 'graphql';
+import Negotiator from 'negotiator';
+import { newRequestCost } from '../db/capacity.js';
 import { ErrorCode } from '../errors.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { Transport } from './admission.js';
-import { etagOf, NO_STORE } from './httpCaching.js';
+import type { OperationRequest, Transport } from './admission.js';
+import type { ApolloEdge } from './apollo.js';
 import { BodyRefused, parseJsonBody, readBody } from './httpBody.js';
-import { acceptsOnlyJson } from './jsonErrorStatus.js';
 import type { BodySource } from './httpBody.js';
-import { operationRequestOf, withPersistedQuery } from './operationRequest.js';
+import { NO_STORE } from './httpCaching.js';
+import { envelopeProblem, operationRequestOf } from './operationRequest.js';
 import type { Pipeline } from './pipeline.js';
+import type { EncodedBodies } from './report.js';
 
 /** What handleGraphQLHttp needs of the process (the runtime, src/runtime.ts, is one). */
 export interface GraphQLHttpRuntime {
   pipeline: Pipeline;
-  apollo: ApolloServer<GraphQLContext>;
+  /** Apollo Server at the edge: the answer to a request that is not one operation. */
+  apollo: ApolloEdge;
   /** The transport label of logs and metrics. */
   transport: Extract<Transport, 'http' | 'lambda'>;
 }
@@ -48,10 +53,32 @@ export interface GraphQLHttpRequest {
   trace?: TraceParent | undefined;
 }
 
-export type GraphQLHttpResponse = HTTPGraphQLResponse;
+export interface GraphQLHttpResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Map<string, string>;
+  body: string;
+  /** A cache hit's compressed bodies (report.ts): a transport that compresses reuses them. */
+  encoded?: EncodedBodies | undefined;
+}
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A request read as GraphQL over HTTP: one operation, a refusal of its body, or one for Apollo Server. */
+export type ReadRequest =
+  | { kind: 'operation'; operation: OperationRequest }
+  | { kind: 'refused'; error: GraphQLError; status: number }
+  | { kind: 'edge'; body: unknown };
+
+/** The media types of a single answer, the first preferred on a tie (Apollo Server's). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+const ANSWER_TYPES = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE, 'application/json; callbackSpec=1.0; charset=utf-8'];
+
+/** The errors that a 200 carries for an application/json client (GraphQL over HTTP's legacy rule). */
+const DOCUMENT_ERRORS: ReadonlySet<unknown> = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+]);
 
 /** One id per request: the caller's (or a proxy's) `x-request-id` when it is a sane one. */
 export const requestIdOf = (header: string | undefined, fallback?: string): string =>
@@ -67,7 +94,7 @@ export function mediaTypeOf(contentType: string | undefined): { essence: string;
 }
 
 /** RFC 9110's If-None-Match with the weak comparison, as `fresh` (Express) reads it. */
-export function isFresh(headers: HeaderMap, etag: string): boolean {
+export function isFresh(headers: { get(name: string): string | undefined }, etag: string): boolean {
   const noneMatch = headers.get('if-none-match');
   if (!noneMatch) return false;
   // A client that asks for an end-to-end reload gets the full answer.
@@ -77,19 +104,54 @@ export function isFresh(headers: HeaderMap, etag: string): boolean {
   return noneMatch.split(',').some((tag) => strip(tag) === strip(etag));
 }
 
-const searchOf = (params: Record<string, unknown>): string => {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-  }
-  return `?${search.toString()}`;
-};
+/** True when the Accept header names application/json and not the GraphQL response type. */
+export function acceptsOnlyJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase());
+  return types.includes('application/json') && !types.includes('application/graphql-response+json');
+}
 
-const CODE_OF_STATUS: Record<BodyRefused['status'], string> = {
-  400: 'BAD_REQUEST',
-  413: ErrorCode.PAYLOAD_TOO_LARGE,
-  415: 'BAD_REQUEST',
-};
+/** The Content-Type of an answer for this Accept header (null: the client accepts neither JSON type). */
+export function answerTypeFor(accept: string | undefined): string | null {
+  if (!accept) return JSON_TYPE;
+  return new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null;
+}
+
+/**
+ * Reads a request's body (POST) and fields as GraphQL over HTTP, under the body limit. A POST
+ * body is read as JSON only when its Content-Type says so (another one leaves it unread, and the
+ * request goes to Apollo Server, which refuses it).
+ */
+export async function readGraphQLHttpRequest(
+  request: Pick<GraphQLHttpRequest, 'method' | 'search' | 'body'> & { header: (name: string) => string | undefined },
+  maxBodyBytes: number,
+): Promise<ReadRequest> {
+  const method = request.method.toUpperCase();
+  let body: unknown;
+  if (method === 'POST') {
+    try {
+      const text = await readBody(request.body ?? '', {
+        limit: maxBodyBytes,
+        contentLength: request.header('content-length'),
+        contentEncoding: request.header('content-encoding'),
+      });
+      const { essence, charset } = mediaTypeOf(request.header('content-type'));
+      if (essence === 'application/json') body = parseJsonBody(text, charset);
+    } catch (error) {
+      if (!(error instanceof BodyRefused)) throw error;
+      const code = error.status === 413 ? ErrorCode.PAYLOAD_TOO_LARGE : 'BAD_REQUEST';
+      return {
+        kind: 'refused',
+        status: error.status,
+        error: new GraphQLError(error.message, { extensions: { code, http: { status: error.status } } }),
+      };
+    }
+  }
+  const search = new URLSearchParams(request.search);
+  if (envelopeProblem(method, body, search, request.header('content-type'))) return { kind: 'edge', body };
+  const params = method === 'GET' ? Object.fromEntries(search) : body;
+  return { kind: 'operation', operation: operationRequestOf(params, method) };
+}
 
 /**
  * Answers one GraphQL request over HTTP. Never throws for anything a client sent; an
@@ -100,110 +162,97 @@ export async function handleGraphQLHttp(
   { pipeline, apollo, transport }: GraphQLHttpRuntime,
 ): Promise<GraphQLHttpResponse> {
   const { headers } = request;
-  const method = request.method.toUpperCase();
+  const header = (name: string) => headers.get(name);
   const requestId = requestIdOf(headers.get('x-request-id'), request.requestId);
-
-  const refuse = (status: number, errors: readonly GraphQLError[]): GraphQLHttpResponse => ({
-    status,
-    headers: new HeaderMap([
-      ['content-type', 'application/json; charset=utf-8'],
+  const answerType = answerTypeFor(headers.get('accept'));
+  const baseHeaders = (): Map<string, string> =>
+    new Map([
+      ['content-type', answerType ?? JSON_TYPE],
       ['cache-control', NO_STORE],
       ['x-request-id', requestId],
-    ]),
-    body: {
-      kind: 'complete',
-      string: JSON.stringify({
-        errors: pipeline.reporter.finishErrors(errors, { transport, operationName: null }),
-      }),
-    },
-  });
+    ]);
 
-  let body: unknown;
-  if (method === 'POST') {
-    try {
-      const text = await readBody(request.body ?? '', {
-        limit: pipeline.limits.maxBodyBytes,
-        contentLength: headers.get('content-length'),
-        contentEncoding: headers.get('content-encoding'),
-      });
-      const { essence, charset } = mediaTypeOf(headers.get('content-type'));
-      // Another media type leaves the body unread, as Apollo expects (it answers 400).
-      if (essence === 'application/json') body = parseJsonBody(text, charset);
-    } catch (error) {
-      if (!(error instanceof BodyRefused)) throw error;
-      return refuse(error.status, [
-        new GraphQLError(error.message, { extensions: { code: CODE_OF_STATUS[error.status] } }),
-      ]);
-    }
-  }
-
-  const params =
-    method === 'GET' ? Object.fromEntries(new URLSearchParams(request.search)) : isRecord(body) ? body : {};
-  const rewritten = withPersistedQuery(params, (id) => pipeline.documents.sha256Of(id));
-  const operation = operationRequestOf(rewritten);
-  // A document sent by id may be trusted without its text at hand (the Lambda reads the
-  // registry's index): read it now, before anything looks it up.
-  if (!operation.query && typeof operation.persistedHash === 'string') {
-    try {
-      await pipeline.documents.ensure(operation.persistedHash);
-    } catch (error) {
-      pipeline.log.error({ err: error }, 'trusted document could not be read from the registry');
-      return refuse(503, [
-        new GraphQLError('The trusted documents cannot be read right now; try again shortly', {
-          extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
-        }),
-      ]);
-    }
-  }
-  const refusal =
-    pipeline.csrf(method, (name) => headers.get(name), operation) ??
-    (method === 'GET' || method === 'POST' ? pipeline.admission.persistedOnlyCheck(operation) : null);
-  if (refusal) return refuse(refusal.status, refusal.errors);
-  // The document goes through admission's document stage before Apollo sees it: Apollo would
-  // parse and validate a refused document once more to word its refusal, and a refusal
-  // remembered by its hash would cost a full validation again.
-  if (typeof operation.query === 'string' && operation.query !== '') {
-    const admitted = await pipeline.admission.document(operation.query);
-    if (!admitted.ok) {
-      const jsonClient = acceptsOnlyJson(headers.get('accept'));
-      return refuse(jsonClient ? 200 : admitted.status, admitted.errors);
-    }
-  }
-
-  const httpGraphQLRequest: HTTPGraphQLRequest = {
-    method,
-    headers,
-    search: method === 'GET' && rewritten !== params ? searchOf(rewritten) : request.search,
-    body: rewritten !== params ? rewritten : body,
+  const refuse = (errors: GraphQLError[], status: number): GraphQLHttpResponse => {
+    const refused = pipeline.reporter.refuse(errors, status, {
+      transport,
+      operationName: null,
+      startedAt: performance.now(),
+      requestId,
+    });
+    return { status: refused.status, headers: baseHeaders(), body: refused.body };
   };
-  const response = await apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest,
-    context: async () =>
-      pipeline.execution.context(
-        await pipeline.execution.viewer(headers.get('authorization')),
-        requestId,
-        request.trace,
-      ),
-  });
-  response.headers.set('x-request-id', requestId);
-  // Apollo's own refusals (405, a malformed request) pass no plugin: nothing may store them either.
-  if (!response.headers.has('cache-control')) response.headers.set('cache-control', NO_STORE);
-  return withEtag(method, headers, response);
+
+  const read = await readGraphQLHttpRequest({ ...request, header }, pipeline.limits.maxBodyBytes);
+  if (read.kind === 'refused') return refuse([read.error], read.status);
+  if (read.kind === 'edge') {
+    const early = pipeline.admission.unreadable({ method: request.method, header });
+    if (early) return refuse(early.errors, early.status);
+    return edge(request, read.body, apollo, pipeline, transport, requestId);
+  }
+  if (answerType === null) {
+    const message = `An 'accept' header was provided for this request which does not accept ${JSON_TYPE} or ${GRAPHQL_RESPONSE_TYPE}`;
+    return refuse([new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } })], 406);
+  }
+
+  const served = await pipeline.serve(
+    { operation: read.operation, header, requestId, trace: request.trace },
+    transport,
+  );
+  // Admission refuses a subscription over HTTP: nothing else opens a stream.
+  if ('events' in served) throw new Error('A subscription opened over HTTP');
+  const out = baseHeaders();
+  for (const [name, value] of served.headers) out.set(name, value);
+  let status = served.status;
+  if (
+    status === 400 &&
+    served.result.data === undefined &&
+    served.result.errors?.every((error) => DOCUMENT_ERRORS.has(error.extensions?.code)) &&
+    acceptsOnlyJson(headers.get('accept'))
+  ) {
+    // Legacy clients read the error list only from a 200.
+    status = 200;
+  }
+  const etag = out.get('etag');
+  if (etag !== undefined && request.method.toUpperCase() === 'GET' && status === 200 && isFresh(headers, etag)) {
+    out.delete('content-type');
+    return { status: 304, headers: out, body: '' };
+  }
+  return { status, headers: out, body: served.body, encoded: served.encoded };
 }
 
-/**
- * An answer the pipeline made public (httpCaching.ts) gets an ETag (the response cache's,
- * when it set one: the same for a miss and its hits), and a request that already holds it a
- * bodiless 304.
- */
-function withEtag(method: string, headers: HeaderMap, response: GraphQLHttpResponse): GraphQLHttpResponse {
-  if (response.body.kind !== 'complete' || !response.headers.get('cache-control')?.startsWith('public')) {
-    return response;
+/** A request that is not one operation: Apollo Server's answer, logged and counted like any refusal. */
+async function edge(
+  request: GraphQLHttpRequest,
+  body: unknown,
+  apollo: ApolloEdge,
+  pipeline: Pipeline,
+  transport: Transport,
+  requestId: string,
+): Promise<GraphQLHttpResponse> {
+  const startedAt = performance.now();
+  const httpGraphQLRequest: HTTPGraphQLRequest = {
+    method: request.method.toUpperCase(),
+    headers: request.headers,
+    search: request.search,
+    body,
+  };
+  const response = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: async () => ({}) });
+  let text = '';
+  if (response.body.kind === 'complete') text = response.body.string;
+  else for await (const chunk of response.body.asyncIterator) text += chunk;
+  const status = response.status ?? 200;
+  let errors: GraphQLFormattedError[] = [];
+  try {
+    errors = (JSON.parse(text) as { errors?: GraphQLFormattedError[] }).errors ?? [];
+  } catch {
+    // Not JSON: reported without its errors.
   }
-  const etag = response.headers.get('etag') ?? etagOf(response.body.string);
-  response.headers.set('etag', etag);
-  if (method !== 'GET' || (response.status ?? 200) !== 200 || !isFresh(headers, etag)) return response;
-  response.headers.delete('content-type');
-  response.headers.delete('content-length');
-  return { status: 304, headers: response.headers, body: { kind: 'complete', string: '' } };
+  if (status >= 500) {
+    pipeline.log.error({ requestId, status }, 'Apollo Server answered a request the request core should have served');
+  }
+  pipeline.reporter.report({ transport, operationName: null, startedAt, requestId }, newRequestCost(), errors);
+  const headers = new Map<string, string>([...response.headers]);
+  headers.set('x-request-id', requestId);
+  headers.set('cache-control', NO_STORE);
+  return { status, headers, body: text };
 }

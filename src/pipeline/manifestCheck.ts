@@ -20,7 +20,7 @@ export async function checkManifest(documents: readonly TrustedDocument[], limit
   });
   const problems: string[] = [];
   for (const { id, document } of documents) {
-    const verdict = await admission.document(document);
+    const verdict = admission.document(document);
     if (!verdict.ok) problems.push(...verdict.errors.map((error) => `${id}: ${error.message}`));
   }
   return problems;

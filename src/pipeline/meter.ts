@@ -35,6 +35,7 @@ import type {
   GraphQLOutputType,
   GraphQLResolveInfo,
   GraphQLSchema,
+  OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
 import type { RequestCost } from '../db/capacity.js';
@@ -238,21 +239,23 @@ export class OperationMeter {
    * was about an answer that is thrown away. Throws BUDGET_EXCEEDED when the root fields alone
    * exceed a budget.
    */
-  restart(args: ExecutionArgs): void {
+  restart(args: ExecutionArgs, operation?: OperationDefinitionNode | null): void {
     this.entries = 0;
     this.bytes = 0;
     this.stopped = undefined;
     try {
-      this.root(args);
+      this.root(args, operation);
     } catch (error) {
       // As in runMetered: variables that do not coerce are the executor's to refuse.
       if (error instanceof BudgetExceededError) throw error;
     }
   }
 
-  /** Counts the operation's root fields (their object is the root value, which no field returns). */
-  root(args: ExecutionArgs): void {
-    const operation = getOperationAST(args.document, args.operationName);
+  /**
+   * Counts the operation's root fields (their object is the root value, which no field returns).
+   * `operation` is admission's (looked up in the document when not given).
+   */
+  root(args: ExecutionArgs, operation = getOperationAST(args.document, args.operationName)): void {
     const type = operation && args.schema.getRootType(operation.operation);
     if (!operation || !type) return;
     const fragments: CollectOptions['fragments'] = Object.fromEntries(
@@ -318,12 +321,13 @@ export async function runMetered(
   budgets: OperationBudgets,
   cost: RequestCost,
   execute: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult,
+  operation?: OperationDefinitionNode,
 ): Promise<ExecutionResult> {
   const meter = new OperationMeter(budgets, cost);
   const context = args.contextValue;
   if (typeof context === 'object' && context !== null) meters.set(context, meter);
   try {
-    meter.root(args);
+    meter.root(args, operation);
   } catch (error) {
     if (error instanceof BudgetExceededError) return { errors: [error] };
     // Variables that do not coerce (a directive's `if` missing): the executor refuses them in its

@@ -42,12 +42,6 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
       labelNames: ['class'] as const,
       registers: [registry],
     }),
-    executorDifferences: new Counter({
-      name: 'graphql_executor_differences_total',
-      help: 'Operations the compiled executor and graphql-js answered differently (EXECUTOR=differential), by part',
-      labelNames: ['part'] as const,
-      registers: [registry],
-    }),
     dynamoRequests: new Counter({
       name: 'dynamodb_requests_total',
       help: 'DynamoDB API calls by operation and outcome',

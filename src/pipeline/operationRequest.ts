@@ -1,4 +1,8 @@
-/** The GraphQL-over-HTTP request fields, from a JSON body or GET parameters, as admission takes them. */
+/**
+ * The GraphQL-over-HTTP request fields, from a JSON body, GET parameters or a graphql-ws
+ * `subscribe` payload, as admission takes them (`OperationRequest`), and the test an HTTP
+ * request's fields must pass to be read as one operation at all (`envelopeProblem`).
+ */
 import type { OperationRequest } from './admission.js';
 
 const jsonOrSelf = (value: unknown): unknown => {
@@ -11,7 +15,7 @@ const jsonOrSelf = (value: unknown): unknown => {
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 
 /**
  * The id of a document sent without its text, by any client's convention: Apollo's
@@ -31,38 +35,55 @@ export function documentIdOf(
 }
 
 /**
- * Reads `query`, `operationName`, `variables` and the document id (documentIdOf);
- * GET parameters carry the last two as JSON strings. Anything else (a batch, a string) reads
- * as a request without a document, which admission refuses.
+ * Reads `query`, `operationName`, `variables`, the document id (documentIdOf) and the
+ * extensions admission looks at; GET parameters carry `variables` and `extensions` as JSON
+ * strings. Anything else (a batch, a string) reads as a request without a document, which
+ * admission refuses.
  */
-export function operationRequestOf(params: unknown): OperationRequest {
-  if (!isRecord(params)) return {};
+export function operationRequestOf(params: unknown, method?: string): OperationRequest {
+  if (!isRecord(params)) return method === undefined ? {} : { method };
   const extensions = jsonOrSelf(params.extensions);
   const variables = jsonOrSelf(params.variables);
+  const persisted = isRecord(extensions) ? extensions.persistedQuery : undefined;
   return {
     query: typeof params.query === 'string' ? params.query : undefined,
     persistedHash: documentIdOf(params, extensions),
+    ...(persisted === undefined ? {} : { persistedVersion: isRecord(persisted) ? persisted.version : persisted }),
     operationName: typeof params.operationName === 'string' ? params.operationName : undefined,
     variables: isRecord(variables) ? variables : undefined,
+    ...(isRecord(extensions) && extensions.cache === true ? { explain: true } : {}),
+    ...(method === undefined ? {} : { method }),
   };
 }
 
 /**
- * The request as Apollo Server reads it: a `documentId` or `doc_id` becomes the
- * `extensions.persistedQuery` Apollo resolves through the trusted documents (by their sha256,
- * whatever id the client sent). Other requests come back unchanged.
+ * True when Apollo Server would refuse these HTTP request fields before looking at a document:
+ * a POST whose body is not a JSON object with at least one key, or whose `query`, `variables`,
+ * `extensions` or `operationName` has the wrong type (variables and extensions as JSON text,
+ * say); a GET with a Content-Type other than JSON, a parameter given twice, or `variables` or
+ * `extensions` that are not JSON objects. Such requests go to Apollo Server, whose refusal (and its
+ * wording) is the answer (graphqlHttp.ts).
  */
-export function withPersistedQuery(
-  params: Record<string, unknown>,
-  sha256Of: (id: string) => string | undefined,
-): Record<string, unknown> {
-  if (typeof params.documentId !== 'string' && typeof params.doc_id !== 'string') return params;
-  const id = documentIdOf(params);
-  if (id === undefined) return params;
-  const extensions = jsonOrSelf(params.extensions);
-  const { documentId: _documentId, doc_id: _docId, ...rest } = params;
-  const persistedQuery = { version: 1, sha256Hash: sha256Of(id) ?? id };
-  const merged = { ...(isRecord(extensions) ? extensions : {}), persistedQuery };
-  // GET parameters carry extensions as JSON text.
-  return { ...rest, extensions: typeof params.extensions === 'string' ? JSON.stringify(merged) : merged };
+export function envelopeProblem(method: string, body: unknown, search: URLSearchParams, contentType?: string): boolean {
+  if (method === 'POST') {
+    if (!isRecord(body) || Object.keys(body).length === 0) return true;
+    const { query, variables, extensions, operationName } = body;
+    if (query && typeof query !== 'string') return true;
+    if (typeof variables === 'string' || typeof extensions === 'string') return true;
+    if (variables !== undefined && variables !== null && !isRecord(variables)) return true;
+    if (extensions !== undefined && extensions !== null && !isRecord(extensions)) return true;
+    return operationName !== undefined && operationName !== null && typeof operationName !== 'string';
+  }
+  if (method !== 'GET') return true;
+  if (contentType !== undefined && (contentType.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json') {
+    return true;
+  }
+  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
+    if (search.getAll(name).length > 1) return true;
+  }
+  for (const name of ['variables', 'extensions']) {
+    const value = search.get(name);
+    if (value !== null && !isRecord(jsonOrSelf(value))) return true;
+  }
+  return false;
 }

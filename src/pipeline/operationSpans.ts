@@ -8,8 +8,8 @@
  *
  * Resolver spans (TRACE_RESOLVERS) wrap the schema's own resolvers, not the default ones.
  */
-import { defaultFieldResolver, getOperationAST, isObjectType } from 'graphql';
-import type { DocumentNode, ExecutionArgs, GraphQLFieldResolver, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { defaultFieldResolver, isObjectType } from 'graphql';
+import type { GraphQLFieldResolver, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { SpanKind } from '@opentelemetry/api';
 import type { GraphQLContext } from '../graphql/context.js';
 import { traceOf } from '../telemetry/requestTrace.js';
@@ -17,23 +17,25 @@ import { ATTR, TG } from '../telemetry/semconv.js';
 import { tracing } from '../telemetry/tracing.js';
 import { MAX_LABEL_LENGTH, OTHER_OPERATION } from './metricLabels.js';
 
-/** The admitted document's sha256 (admission.ts) and whether the manifest holds it. */
-export type DescribeDocument = (document: DocumentNode) => { hash: string | undefined; persisted: boolean };
+/** What admission decided about the operation a span is named after. */
+export interface SpanFacts {
+  operation: OperationDefinitionNode;
+  document: { hash: string };
+  trusted: boolean;
+}
 
-/** Names the operation span of the execution `args` runs in (nothing while it is not traced). */
-export function nameOperationSpan(args: ExecutionArgs, describe: DescribeDocument): void {
-  const trace = traceOf((args.contextValue as GraphQLContext).cost);
+/** Names the operation span of the execution whose cost record is `cost` (nothing while it is not traced). */
+export function nameOperationSpan(cost: object, { operation, document, trusted }: SpanFacts): void {
+  const trace = traceOf(cost);
   if (!trace) return;
-  const operation = getOperationAST(args.document, args.operationName);
-  const type = operation?.operation ?? 'query';
-  const { hash, persisted } = describe(args.document);
-  const name = persisted && operation?.name ? operation.name.value.slice(0, MAX_LABEL_LENGTH) : OTHER_OPERATION;
+  const type = operation.operation;
+  const name = trusted && operation.name ? operation.name.value.slice(0, MAX_LABEL_LENGTH) : OTHER_OPERATION;
   trace.span.updateName(type);
   trace.span.setAttributes({
     [ATTR.GRAPHQL_OPERATION_TYPE]: type,
     [ATTR.GRAPHQL_OPERATION_NAME]: name,
-    [TG.DOCUMENT_TRUSTED]: persisted,
-    ...(hash ? { [TG.DOCUMENT_SHA256]: hash } : {}),
+    [TG.DOCUMENT_TRUSTED]: trusted,
+    [TG.DOCUMENT_SHA256]: document.hash,
   });
 }
 

@@ -1,20 +1,21 @@
 /**
  * The one operation pipeline every transport is a thin adapter over (HTTP in
  * src/transports/http, WebSocket in src/transports/ws, SSE in src/transports/sse, API Gateway
- * in src/transports/lambda for the Lambda entry points of src/lambda):
+ * in src/transports/lambda for the Lambda entry points of src/lambda), all through one request
+ * core, `serve` (serve.ts), which runs:
  *
- * - `admission` (admission.ts): trusted documents and persisted-only, token limit,
- *   validation, introspection, cost limit, subscriptions only over WebSocket and SSE;
+ * - `admission` (admission.ts): trusted documents and persisted-only, CSRF prevention, token
+ *   limit, validation, introspection, cost limit, subscriptions only over WebSocket and SSE;
  * - `execution` (execution.ts): the viewer, fresh loaders and a fresh cost record per request
- *   and per subscription event, the executor (graphql-js, compiled, or both compared), the
- *   operation meter and the response cache;
- * - `reporter` (report.ts): masking by the one formatter, `extensions.cost`, the log line and
- *   the metrics.
+ *   and per subscription event, the executor (graphql-js or compiled: EXECUTOR) and the
+ *   operation meter; the response cache (responseCache/) before it, for queries;
+ * - `reporter` (report.ts): masking by the one formatter, `extensions.cost`, the size ceiling,
+ *   the status, the log line and the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
- * admission, how operations execute (another executor) into execution's `run`, anything about the
- * answer (a size ceiling) into the reporter. Policy about schema members (who may read a field,
- * what it costs) goes into schema.graphql as a directive (schemaPolicy.ts).
+ * admission, how operations execute (another executor) into execution's `executorFor`, anything
+ * about the answer (a size ceiling) into the reporter. Policy about schema members (who may read
+ * a field, what it costs) goes into schema.graphql as a directive (schemaPolicy.ts).
  */
 import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
@@ -22,9 +23,9 @@ import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js
 import type { DataSources } from '../db/loaders.js';
 import { OrderEvents } from '../graphql/orderEvents.js';
 import { createAdmission } from './admission.js';
-import { createCsrfCheck } from './csrf.js';
 import { createFormatError } from './errorMasking.js';
 import { createExecution } from './execution.js';
+import type { Execute } from './execution.js';
 import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
 import { traceResolvers } from './operationSpans.js';
@@ -33,6 +34,7 @@ import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
 import { buildSchema } from './schema.js';
+import { createServe } from './serve.js';
 import type { TrustedDocuments } from './trustedDocuments.js';
 
 export interface PipelineOptions {
@@ -59,6 +61,10 @@ export interface PipelineOptions {
    * given, so every entry point honours the setting.
    */
   executor?: ExecutorConfig;
+  /** An executor brought by the caller for every operation, instead of EXECUTOR's (a test's: test/support/). */
+  execute?: Execute | undefined;
+  /** Seconds an anonymous GET of public data may be cached by browsers and CDNs (CACHE_MAX_AGE); 0: never. */
+  cacheMaxAgeSeconds?: number;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
@@ -77,6 +83,8 @@ export function createPipeline({
   cache,
   explainCache = false,
   executor = executorConfig(),
+  execute,
+  cacheMaxAgeSeconds = 0,
 }: PipelineOptions) {
   // Every object and list field reports to the operation's meter (meter.ts).
   const schema = meterSchema(cache?.schema ?? buildSchema());
@@ -84,15 +92,14 @@ export function createPipeline({
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
   const execution = createExecution({
+    schema,
     data,
     log,
     auth,
     events,
-    cache,
     executor,
+    execute,
     onFallback: (fallback) => metrics?.executorFallbacks.inc({ class: fallback }),
-    onDifference: (part) => metrics?.executorDifferences.inc({ part }),
-    describe: admission.describe,
     budgets: {
       requests: limits.maxOperationRequests,
       readCapacityUnits: limits.maxOperationReadUnits,
@@ -106,27 +113,27 @@ export function createPipeline({
     },
   });
   // The server's own trusted documents are compiled before the first request asks for them.
-  execution.precompile(schema, documents.own.values());
+  execution.precompile(documents.own.values());
+  const reporter = createReporter({
+    log,
+    metrics,
+    formatError,
+    costDetails,
+    maxResponseBytes: limits.maxResponseBytes,
+    // The server's own operations only: app manifests must not multiply the metric series.
+    knownOperations: manifestOperationNames(documents.own.values()),
+  });
   return {
     schema,
     limits,
     log,
     events,
     cache,
-    explainCache,
     formatError,
     documents,
-    csrf: createCsrfCheck(documents, { maxTokens: limits.maxTokens }),
     admission,
     execution,
-    reporter: createReporter({
-      log,
-      metrics,
-      formatError,
-      costDetails,
-      maxResponseBytes: limits.maxResponseBytes,
-      // The server's own operations only: app manifests must not multiply the metric series.
-      knownOperations: manifestOperationNames(documents.own.values()),
-    }),
+    reporter,
+    serve: createServe({ admission, execution, reporter, cache, explainCache, costDetails, cacheMaxAgeSeconds }),
   };
 }

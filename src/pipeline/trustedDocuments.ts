@@ -18,6 +18,8 @@ export interface DocumentLookup {
   /** The text of the document with this id (sha256 hex or a registered id), if trusted. */
   get(id: string): string | undefined;
   has(id: string): boolean;
+  /** The sha256 of a trusted document's text, for an id of any kind (undefined: not trusted). */
+  sha256Of?(id: string): string | undefined;
 }
 
 /** Reads the text of an indexed document from the registry (readDocumentText). */

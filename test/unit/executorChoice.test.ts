@@ -1,20 +1,29 @@
 /**
- * EXECUTOR=auto: which operations run compiled. Queries whose estimated cost reaches the
- * threshold do; small queries, mutations, subscriptions and variables that do not coerce stay
- * on graphql-js (the differential suite proves both executors answer alike).
+ * EXECUTOR=auto: which admitted operations run compiled. Queries whose estimated cost (admission's)
+ * reaches the threshold do; small queries, mutations and subscriptions stay on graphql-js (the
+ * differential suite proves both executors answer alike); variables that do not coerce never get
+ * this far: admission refuses them.
  */
-import { parse } from 'graphql';
-import type { ExecutionArgs } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { prefersCompiled } from '../../src/pipeline/execution.js';
+import { DEFAULT_LIMITS } from '../../src/config/index.js';
+import { createAdmission } from '../../src/pipeline/admission.js';
+import type { AdmittedOperation } from '../../src/pipeline/admission.js';
+import { executorKindFor } from '../../src/pipeline/execution.js';
 import { buildSchema } from '../../src/pipeline/schema.js';
+import { TrustedDocuments } from '../../src/pipeline/trustedDocuments.js';
 
-const schema = buildSchema();
-const args = (query: string, variableValues: Record<string, unknown> = {}): ExecutionArgs => ({
-  schema,
-  document: parse(query),
-  variableValues,
+const admission = createAdmission({
+  schema: buildSchema(),
+  limits: DEFAULT_LIMITS,
+  introspection: true,
+  persistedOnly: false,
+  documents: new TrustedDocuments(),
 });
+const admit = async (query: string, variables: Record<string, unknown> = {}): Promise<AdmittedOperation> => {
+  const admitted = await admission.admit({ query, variables }, 'ws');
+  if (!admitted.ok) throw new Error(admitted.errors[0]?.message);
+  return admitted;
+};
 
 const PAGE = `query Page($category: String!, $first: Int) {
   products(category: $category, first: $first) { edges { cursor node { id productId name description stock price { amount currencyCode } } } }
@@ -22,24 +31,34 @@ const PAGE = `query Page($category: String!, $first: Int) {
 const ONE = `query One($productId: ID!) { product(productId: $productId) { id name } }`;
 
 describe('EXECUTOR=auto', () => {
-  it('compiles a page of many fields, not a small query', () => {
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 20 }), 200)).toBe(true);
-    expect(prefersCompiled(args(ONE, { productId: 'p-1' }), 200)).toBe(false);
+  it('compiles a page of many fields, not a small query', async () => {
+    expect(executorKindFor('auto', 200, await admit(PAGE, { category: 'books', first: 20 }))).toBe('compiled');
+    expect(executorKindFor('auto', 200, await admit(ONE, { productId: 'p-1' }))).toBe('graphql-js');
   });
 
-  it('follows the variables that size the page, and the threshold', () => {
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 1 }), 200)).toBe(false);
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 1 }), 1)).toBe(true);
+  it('follows the variables that size the page, and the threshold', async () => {
+    const small = await admit(PAGE, { category: 'books', first: 1 });
+    expect(executorKindFor('auto', 200, small)).toBe('graphql-js');
+    expect(executorKindFor('auto', 1, small)).toBe('compiled');
   });
 
-  it('leaves mutations, subscriptions and refused variables to graphql-js', () => {
+  it('leaves mutations and subscriptions to graphql-js; other settings choose alone', async () => {
     // Each would reach a threshold of 0 by its cost: only its kind keeps it on graphql-js.
-    const query = `{ product(productId: "p-1") { id } }`;
-    expect(prefersCompiled(args(query), 0)).toBe(true);
-    const mutation = `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`;
-    expect(prefersCompiled(args(mutation), 0)).toBe(false);
-    const subscription = `subscription { orderUpdated(orderId: "o-1") { type order { id } } }`;
-    expect(prefersCompiled(args(subscription), 0)).toBe(false);
-    expect(prefersCompiled(args(PAGE, { category: 7, first: 20 }), 0)).toBe(false);
+    const query = await admit(`{ product(productId: "p-1") { id } }`);
+    expect(executorKindFor('auto', 0, query)).toBe('compiled');
+    const mutation = await admit(
+      `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`,
+    );
+    expect(executorKindFor('auto', 0, mutation)).toBe('graphql-js');
+    const subscription = await admit(`subscription { orderUpdated(orderId: "o-1") { type order { id } } }`);
+    expect(executorKindFor('auto', 0, subscription)).toBe('graphql-js');
+    expect(executorKindFor('compiled', 10_000, mutation)).toBe('compiled');
+    expect(executorKindFor('graphql-js', 0, query)).toBe('graphql-js');
+  });
+
+  it('never sees variables that do not coerce: admission refuses them', async () => {
+    const refused = await admission.admit({ query: PAGE, variables: { category: 7, first: 20 } }, 'ws');
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
   });
 });

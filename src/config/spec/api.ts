@@ -35,10 +35,10 @@ export const API_SPEC = {
     readBy: ['server', 'graphql-lambda'],
   },
   EXECUTOR: {
-    type: ['auto', 'graphql-js', 'compiled', 'differential'],
+    type: ['auto', 'graphql-js', 'compiled'],
     default: 'auto',
     description:
-      'what executes operations: `auto` (compiled for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), graphql-js, `compiled` (graphql-jit for every operation, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
+      'what executes operations: `auto` (compiled for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), graphql-js, or `compiled` (graphql-jit for every operation, with graphql-js for the documents it cannot match)',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_MIN_COST: {

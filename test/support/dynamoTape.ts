@@ -1,12 +1,14 @@
 /**
  * The DynamoDB calls of one execution, recorded so that a second executor can run the same
- * operation on the same data without asking DynamoDB again (differentialExecutor.ts).
+ * operation on the same data without asking DynamoDB again (differentialExecutor.ts), now or
+ * later from a file (the corpus of the integration suite's requests, corpus.ts).
  *
- * `recorder` sits under an execution context's costed client (graphql/context.ts) and keeps
- * every call's input and answer; `replayer` answers the second execution's calls from that
- * record and never sends anything: no request is counted twice by DynamoDB, by the process's
- * metrics or by a test that counts calls, and the second execution sees exactly the items the
- * first one saw.
+ * `taped` is the client a server under test is given: while an execution runs inside
+ * `tapes.run(tape, ...)`, every call it sends (its loaders' batches included: they are scheduled
+ * from within it) is recorded into that tape; other calls pass through. `replayer` answers the
+ * second execution's calls from the record and never sends anything: no request is counted twice
+ * by DynamoDB, by the process's metrics or by a test that counts calls, and the second execution
+ * sees exactly the items the first one saw.
  *
  * A call is matched by its command and its input (a batch's keys in any order). Loaders may batch
  * differently when answers come back at once instead of over the network; a BatchGetItem that
@@ -15,6 +17,7 @@
  * with), and the replay is marked inexact (its request counts no longer comparable). A call the
  * first execution never made cannot be answered: it fails with ReplayMissError.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** The second execution asked for something the first one never read. */
@@ -25,7 +28,14 @@ export class ReplayMissError extends Error {
   }
 }
 
-type Outcome = { ok: true; output: unknown } | { ok: false; error: unknown };
+export type Outcome = { ok: true; output: unknown } | { ok: false; error: unknown };
+
+/** One call as a file keeps it: the call's key, its input (for the item index) and its outcome. */
+export interface RecordedCall {
+  key: string;
+  input: unknown;
+  outcome: Outcome;
+}
 
 interface Recorded {
   key: string;
@@ -71,29 +81,53 @@ export function callKey(command: object): string {
   return `${name}:${canonical(input)}`;
 }
 
+/** The tape of the execution running now (see `taped`). */
+export const tapes = new AsyncLocalStorage<DynamoTape>();
+
+/** `doc`, with every call sent while a tape is current recorded into that tape. */
+export function taped(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
+  const send = (command: object, options?: object): Promise<unknown> => {
+    const tape = tapes.getStore();
+    return tape ? tape.send(doc, command, options) : doc.send(command as never, options as never);
+  };
+  return Object.create(doc, { send: { value: send } }) as DynamoDBDocumentClient;
+}
+
 export class DynamoTape {
-  private readonly calls: Recorded[] = [];
+  private readonly calls: (Recorded & { input: unknown })[] = [];
   /** Items by table and key, from every BatchGetItem recorded: null for a key asked and not found. */
   private readonly items = new Map<string, Item | null>();
   /** False once a call was answered item by item: request counts are then not comparable. */
   exact = true;
 
-  /** `shared`, recording every call it sends into this tape. */
-  recorder(shared: DynamoDBDocumentClient): DynamoDBDocumentClient {
-    const send = (command: object, options?: object): Promise<unknown> => {
-      const key = callKey(command);
-      const input = (command as { input?: unknown }).input;
-      const sent = shared.send(command as never, options as never) as Promise<unknown>;
-      const outcome = sent.then(
-        // A copy: the first execution's code may change what it was given.
-        (output): Outcome => ({ ok: true, output: structuredClone(output) }),
-        (error: unknown): Outcome => ({ ok: false, error }),
-      );
-      this.calls.push({ key, outcome, used: false });
-      void outcome.then((settled) => this.index(key, input, settled));
-      return sent;
-    };
-    return Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  /** A tape of calls recorded earlier (a corpus file's). */
+  static of(recorded: readonly RecordedCall[]): DynamoTape {
+    const tape = new DynamoTape();
+    for (const { key, input, outcome } of recorded) {
+      tape.calls.push({ key, input, outcome: Promise.resolve(outcome), used: false });
+      tape.index(key, input, outcome);
+    }
+    return tape;
+  }
+
+  /** Sends `command` with `shared`, recording it. */
+  send(shared: DynamoDBDocumentClient, command: object, options?: object): Promise<unknown> {
+    const key = callKey(command);
+    const input = (command as { input?: unknown }).input;
+    const sent = shared.send(command as never, options as never) as Promise<unknown>;
+    const outcome = sent.then(
+      // A copy: the first execution's code may change what it was given.
+      (output): Outcome => ({ ok: true, output: structuredClone(output) }),
+      (error: unknown): Outcome => ({ ok: false, error }),
+    );
+    this.calls.push({ key, input: structuredClone(input), outcome, used: false });
+    void outcome.then((settled) => this.index(key, input, settled));
+    return sent;
+  }
+
+  /** Every call recorded, once settled (what a corpus file keeps). */
+  async recorded(): Promise<RecordedCall[]> {
+    return Promise.all(this.calls.map(async ({ key, input, outcome }) => ({ key, input, outcome: await outcome })));
   }
 
   /** A client that answers from this tape and sends nothing (everything else is `shared`'s). */
