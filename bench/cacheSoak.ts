@@ -8,6 +8,7 @@
  * 20) of writing and reports what it did by then.
  */
 import { randomUUID } from 'node:crypto';
+import { parseCommandLine } from '../src/cli.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
@@ -18,6 +19,16 @@ import { waitUntil } from '../test/support/waitUntil.js';
 import { RedisServer } from '../test/support/redisServer.js';
 import { checkStaleReads, STOCK_QUERY, summarize } from '../test/support/staleReads.js';
 import type { StaleCheckReport } from '../test/support/staleReads.js';
+
+parseCommandLine({
+  name: 'soak:cache',
+  run: 'npm run soak:cache --',
+  usage: `
+
+The stale-read soak of the response cache: three API instances on Redis, one consumer, DynamoDB
+Local; exits 1 on a stale read or a p99 lag over 1 s. Takes no flags; SOAK_WRITES (1000) and
+SOAK_MAX_MINUTES (20) size it.`,
+});
 
 const writes = Number(process.env.SOAK_WRITES ?? 1000);
 const maxMinutes = Number(process.env.SOAK_MAX_MINUTES ?? 20);

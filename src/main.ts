@@ -35,6 +35,7 @@ import type { Runtime } from './runtime.js';
 import { assertPortFree, PortInUseError, serveHttp } from './transports/http/server.js';
 import type { RunningServer } from './transports/http/server.js';
 import { runMain } from './runMain.js';
+import { parseCommandLine } from './cli.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
@@ -220,4 +221,15 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
   return gate;
 }
 
+parseCommandLine({
+  name: 'tablegraph',
+  run: 'npm start --',
+  usage: `
+
+Starts the API server: GraphQL over HTTP, WebSocket and SSE at /graphql, the playground in
+development, /healthz, /readyz and /metrics. With no configuration it starts DynamoDB Local
+(Java 17+) persisting to ./.data/, creates the table and seeds the demo data on the first start.
+Takes no flags: every setting is an environment variable (docs/configuration.md). Production
+runs the build directly: npm run build && node dist/src/main.js.`,
+});
 runMain('tablegraph', main, USER_FACING);
