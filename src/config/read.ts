@@ -57,7 +57,8 @@ export function duration<N extends NamesOfType<'duration'>>(env: Env, name: N): 
   const value = raw(env, name);
   if (value === undefined) return undefined as Value<N, number>;
   const number = durationSeconds(value);
-  if (number === undefined) throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${value}"`);
+  if (number === undefined)
+    throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${value}"`);
   return number;
 }
 

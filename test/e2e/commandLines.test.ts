@@ -28,7 +28,7 @@ const commands = [
     Object.entries(scripts)
       .flatMap(([script, line]) => {
         // The last file of the line is the command (example:client mints its token with another first).
-      const file = [...line.matchAll(/node --import tsx (?:--watch )?(\S+\.ts)/g)].at(-1)?.[1];
+        const file = [...line.matchAll(/node --import tsx (?:--watch )?(\S+\.ts)/g)].at(-1)?.[1];
         return file ? [[file, script] as const] : [];
       })
       .reverse(),
