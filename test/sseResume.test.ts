@@ -80,14 +80,14 @@ async function dropAndReconnect(options: (fetchFn: ClientOptions['fetchFn']) => 
     const pending = next();
     await subscribers(1);
     await server.app.events.publish(first);
-    received.push((await pending));
+    received.push(await pending);
     network.drop();
     const resumed = next();
     await expect.poll(() => network.sent.length).toBe(2);
     await subscribers(1);
     await server.app.events.publish(afterwards);
-    received.push((await resumed));
-    if (received.at(-1) !== afterwards.order.orderId) received.push((await next()));
+    received.push(await resumed);
+    if (received.at(-1) !== afterwards.order.orderId) received.push(await next());
   } finally {
     await iterator.return?.();
     client.dispose();
