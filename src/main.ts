@@ -26,7 +26,7 @@ import type { RedisEventBus } from './events/redisEventBus.js';
 import { CdnPurger } from './streams/cdnPurge.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
-import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { playgroundAssets, PlaygroundNotBuiltError } from './transports/http/playground/bundle.js';
 import { SharedTier } from './pipeline/responseCache/sharedTier.js';
 import { isIndexTag } from './table/dependencies.js';
 import { createRuntime } from './runtime.js';
@@ -188,11 +188,17 @@ async function main(): Promise<Logger> {
         'development tokens (valid 12 h; npm run token -- --sub <userId> --role customer|admin makes more)',
       );
     }
-    // Bundle the playground now (once per install, cached) rather than on the first page view.
-    playgroundAssets().then(
-      (dir) => log.debug({ dir }, 'playground assets ready'),
-      (error: unknown) => log.error({ err: error }, 'playground build failed'),
-    );
+    // Development bundles the playground now (once per install, cached) rather than on the first
+    // page view; a production install serves npm run build's, and says so if there is none.
+    if (config.playground) {
+      playgroundAssets().then(
+        (dir) => log.debug({ dir }, 'playground assets ready'),
+        (error: unknown) =>
+          error instanceof PlaygroundNotBuiltError
+            ? log.warn(`playground: ${error.message}`)
+            : log.error({ err: error }, 'playground build failed'),
+      );
+    }
   } catch (error) {
     await shutdown('startup failure').catch(() => undefined);
     throw error;
