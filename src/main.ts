@@ -24,6 +24,7 @@ import { RedisInvalidationBus } from './events/invalidationBus.js';
 import { startRedisEventBus } from './events/busFromConfig.js';
 import type { RedisEventBus } from './events/redisEventBus.js';
 import { CdnPurger } from './streams/cdnPurge.js';
+import { demoData } from './seed/demoData.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets, PlaygroundNotBuiltError } from './transports/http/playground/bundle.js';
@@ -177,6 +178,9 @@ async function main(): Promise<Logger> {
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       metrics: config.metrics,
       shutdownGraceMs: config.shutdownGraceMs,
+      devSignIn: config.devSignIn
+        ? { users: demoData().users.map((user) => user.userId), auth: config.auth }
+        : undefined,
     });
     log.info(
       { url: server.url, database: db.where, table: config.tableName, eventBus: runtime.events.bus.health().kind },

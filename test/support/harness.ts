@@ -80,6 +80,7 @@ export interface TestServerOptions extends Partial<
     | 'cacheMaxAgeSeconds'
     | 'responseCache'
     | 'explainCache'
+    | 'devSignIn'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
