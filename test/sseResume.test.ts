@@ -8,8 +8,7 @@ import { createClient } from 'graphql-sse';
 import type { ClientOptions } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumable } from '../client/resumableSse.js';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
-import { aProduct, aUser, anOrder } from './support/factories.js';
+import { aProduct, aUser, placedEvents } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 
@@ -25,17 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-let seq = 10n ** 19n;
-const anEvent = (): OrderEventModel => {
-  seq += 3n;
-  return {
-    type: 'ORDER_PLACED',
-    order: anOrder(alice, [product]),
-    previousStatus: null,
-    at: new Date().toISOString(),
-    seq: seq.toString(),
-  };
-};
+const anEvent = placedEvents(alice, [product], 10n ** 19n, 3n);
 
 const subscribers = (count: number) =>
   expect.poll(() => server.app.events.subscriberCount, { timeout: 5000, interval: 5 }).toBe(count);

@@ -9,6 +9,7 @@ import { request } from '../api';
 import type { ApiError, UserError } from '../api';
 import { useSession } from '../auth';
 import { cart, MAX_QUANTITY, useCart } from '../cart';
+import { LinesHead } from '../components/LinesHead';
 import { Empty, Problem } from '../components/States';
 import { CheckoutDocument } from '../gql/graphql';
 import { formatMoney } from '../money';
@@ -74,21 +75,11 @@ export function CartPage() {
         <caption className="visually-hidden">
           {count} items in the cart, total {formatMoney(total)}
         </caption>
-        <thead>
-          <tr>
-            <th scope="col">Product</th>
-            <th scope="col" className="money">
-              Unit price
-            </th>
-            <th scope="col">Quantity</th>
-            <th scope="col" className="money">
-              Line total
-            </th>
-            <th scope="col">
-              <span className="visually-hidden">Remove</span>
-            </th>
-          </tr>
-        </thead>
+        <LinesHead>
+          <th scope="col">
+            <span className="visually-hidden">Remove</span>
+          </th>
+        </LinesHead>
         <tbody>
           {lines.map((line, index) => (
             <tr key={line.productId} data-testid="cart-line">

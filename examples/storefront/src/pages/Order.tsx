@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, request, subscribe } from '../api';
 import { useSession } from '../auth';
+import { LinesHead } from '../components/LinesHead';
 import { StatusBadge } from '../components/StatusBadge';
 import { Empty, Loading, Problem } from '../components/States';
 import { CancelOrderDocument, OrderDetailsDocument, OrderStatusDocument } from '../gql/graphql';
@@ -87,18 +88,7 @@ export function OrderPage({ orderId, justPlaced }: { orderId: string; justPlaced
       </p>
       {liveProblem && <p className="hint">{liveProblem.message}</p>}
       <table className="lines">
-        <thead>
-          <tr>
-            <th scope="col">Product</th>
-            <th scope="col" className="money">
-              Unit price
-            </th>
-            <th scope="col">Quantity</th>
-            <th scope="col" className="money">
-              Line total
-            </th>
-          </tr>
-        </thead>
+        <LinesHead />
         <tbody>
           {order.items.map((item) => (
             <tr key={item.productId}>
