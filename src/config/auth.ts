@@ -19,16 +19,20 @@ export const DEV_JWT_SECRET = 'tablegraph-development-jwt-secret';
 
 /**
  * DEV_SIGN_IN: whether the server signs in the demo users itself (src/transports/http/devSignIn.ts).
- * Never in production, and never without a local secret to sign with.
+ * Never in production, and never without a local secret to sign with; by default only where the
+ * demo users are seeded (not in aws mode).
  */
-export function readDevSignIn(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): { devSignIn: boolean } {
+export function readDevSignIn(
+  env: Env,
+  { nodeEnv, mode }: Pick<ProcessConfig, 'nodeEnv'> & { mode: string },
+): { devSignIn: boolean } {
   const asked = flag(env, 'DEV_SIGN_IN');
   const jwks = given(env, 'JWT_JWKS_URL');
   if (asked && nodeEnv === 'production') {
     throw new ConfigError('DEV_SIGN_IN is for development: in production an identity provider issues the tokens');
   }
   if (asked && jwks) throw new ConfigError('DEV_SIGN_IN signs tokens with JWT_SECRET: it cannot with JWT_JWKS_URL');
-  return { devSignIn: asked ?? (nodeEnv === 'development' && !jwks) };
+  return { devSignIn: asked ?? (nodeEnv === 'development' && !jwks && mode !== 'aws') };
 }
 
 /** JWT_MAX_AGE as the spec defaults it, for an AuthConfig built without one. */

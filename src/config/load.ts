@@ -44,7 +44,7 @@ export function loadServerConfig(env: Env = process.env): Config {
     ...readLocalDatabase(env),
     ...readApi(env, proc),
     ...readAuth(env, proc),
-    ...readDevSignIn(env, proc),
+    ...readDevSignIn(env, { ...proc, mode: database.mode }),
     ...readLimits(env),
     ...readServer(env, proc),
     ...readSubscriptions(env),

@@ -123,6 +123,7 @@ describe('configuration spec', () => {
     expect(loadServerConfig({}).devSignIn).toBe(true);
     expect(loadServerConfig({ DEV_SIGN_IN: 'false' }).devSignIn).toBe(false);
     expect(loadServerConfig({ NODE_ENV: 'test' }).devSignIn).toBe(false);
+    expect(loadServerConfig({ DYNAMODB_MODE: 'aws' }).devSignIn).toBe(false);
     const jwks = {
       JWT_JWKS_URL: 'https://id.example.com/jwks',
       JWT_ISSUER: 'https://id.example.com/',

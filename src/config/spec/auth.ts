@@ -28,7 +28,8 @@ export const AUTH_SPEC = {
   },
   DEV_SIGN_IN: {
     type: 'boolean',
-    defaultText: '`true` when `NODE_ENV=development` and tokens are signed locally (no `JWT_JWKS_URL`)',
+    defaultText:
+      '`true` when `NODE_ENV=development`, tokens are signed locally (no `JWT_JWKS_URL`) and the demo data is seeded (not in `aws` mode)',
     description:
       '`POST /auth/dev/token` signs in the demo users (alice, bob) and renews their tokens, for a development frontend (the storefront); refused in production, where an identity provider issues the tokens',
     readBy: ['server'],
