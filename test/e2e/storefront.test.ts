@@ -12,40 +12,21 @@
  * STOREFRONT_SCREENSHOTS=true also saves the main pages to examples/storefront/screenshots/
  * (`npm run storefront:screenshots`).
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putItems } from '../../src/db/batchWrite.js';
-import { publishManifest } from '../../src/db/documentRegistry.js';
-import { readManifest } from '../../src/pipeline/manifestFormats.js';
-import { demoCategoryItems, demoItems } from '../../src/seed/seed.js';
-import { consoleErrors, launchChromium, seriousViolations, serveStatic } from '../support/browserPage.js';
-import { aUser, store } from '../support/factories.js';
-import { startTestServer, TEST_AUTH } from '../support/harness.js';
-import { waitUntil } from '../support/waitUntil.js';
+import { consoleErrors, launchChromium, seriousViolations } from '../support/browserPage.js';
 import type { TestServer } from '../support/harness.js';
+import { BACK_OFFICE, startStorefrontShop, STOREFRONT } from '../support/storefrontShop.js';
+import type { StorefrontShop } from '../support/storefrontShop.js';
 
-const STOREFRONT = path.join(import.meta.dirname, '..', '..', 'examples', 'storefront');
 const SCREENSHOTS = process.env.STOREFRONT_SCREENSHOTS === 'true' ? path.join(STOREFRONT, 'screenshots') : undefined;
 const TOKEN_SECONDS = 120;
 
-/** The back office's own documents (another app than the storefront), published beside it. */
-const SHIP =
-  'mutation Ship($input: UpdateOrderStatusInput!) { updateOrderStatus(input: $input) { userErrors { code } } }';
-const ADD_PRODUCT =
-  'mutation AddProduct($input: CreateProductInput!) { createProduct(input: $input) { userErrors { code } } }';
-const ORDER_COUNT = 'query OrderCount($userId: ID!) { user(userId: $userId) { orders { totalCount } } }';
-
+let shop: StorefrontShop;
 let server: TestServer;
-let site: Server;
 let siteUrl: string;
-let outDir: string;
 let browser: Browser;
 let page: Page;
 let console_: ReturnType<typeof consoleErrors>;
@@ -54,45 +35,8 @@ const violations: Record<string, string[]> = {};
 const apiRequests: Request[] = [];
 
 beforeAll(async () => {
-  outDir = await mkdtemp(path.join(tmpdir(), 'storefront-'));
-  ({ server: site, url: siteUrl } = await serveStatic(outDir));
-  server = await startTestServer({
-    streams: true,
-    persistedOnly: true,
-    documentsRefreshMs: 250,
-    playground: false,
-    cors: { origins: [siteUrl], allowLocalhost: false },
-    devSignIn: { users: ['alice', 'bob', 'carol'], auth: TEST_AUTH, tokenSeconds: TOKEN_SECONDS },
-  });
-  await putItems(server.dynamo.doc, server.tableName, [...demoItems(), ...demoCategoryItems()]);
-  await store(server.dynamo.doc, server.tableName, { users: [aUser({ userId: 'carol', name: 'Carol' })] });
-  const registry = { doc: server.dynamo.doc, tableName: server.tableName };
-  const manifest = JSON.parse(readFileSync(path.join(STOREFRONT, 'src', 'gql', 'persisted-documents.json'), 'utf8'));
-  await publishManifest(registry, 'storefront', '0.2.0', readManifest(manifest).documents);
-  const backOffice = Object.fromEntries(
-    [SHIP, ADD_PRODUCT, ORDER_COUNT].map((text) => [`sha256:${createHash('sha256').update(text).digest('hex')}`, text]),
-  );
-  await publishManifest(registry, 'back-office', '1.0.0', readManifest(backOffice).documents);
-  // Published documents are trusted within DOCUMENTS_REFRESH_MS (250 ms here).
-  const bivySack = {
-    productId: 'bivy-sack',
-    name: 'Bivy Sack',
-    description: 'Ultralight, sold out until spring.',
-    category: 'outdoors',
-    price: '89.00',
-    stock: 0,
-  };
-  const added = await waitUntil(
-    async () => (await server.gql(ADD_PRODUCT, { input: bivySack })).data?.createProduct.userErrors,
-    { timeoutMs: 10_000, what: 'the back office documents to be trusted' },
-  );
-  expect(added).toEqual([]);
-  await build({
-    configFile: path.join(STOREFRONT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-    define: { 'import.meta.env.VITE_GRAPHQL_URL': JSON.stringify(server.url) },
-  });
+  shop = await startStorefrontShop({ tokenSeconds: TOKEN_SECONDS });
+  ({ server, siteUrl } = shop);
   browser = await launchChromium();
   // axe-core's Playwright integration wants a page of a context of its own.
   page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
@@ -107,9 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await new Promise((resolve) => site?.close(resolve));
-  if (outDir) await rm(outDir, { recursive: true, force: true });
+  await shop?.stop();
 });
 
 /** Checks the page with axe-core under `name`, and saves it as screenshots/<name>.png when asked. */
@@ -137,7 +79,7 @@ const bodyOf = (request: Request) =>
 const checkoutBodies = () =>
   apiRequests.map(bodyOf).filter((body) => body.variables?.input?.idempotencyKey !== undefined);
 const orderCount = async (userId: string) =>
-  (await server.gql(ORDER_COUNT, { userId })).data?.user.orders.totalCount as number;
+  (await server.gql(BACK_OFFICE.orderCount, { userId })).data?.user.orders.totalCount as number;
 
 describe('the storefront', () => {
   it('opens the whole shop without a token, and browses a category', async () => {
@@ -274,7 +216,7 @@ describe('the storefront', () => {
     expect(await page.locator('tfoot .total').textContent()).toBe('$137.99');
     expect(await page.getByRole('button', { name: 'Cancel this order' }).count()).toBe(1);
     await checkPage('order');
-    const shipped = await server.gql(SHIP, { input: { orderId, status: 'SHIPPED' } });
+    const shipped = await server.gql(BACK_OFFICE.ship, { input: { orderId, status: 'SHIPPED' } });
     expect(shipped.data?.updateOrderStatus.userErrors).toEqual([]);
     await eventually(() => page.getByTestId('order-status').textContent(), 15_000).toBe('Shipped');
     expect(await page.getByRole('button', { name: 'Cancel this order' }).count()).toBe(0);
