@@ -14,6 +14,7 @@
  * SOAK_MAX_AGE the maximum age in seconds (default 5), SOAK_MAX_MINUTES bounds the run (default 30).
  */
 import { randomUUID } from 'node:crypto';
+import { parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
@@ -23,6 +24,18 @@ import type { Fault, FaultRun } from '../test/support/cacheFaults.js';
 import { ChildServers } from '../test/support/childServers.js';
 import { RedisServer } from '../test/support/redisServer.js';
 import { summarize } from '../test/support/staleReads.js';
+
+parseCommandLine({
+  name: 'soak:cache',
+  run: 'npm run soak:cache --',
+  usage: `
+
+The staleness soak of the response cache under faults: three API instances on Redis, one consumer,
+DynamoDB Local; a seeded schedule of faults (a lost invalidation, a tag outside the pattern, forged
+heartbeats, a Redis outage, a hung Redis) between quiet segments. Exits 1 on any stale answer past
+RESPONSE_CACHE_MAX_AGE + 1 s. Takes no flags; SOAK_WRITES (500), SOAK_SEED (35), SOAK_MAX_AGE (5 s)
+and SOAK_MAX_MINUTES (30) size it.`,
+});
 
 const writes = Number(process.env.SOAK_WRITES ?? 500);
 const seed = Number(process.env.SOAK_SEED ?? 35);

@@ -26,9 +26,10 @@ import type { RedisEventBus } from './events/redisEventBus.js';
 import { cdnPurgerFrom } from './streams/cdnPurge.js';
 import type { CdnPurger } from './streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from './streams/cdnPurgeMetrics.js';
+import { demoData } from './seed/demoData.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
-import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { playgroundAssets, PlaygroundNotBuiltError } from './transports/http/playground/bundle.js';
 import { SharedTier } from './pipeline/responseCache/sharedTier.js';
 import { isIndexTag } from './table/dependencies.js';
 import { createRuntime } from './runtime.js';
@@ -37,6 +38,7 @@ import type { Runtime } from './runtime.js';
 import { assertPortFree, PortInUseError, serveHttp } from './transports/http/server.js';
 import type { RunningServer } from './transports/http/server.js';
 import { runMain } from './runMain.js';
+import { parseCommandLine } from './cli.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
@@ -179,6 +181,9 @@ async function main(): Promise<Logger> {
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       metrics: config.metrics,
       shutdownGraceMs: config.shutdownGraceMs,
+      devSignIn: config.devSignIn
+        ? { users: demoData().users.map((user) => user.userId), auth: config.auth }
+        : undefined,
     });
     log.info(
       { url: server.url, database: db.where, table: config.tableName, eventBus: runtime.events.bus.health().kind },
@@ -190,12 +195,15 @@ async function main(): Promise<Logger> {
         'development tokens (valid 12 h; npm run token -- --sub <userId> --role customer|admin makes more)',
       );
     }
-    // Bundle the playground now (once per install, cached) rather than on the first page view;
-    // not where it is off (production, the container image, which has no sources to build it from).
+    // Development bundles the playground now (once per install, cached) rather than on the first
+    // page view; a production install serves npm run build's, and says so if there is none.
     if (config.playground) {
       playgroundAssets().then(
         (dir) => log.debug({ dir }, 'playground assets ready'),
-        (error: unknown) => log.error({ err: error }, 'playground build failed'),
+        (error: unknown) =>
+          error instanceof PlaygroundNotBuiltError
+            ? log.warn(`playground: ${error.message}`)
+            : log.error({ err: error }, 'playground build failed'),
       );
     }
   } catch (error) {
@@ -226,4 +234,15 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
   return gate;
 }
 
+parseCommandLine({
+  name: 'tablegraph',
+  run: 'npm start --',
+  usage: `
+
+Starts the API server: GraphQL over HTTP, WebSocket and SSE at /graphql, the playground in
+development, /healthz, /readyz and /metrics. With no configuration it starts DynamoDB Local
+(Java 17+) persisting to ./.data/, creates the table and seeds the demo data on the first start.
+Takes no flags: every setting is an environment variable (docs/configuration.md). Production
+runs the build directly: npm run build && node dist/src/main.js.`,
+});
 runMain('tablegraph', main, USER_FACING);

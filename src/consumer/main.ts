@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ConfigError, loadConsumerConfig } from '../config/index.js';
+import { parseCommandLine } from '../cli.js';
 import { runMain } from '../runMain.js';
 import { handleStopSignals } from '../shutdown.js';
 import { startTelemetry } from '../telemetry/start.js';
@@ -156,4 +157,14 @@ async function main(): Promise<Logger> {
   return log;
 }
 
+parseCommandLine({
+  name: 'consumer',
+  run: 'npm run consumer --',
+  usage: `
+
+A standalone stream consumer: reads the table's stream (soldCount, order events), publishes the
+events to Redis (REDIS_URL) and serves /healthz, /readyz and /metrics on CONSUMER_PORT. Run two
+or more for fail-over; API instances then run with STREAM_CONSUMER=false. Takes no flags: every
+setting is an environment variable (docs/configuration.md).`,
+});
 runMain('tablegraph consumer', main, USER_FACING);

@@ -82,6 +82,7 @@ export interface TestServerOptions extends Partial<
     | 'responseCache'
     | 'explainCache'
     | 'sharedCache'
+    | 'devSignIn'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
