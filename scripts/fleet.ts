@@ -3,9 +3,12 @@
  * this machine (scripts/fleet/fleet.ts), each URL printed; Ctrl-C stops them all and says so in
  * one line. Exit codes: 0 stopped cleanly, 1 could not start (the reason in one line), 2 bad usage.
  */
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 
-const HELP = `usage: npm run fleet -- [--instances <n>] [--port <first port>] [--consumers <n>]
+const COMMAND = {
+  name: 'fleet',
+  run: 'npm run fleet --',
+  usage: `[--instances <n>] [--port <first port>] [--consumers <n>]
 
 Runs tablegraph's scale-out topology on this machine: API instances that share one
 DynamoDB Local, the stream consumer that feeds them, and redis-server between them
@@ -19,40 +22,27 @@ DynamoDB Local, the stream consumer that feeds them, and redis-server between th
 
 DynamoDB Local keeps the fleet's data in $DATA_DIR/fleet (default .data/fleet), apart from
 npm start's; with DYNAMODB_ENDPOINT set the fleet uses that database instead. Each process
-logs to $DATA_DIR/fleet/logs/<name>.log; warnings and errors are shown here too.`;
+logs to $DATA_DIR/fleet/logs/<name>.log; warnings and errors are shown here too.`,
+  options: {
+    instances: { type: 'string', default: '3' },
+    port: { type: 'string', default: '4000' },
+    consumers: { type: 'string', default: '1' },
+  },
+} as const;
 
-const USAGE_HINT = 'npm run fleet -- --help';
+const { values } = parseCommandLine(COMMAND);
 
-const fail = (code: number, message: string): never => {
+/** Start-up failed: the reason in one line, exit 1. */
+const fail = (message: string): never => {
   console.error(`fleet: ${message}`);
-  process.exit(code);
+  process.exit(1);
 };
-
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        instances: { type: 'string', default: '3' },
-        port: { type: 'string', default: '4000' },
-        consumers: { type: 'string', default: '1' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    // parseArgs explains in its first sentence, then suggests what does not apply here.
-    return fail(2, `${(error as Error).message.split('. ')[0]?.replace(/\.$/, '')} (${USAGE_HINT})`);
-  }
-})();
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
-}
 
 /** A whole number within [min, max], or exit 2 naming the option. */
 function wholeNumber(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    return fail(2, `--${name} must be a whole number from ${min} to ${max}, got "${text}" (${USAGE_HINT})`);
+    return exitWithUsageError(COMMAND, `--${name} must be a whole number from ${min} to ${max}, got "${text}"`);
   }
   return value;
 }
@@ -91,7 +81,7 @@ const started = performance.now();
 const running = await fleet.start().catch((error: unknown) => {
   // Stopped during start-up: stopAll says so and exits.
   if (error instanceof FleetStopped) return undefined;
-  return fail(1, error instanceof FleetError ? error.message : String(error));
+  return fail(error instanceof FleetError ? error.message : String(error));
 });
 if (running) {
   ready = running;
