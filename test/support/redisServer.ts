@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../src/db/local.js';
+import type { RedisSettings } from '../../src/events/redisConnection.js';
 
 export class RedisServer {
   private child: ChildProcess | undefined;
@@ -22,6 +23,17 @@ export class RedisServer {
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
+  }
+
+  readonly mode = 'single';
+
+  get settings(): RedisSettings {
+    return { url: this.url, mode: 'single' };
+  }
+
+  /** The variables of a process on this Redis. */
+  get env(): Record<string, string> {
+    return { REDIS_URL: this.url };
   }
 
   /** Starts the server again on its port (after kill()). */
@@ -56,6 +68,11 @@ export class RedisServer {
   /** SIGCONT after pause(): Redis answers again, everything sent meanwhile included. */
   resume(): void {
     this.child?.kill('SIGCONT');
+  }
+
+  /** Stops it for good (a test's clean-up). */
+  dispose(): Promise<void> {
+    return this.kill();
   }
 
   /** SIGKILL, the way a crashed Redis goes away; resolves once it has exited. */

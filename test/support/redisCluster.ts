@@ -1,0 +1,142 @@
+/**
+ * A real Redis cluster of three primaries (Debian's redis-server 7, cluster mode and sharded
+ * pub/sub) on free ports, each a child process with its cluster state in a directory of its
+ * own, joined with `redis-cli --cluster create`; like RedisServer, a test can kill a node
+ * (SIGKILL), pause it (SIGSTOP) and start it again on its port, where it takes its slots back.
+ * The node arguments and the create step are the fleet's (scripts/fleet/redisCluster.ts).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/db/local.js';
+import type { RedisSettings } from '../../src/events/redisConnection.js';
+import { clusterNodeArgs, createCluster, waitForCluster } from '../../scripts/fleet/redisCluster.js';
+
+class ClusterNode {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+
+  constructor(
+    readonly port: number,
+    private readonly busPort: number,
+    private readonly dir: string,
+  ) {}
+
+  get key(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) throw new Error(`redis-server ${this.port} is already running`);
+    mkdirSync(this.dir, { recursive: true });
+    const child = spawn('redis-server', clusterNodeArgs(this.port, this.busPort, this.dir), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('Ready to accept connections')) resolve();
+      });
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        reject(new Error(`redis-server exited (code ${code}) before it was ready:\n${output}`)),
+      );
+    });
+  }
+
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
+  async kill(): Promise<void> {
+    if (!this.child) return;
+    this.child.kill('SIGKILL');
+    this.child.kill('SIGCONT');
+    await this.exited;
+    this.child = undefined;
+  }
+}
+
+export class RedisCluster {
+  private constructor(
+    readonly nodes: ClusterNode[],
+    private readonly dir: string,
+  ) {}
+
+  /** Starts three primaries on free ports and joins them; resolves once every slot is served. */
+  static async start(): Promise<RedisCluster> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tablegraph-redis-cluster-'));
+    const nodes: ClusterNode[] = [];
+    for (let i = 0; i < 3; i++) {
+      nodes.push(new ClusterNode(await freePort(), await freePort(), path.join(dir, `node-${i}`)));
+    }
+    const cluster = new RedisCluster(nodes, dir);
+    try {
+      await Promise.all(nodes.map((node) => node.start()));
+      await createCluster(nodes.map((node) => node.port));
+    } catch (error) {
+      await cluster.dispose();
+      throw error;
+    }
+    return cluster;
+  }
+
+  readonly mode = 'cluster';
+
+  /** REDIS_URL in cluster mode: every node as a seed. */
+  get url(): string {
+    return this.nodes.map((node) => `redis://${node.key}`).join(',');
+  }
+
+  get settings(): RedisSettings {
+    return { url: this.url, mode: 'cluster' };
+  }
+
+  /** The variables of a process on this cluster. */
+  get env(): Record<string, string> {
+    return { REDIS_URL: this.url, REDIS_MODE: 'cluster' };
+  }
+
+  /** The node listening on `key` (`host:port`, as the cluster's slot map names it). */
+  node(key: string): ClusterNode {
+    const node = this.nodes.find((candidate) => candidate.key === key);
+    if (!node) throw new Error(`no node ${key} in this cluster`);
+    return node;
+  }
+
+  /** The whole cluster down at once (SIGKILL of every node); each keeps its state for restart(). */
+  async kill(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.kill()));
+  }
+
+  /** Starts the killed nodes (all, or `node`) again on their ports; resolves once the cluster serves every slot. */
+  async restart(node?: ClusterNode): Promise<void> {
+    await Promise.all((node ? [node] : this.nodes).map((n) => n.start()));
+    await waitForCluster(this.nodes.map((n) => n.port));
+  }
+
+  /** The whole cluster hangs (SIGSTOP of every node). */
+  pause(): void {
+    for (const node of this.nodes) node.pause();
+  }
+
+  resume(): void {
+    for (const node of this.nodes) node.resume();
+  }
+
+  /** Kills every node and removes their state (a test's clean-up). */
+  async dispose(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
