@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { freePort } from '../../src/db/local.js';
 import type { RedisSettings } from '../../src/events/redisConnection.js';
 import { clusterNodeArgs, createCluster, waitForCluster } from '../../scripts/fleet/redisCluster.js';
@@ -105,6 +106,47 @@ export class RedisCluster {
   /** The variables of a process on this cluster. */
   get env(): Record<string, string> {
     return { REDIS_URL: this.url, REDIS_MODE: 'cluster' };
+  }
+
+  /** The slot of `name` (a key, or a sharded channel). */
+  async slotOf(name: string): Promise<number> {
+    const client = new Redis(this.nodes[0]?.port ?? 0, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await client.connect();
+      return (await client.call('CLUSTER', 'KEYSLOT', name)) as number;
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  /** The primary that serves `name` (a key, or a sharded channel) now. */
+  async ownerOf(name: string): Promise<ClusterNode> {
+    const slot = await this.slotOf(name);
+    const client = new Redis(this.nodes[0]?.port ?? 0, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await client.connect();
+      const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+      const owner = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
+      if (!owner) throw new Error(`no primary serves slot ${slot}`);
+      return this.node(`127.0.0.1:${owner[1]}`);
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  /** The keys matching `pattern` on each node, by its port. */
+  async keysByNode(pattern: string): Promise<Map<number, string[]>> {
+    const found = new Map<number, string[]>();
+    for (const node of this.nodes) {
+      const client = new Redis(node.port, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await client.connect();
+        found.set(node.port, await client.keys(pattern));
+      } finally {
+        client.disconnect();
+      }
+    }
+    return found;
   }
 
   /** The node listening on `key` (`host:port`, as the cluster's slot map names it). */
