@@ -51,7 +51,12 @@ export class LambdaEventSource {
 
   private async iterator(streamArn: string, shardId: string, type: ShardIteratorType, at?: string) {
     const { ShardIterator } = await this.options.streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, SequenceNumber: at }),
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ShardIteratorType: type,
+        SequenceNumber: at,
+      }),
     );
     return ShardIterator;
   }
