@@ -22,7 +22,7 @@ const problem = (mode: RedisMode, detail: string) =>
   new ConfigError(
     mode === 'cluster'
       ? `REDIS_URL must be a comma-separated list of redis:// or rediss:// seed node URLs with REDIS_MODE=cluster: ${detail}`
-      : `REDIS_URL must be one redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379): ${detail}`,
+      : `REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379): ${detail}`,
   );
 
 /**

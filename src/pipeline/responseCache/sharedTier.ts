@@ -84,11 +84,13 @@ export interface SharedTierStats {
  */
 export const CLUSTER_PARTITIONS = 8;
 
-/** The partition a cache key lives in (FNV-1a of the key). */
+/** The partition a cache key lives in: FNV-1a of the key, mixed (its low bits alone depend on the characters' low bits). */
 export function partitionOf(key: string, partitions: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % partitions;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return ((hash ^ (hash >>> 16)) >>> 0) % partitions;
 }
 
 interface Partition {
