@@ -39,8 +39,6 @@ export interface RedisChannelsOptions {
   log: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** Reconnect backoff (default RECONNECT_BACKOFF). */
   backoff?: Backoff | undefined;
-  /** Called with each change of health after start() (metrics). */
-  onHealth?: ((health: RedisHealth) => void) | undefined;
 }
 
 export class RedisChannels {
@@ -182,6 +180,5 @@ export class RedisChannels {
     if (health === 'up') this.options.log.info(fields, 'redis connected');
     else if (first) this.options.log.warn(fields, 'redis not connected yet; connecting in the background');
     else this.options.log.warn(fields, 'redis disconnected; reconnecting');
-    this.options.onHealth?.(health);
   }
 }

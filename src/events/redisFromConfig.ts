@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import type { DatabaseConfig, StreamOutputConfig } from '../config/index.js';
 import { RedisInvalidationBus } from './invalidationBus.js';
 import { RedisChannels } from './redisChannels.js';
-import type { RedisHealth } from './redisChannels.js';
 import type { RedisSettings } from './redisConnection.js';
 import { RedisEventBus } from './redisEventBus.js';
 
@@ -32,7 +31,6 @@ export interface RedisMessagingOptions {
   invalidations?: 'listen' | 'publish' | undefined;
   /** The name this process's invalidations and heartbeats carry (a consumer's lease owner). */
   from?: string | undefined;
-  onHealth?: ((health: RedisHealth) => void) | undefined;
 }
 
 /** What a process holds on Redis; `close` stops the buses, then the connections. */
@@ -50,7 +48,7 @@ export async function startRedisMessaging(
   const settings = redisSettingsOf(config);
   if (!settings) return undefined;
   const { log } = options;
-  const channels = new RedisChannels(settings, { log, onHealth: options.onHealth });
+  const channels = new RedisChannels(settings, { log });
   const events = new RedisEventBus({ channels, tableName: config.tableName, log, subscribe: options.subscribe });
   const invalidations = options.invalidations
     ? new RedisInvalidationBus({

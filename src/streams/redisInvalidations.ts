@@ -28,7 +28,11 @@ export function redisInvalidations(bus: RedisInvalidationBus, group: string): In
       if (!newProbe && (tenures.length === 0 || now - lastBeat < HEARTBEAT_INTERVAL_MS)) return;
       lastBeat = now;
       if (newProbe) lastProbe = probe;
-      await bus.publishHeartbeat({ group, tenures: [...tenures], ...(newProbe ? { probe } : {}) });
+      await bus.publishHeartbeat({
+        group,
+        tenures: tenures.map(({ shardId, epoch }) => ({ shardId, epoch })),
+        ...(newProbe ? { probe } : {}),
+      });
     },
   };
 }

@@ -18,15 +18,20 @@
  *
  * `settle()` waits for all of it (the Lambda, before it returns: a frozen function sends nothing).
  */
-import type { Tenure } from './leases.js';
 import { changedTagsOf } from './changedTags.js';
 import type { ChangedTags } from './changedTags.js';
 import { newestProbeIn } from './feedProbe.js';
 import type { ChangeRecord, PublishOrderEvent } from './processor.js';
 
+/** A shard tenure a heartbeat names (src/streams/leases.ts): checked against the lease table. */
+export interface NamedTenure {
+  shardId: string;
+  epoch: number;
+}
+
 /** A reader's proof that changes flow: its tenures (none without leases) and the newest probe it read. */
 export interface LiveProof {
-  tenures: readonly Tenure[];
+  tenures: readonly NamedTenure[];
   probe?: number | undefined;
 }
 
@@ -53,7 +58,7 @@ export interface StreamOutputsOptions {
 
 /** What a consumer tells its outputs about (src/streams/consumer.ts's events). */
 interface Watched {
-  readonly tenures: Tenure[];
+  readonly tenures: readonly NamedTenure[];
   on(event: 'batch', listener: () => void): unknown;
   on(event: 'round', listener: (round: { caughtUp: boolean }) => void): unknown;
 }
@@ -94,7 +99,7 @@ export class StreamOutputs {
   }
 
   /** Changes flow: a heartbeat naming `tenures` and the newest probe read since the last one. */
-  alive(tenures: readonly Tenure[] = []): void {
+  alive(tenures: readonly NamedTenure[] = []): void {
     const { invalidations } = this.options;
     if (!invalidations) return;
     const probe = this.probe;
