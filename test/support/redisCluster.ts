@@ -5,8 +5,6 @@
  * (SIGKILL), pause it (SIGSTOP) and start it again on its port, where it takes its slots back.
  * The node arguments and the create step are the fleet's (scripts/fleet/redisCluster.ts).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,72 +12,23 @@ import { Redis } from 'ioredis';
 import { freePort } from '../../src/db/local.js';
 import type { RedisSettings } from '../../src/events/redisConnection.js';
 import { clusterNodeArgs, createCluster, waitForCluster } from '../../scripts/fleet/redisCluster.js';
-
-class ClusterNode {
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> | undefined;
-
-  constructor(
-    readonly port: number,
-    private readonly busPort: number,
-    private readonly dir: string,
-  ) {}
-
-  get key(): string {
-    return `127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    if (this.child) throw new Error(`redis-server ${this.port} is already running`);
-    mkdirSync(this.dir, { recursive: true });
-    const child = spawn('redis-server', clusterNodeArgs(this.port, this.busPort, this.dir), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.setEncoding('utf8');
-      child.stdout?.on('data', (chunk: string) => {
-        output += chunk;
-        if (output.includes('Ready to accept connections')) resolve();
-      });
-      child.once('error', reject);
-      child.once('exit', (code) =>
-        reject(new Error(`redis-server exited (code ${code}) before it was ready:\n${output}`)),
-      );
-    });
-  }
-
-  pause(): void {
-    this.child?.kill('SIGSTOP');
-  }
-
-  resume(): void {
-    this.child?.kill('SIGCONT');
-  }
-
-  async kill(): Promise<void> {
-    if (!this.child) return;
-    this.child.kill('SIGKILL');
-    this.child.kill('SIGCONT');
-    await this.exited;
-    this.child = undefined;
-  }
-}
+import { RedisProcess } from './redisServer.js';
 
 export class RedisCluster {
   private constructor(
-    readonly nodes: ClusterNode[],
+    readonly nodes: RedisProcess[],
     private readonly dir: string,
   ) {}
 
   /** Starts three primaries on free ports and joins them; resolves once every slot is served. */
   static async start(): Promise<RedisCluster> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tablegraph-redis-cluster-'));
-    const nodes: ClusterNode[] = [];
+    const nodes: RedisProcess[] = [];
     for (let i = 0; i < 3; i++) {
-      nodes.push(new ClusterNode(await freePort(), await freePort(), path.join(dir, `node-${i}`)));
+      const [port, busPort, home] = [await freePort(), await freePort(), path.join(dir, `node-${i}`)];
+      // Each node's cluster state (nodes.conf) lives there, and survives a kill for restart().
+      mkdirSync(home, { recursive: true });
+      nodes.push(new RedisProcess(port, clusterNodeArgs(port, busPort, home)));
     }
     const cluster = new RedisCluster(nodes, dir);
     try {
@@ -120,7 +69,7 @@ export class RedisCluster {
   }
 
   /** The primary that serves `name` (a key, or a sharded channel) now. */
-  async ownerOf(name: string): Promise<ClusterNode> {
+  async ownerOf(name: string): Promise<RedisProcess> {
     const slot = await this.slotOf(name);
     const client = new Redis(this.nodes[0]?.port ?? 0, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
@@ -150,7 +99,7 @@ export class RedisCluster {
   }
 
   /** The node listening on `key` (`host:port`, as the cluster's slot map names it). */
-  node(key: string): ClusterNode {
+  node(key: string): RedisProcess {
     const node = this.nodes.find((candidate) => candidate.key === key);
     if (!node) throw new Error(`no node ${key} in this cluster`);
     return node;
@@ -162,7 +111,7 @@ export class RedisCluster {
   }
 
   /** Starts the killed nodes (all, or `node`) again on their ports; resolves once the cluster serves every slot. */
-  async restart(node?: ClusterNode): Promise<void> {
+  async restart(node?: RedisProcess): Promise<void> {
     await Promise.all((node ? [node] : this.nodes).map((n) => n.start()));
     await waitForCluster(this.nodes.map((n) => n.port));
   }
