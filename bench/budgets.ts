@@ -62,7 +62,15 @@ const app = await startBenchServer(table, {
   },
   limits: {
     ...DEFAULT_LIMITS,
-    ...(values.defaults ? {} : { maxAliases: 100_000, maxCost: UNLIMITED }),
+    ...(values.defaults
+      ? {}
+      : {
+          maxAliases: 100_000,
+          maxCost: UNLIMITED,
+          maxSelectionSetFields: UNLIMITED,
+          maxRepeatedFieldPairs: UNLIMITED,
+          maxSelections: UNLIMITED,
+        }),
     ...(values.unmetered
       ? {
           maxResultEntries: UNLIMITED,

@@ -108,6 +108,9 @@ export function createFleet(scope: Construct, options: FleetOptions): Fleet {
       STREAM_CONSUMER: 'false',
       // Longer than the balancer's idle timeout: the balancer closes an idle connection first.
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String((FLEET_IDLE_TIMEOUT_SECONDS + 5) * 1000),
+      // The balancer appends the client's address to X-Forwarded-For: the per-client bounds count
+      // anonymous clients by it, not by the balancer's own address.
+      TRUST_PROXY_HOPS: '1',
       CORS_ORIGINS: params.corsOrigins.valueAsString,
       ...options.apiEnvironment,
     },

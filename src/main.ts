@@ -22,7 +22,9 @@ import { watchMigrations } from './migrations/watch.js';
 import type { OpenDatabase } from './db/open.js';
 import { redisSettingsOf, startRedisMessaging } from './events/redisFromConfig.js';
 import type { RedisMessaging } from './events/redisFromConfig.js';
-import { CdnPurger } from './streams/cdnPurge.js';
+import { cdnPurgerFrom } from './streams/cdnPurge.js';
+import type { CdnPurger } from './streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from './streams/cdnPurgeMetrics.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
 import { playgroundAssets } from './transports/http/playground/bundle.js';
@@ -100,9 +102,7 @@ async function main(): Promise<Logger> {
       ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
       : undefined;
     // Only a server that reads the stream itself purges the CDN (else the consumer does).
-    if (streamsClient && config.cdnPurgeUrl) {
-      purger = new CdnPurger({ url: config.cdnPurgeUrl, log: log.child({ component: 'cdn-purge' }) });
-    }
+    if (streamsClient) purger = cdnPurgerFrom(config, log.child({ component: 'cdn-purge' }));
     // An instance whose cache hears of changes over Redis (standalone consumers or the stream Lambda feed it).
     const cacheFedByRedis = config.responseCache !== undefined && !config.streamConsumer;
     redis = await startRedisMessaging(config, {
@@ -157,11 +157,13 @@ async function main(): Promise<Logger> {
       sharedCache,
       executor: config.executor,
     });
+    if (purger && runtime.metrics) registerCdnPurgeMetrics(runtime.metrics.registry, purger);
     server = await serveHttp(runtime, {
       host: config.host,
       port: config.port,
       http: config.http,
       websocket: config.websocket,
+      trustProxyHops: config.trustProxyHops,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },

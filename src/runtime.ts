@@ -67,6 +67,12 @@ export interface RuntimeOptions {
    */
   documentsRefreshMs?: number;
   documentsPolling?: 'timer' | 'on-request';
+  /**
+   * What a reload of the registry reads: every document's text (`all`, the default), or each
+   * manifest's index, with a text read when a request names its document (`index`: the Lambda,
+   * whose every cold start would otherwise read the whole registry).
+   */
+  documentsLoad?: 'all' | 'index';
   /** Keep a Prometheus registry (default true; the Lambda has none). */
   metricsRegistry?: boolean;
   /** Metrics the caller made (the Lambda's, written as EMF lines): used instead of a registry of the runtime's own. */
@@ -133,6 +139,7 @@ export async function createRuntime({
   persistedOnly = false,
   documentsRefreshMs = DEFAULT_DOCUMENTS_REFRESH_MS,
   documentsPolling = 'timer',
+  documentsLoad = 'all',
   metricsRegistry = true,
   useMetrics,
   sseReplayEvents,
@@ -155,6 +162,7 @@ export async function createRuntime({
     tableName: data.tableName,
     documents: trusted,
     intervalMs: documentsRefreshMs,
+    load: documentsLoad,
     log: log.child({ component: 'documents' }),
   });
   const events = new OrderEvents(bus, sseReplayEvents, eventDedupeWindow);

@@ -77,7 +77,12 @@ beforeAll(async () => {
   [redis] = await Promise.all([RedisCluster.start(), ensureTable(dynamo.client, tableName, endpoint())]);
   await store(dynamo.doc, tableName, { products: [product] });
   const env = { ...redis.env, REDIS_SIGNING_SECRET: SECRET };
-  lambda = await streamHandlerFromEnv({ NODE_ENV: 'test', DYNAMODB_ENDPOINT: endpoint(), TABLE_NAME: tableName, ...env });
+  lambda = await streamHandlerFromEnv({
+    NODE_ENV: 'test',
+    DYNAMODB_ENDPOINT: endpoint(),
+    TABLE_NAME: tableName,
+    ...env,
+  });
   await startSource();
   apis = await Promise.all(
     [0, 1].map(() =>

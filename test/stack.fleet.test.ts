@@ -179,6 +179,11 @@ describe('the API service', () => {
     expect(serverKeepAlive).toBeGreaterThan(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs);
   });
 
+  it('counts anonymous clients by their own address behind the balancer, not by the balancer’s', () => {
+    // The balancer appends one X-Forwarded-For entry; the server trusts exactly that one.
+    expect(environment(task('server').container).TRUST_PROXY_HOPS).toBe('1');
+  });
+
   it('serves HTTPS with a certificate (80 redirects), plain HTTP on 80 without', () => {
     const listeners = resources('AWS::ElasticLoadBalancingV2::Listener');
     const forward = listeners.find(([, l]) => l.Properties.DefaultActions[0].Type === 'forward')?.[1] as Resource;

@@ -41,6 +41,16 @@ export function integer<N extends NamesOfType<'integer'>>(env: Env, name: N): Va
   return number;
 }
 
+/** A whole number, 0 allowed (how many of something: TRUST_PROXY_HOPS). */
+export function count(env: Env, name: NamesOfType<'count'>): number {
+  const value = raw(env, name) ?? '0';
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) {
+    throw new ConfigError(`${name} must be a whole number (0 or more), got "${value}"`);
+  }
+  return number;
+}
+
 export function seconds(env: Env, name: NamesOfType<'seconds'>): number {
   const value = raw(env, name) ?? '0';
   const number = Number(value);

@@ -29,7 +29,9 @@ import type { EventBus } from '../events/eventBus.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
 import type { RedisMessaging } from '../events/redisFromConfig.js';
 import { baselineNewTable } from '../migrations/runner.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { StreamConsumer } from '../streams/consumer.js';
 import { redisInvalidations } from '../streams/redisInvalidations.js';
 import { StreamOutputs } from '../streams/streamOutputs.js';
@@ -80,7 +82,8 @@ async function main(): Promise<Logger> {
     const invalidations = redis?.invalidations;
     const metrics = createConsumerMetrics(() => consumer, eventBus, invalidations);
     // The consumer purges the CDN: it is the one process that sees every change once.
-    if (config.cdnPurgeUrl) purger = new CdnPurger({ url: config.cdnPurgeUrl, log });
+    purger = cdnPurgerFrom(config, log);
+    if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
     const outputs = new StreamOutputs({
       publish: (event) => eventBus.publish(event),
       invalidations: invalidations && redisInvalidations(invalidations, config.consumerGroup),

@@ -34,7 +34,9 @@ import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { processRecords } from '../streams/processor.js';
 import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
 import { redisInvalidations } from '../streams/redisInvalidations.js';
@@ -151,6 +153,8 @@ export async function streamHandlerFromEnv(
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
   const redis = await startRedisMessaging(config, { log, subscribe: false, invalidations: 'publish' });
+  const purger = cdnPurgerFrom(config, log);
+  if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
   return {
     handler: createStreamHandler({
       doc: dynamo.doc,
@@ -158,7 +162,7 @@ export async function streamHandlerFromEnv(
       publish: redis && ((orderEvent) => redis.events.publish(orderEvent)),
       invalidations: redis?.invalidations && redisInvalidations(redis.invalidations, STREAM_LAMBDA_READER),
       log,
-      purger: config.cdnPurgeUrl ? new CdnPurger({ url: config.cdnPurgeUrl, log }) : undefined,
+      purger,
       observe: metrics.observe,
       end: invocationEnd({
         config,

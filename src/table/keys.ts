@@ -14,6 +14,7 @@ import {
   FEED_PROBE_WRITTEN_AT,
   DOCUMENT_REGISTRY_PK as REGISTRY_PARTITION,
   MANIFEST_DOCUMENTS_PK,
+  MANIFEST_INDEX_PART,
   MIGRATION,
   MIGRATIONS_PK as MIGRATIONS_PARTITION,
   SEED_MARKER,
@@ -159,3 +160,15 @@ export const manifestDocumentsPK = (app: string, version: string, contentId: str
 /** A document's item, by the sha256 of its text (whatever id the client sends for it). */
 export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey =>
   TRUSTED_DOCUMENT.keyOf({ app, version, contentId, sha256 });
+/** The sort-key prefixes of a manifest's partition: its documents, and the parts of its index. */
+export const MANIFEST_DOCUMENT_SK_PREFIX = TRUSTED_DOCUMENT.spec.key.SK.prefix;
+export const MANIFEST_INDEX_SK_PREFIX = MANIFEST_INDEX_PART.spec.key.SK.prefix;
+/** A document's item in a manifest partition already named (`manifestDocumentsPK`). */
+export const documentKeyIn = (partition: string, sha256: string): ItemKey => {
+  const parsed = MANIFEST_DOCUMENTS_PK.parse(partition);
+  if (!parsed) throw new Error(`not a manifest's partition: ${JSON.stringify(partition)}`);
+  return TRUSTED_DOCUMENT.keyOf({ ...parsed, sha256 });
+};
+/** One part of a manifest's index (MANIFEST_INDEX_PART). */
+export const manifestIndexKey = (app: string, version: string, contentId: string, part: number): ItemKey =>
+  MANIFEST_INDEX_PART.keyOf({ app, version, contentId, part: String(part).padStart(4, '0') });

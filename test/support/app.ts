@@ -34,6 +34,7 @@ export async function startApp({
   cors,
   metrics,
   shutdownGraceMs,
+  trustProxyHops,
   streams,
   ...runtimeOptions
 }: AppOptions): Promise<RunningApp> {
@@ -50,6 +51,7 @@ export async function startApp({
     cors,
     metrics,
     shutdownGraceMs,
+    trustProxyHops,
   }).catch(async (error: unknown) => {
     await runtime.stop();
     throw error;

@@ -77,6 +77,7 @@ export interface TestServerOptions extends Partial<
     | 'costDetails'
     | 'cors'
     | 'shutdownGraceMs'
+    | 'trustProxyHops'
     | 'cacheMaxAgeSeconds'
     | 'responseCache'
     | 'explainCache'

@@ -67,7 +67,13 @@ export const STREAMS_SPEC = {
   CDN_PURGE_URL: {
     type: 'url',
     description:
-      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream',
+      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream. A URL with credentials (`user:pass@`) is refused: put them in `CDN_PURGE_HEADERS`',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  CDN_PURGE_HEADERS: {
+    type: 'secret',
+    description:
+      'headers of every purge POST, `name=value` pairs with percent-encoded values (`Authorization=Bearer%20<token>`, `Fastly-Key=<key>`): how the purge hook carries credentials, which `CDN_PURGE_URL` may not',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
 } as const satisfies Record<string, VarSpec>;

@@ -150,3 +150,19 @@ export const TRUSTED_DOCUMENT = defineEntity({
   visibility: 'admin',
   tags: [],
 });
+
+/**
+ * One part of a manifest's index (the ids and sha256 of its documents, without their texts, a
+ * line each), beside its documents: a process learns what is trusted without reading every text.
+ */
+export const MANIFEST_INDEX_PART = defineEntity({
+  type: 'Meta',
+  item: 'manifest index part',
+  holds: 'entries (one line per document: its sha256, and its id when that differs)',
+  key: {
+    PK: MANIFEST_DOCUMENTS_PK,
+    SK: key`INDEX#${text('part', /^[0-9]{4}$/, '0000')}`,
+  },
+  visibility: 'admin',
+  tags: [],
+});

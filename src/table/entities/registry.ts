@@ -10,6 +10,7 @@ import {
   APP_MANIFEST,
   DOCUMENT_REGISTRY_HEAD,
   FEED_PROBE,
+  MANIFEST_INDEX_PART,
   MIGRATION,
   SEED_MARKER,
   STREAM_CHECKPOINT,
@@ -41,6 +42,7 @@ export const ENTITIES = [
   DOCUMENT_REGISTRY_HEAD,
   APP_MANIFEST,
   TRUSTED_DOCUMENT,
+  MANIFEST_INDEX_PART,
 ] as const;
 
 export type AnyEntity = Entity<string, object, object, unknown>;

@@ -9,6 +9,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_LIMITS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_WEBSOCKET_LIMITS } from '../../config/index.js';
 import type { HttpLimits, WebSocketLimits } from '../../config/index.js';
+import { clientAddressOf, createClientBounds } from '../../pipeline/clientBounds.js';
+import { registerClientBoundsMetrics } from '../../pipeline/clientBoundsMetrics.js';
 import type { Runtime } from '../../runtime.js';
 import { traceHttpRequest } from '../../telemetry/http.js';
 import { createSseHandler, SSE_PATH } from '../sse/stream.js';
@@ -28,8 +30,10 @@ export interface HttpServerOptions {
   port: number;
   /** Socket limits (defaults: the HTTP_* and MAX_CONNECTIONS defaults of the spec). */
   http?: Partial<HttpLimits> | undefined;
-  /** Bounds of the WebSocket and SSE transports (sockets, operations per socket, idle time, pings). */
+  /** Bounds of the WebSocket and SSE transports (sockets, operations per socket, per client, idle time, pings). */
   websocket?: WebSocketLimits | undefined;
+  /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS; default 0: the socket's peer). */
+  trustProxyHops?: number | undefined;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
   playground?: boolean | { defaultHeaders: Record<string, string> } | undefined;
   /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
@@ -86,13 +90,19 @@ export async function serveHttp(
     cors = { origins: [], allowLocalhost: false },
     metrics: metricsAccess = {},
     shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS,
+    trustProxyHops = 0,
   }: HttpServerOptions,
 ): Promise<RunningServer> {
   const { pipeline, log } = runtime;
   const limits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
   const withCors = corsHandler(cors);
   const graphql = graphqlRoute(runtime);
-  const sse = createSseHandler({ pipeline, websocket });
+  // One set of per-client bounds for both streaming transports.
+  const clients = createClientBounds(websocket);
+  const addressOf = (req: http.IncomingMessage) =>
+    clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxyHops);
+  if (runtime.metrics) registerClientBoundsMetrics(runtime.metrics.registry, clients);
+  const sse = createSseHandler({ pipeline, websocket, clients, addressOf });
   const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, {
     eventBus: () => runtime.events.bus.health(),
   });
@@ -180,6 +190,8 @@ export async function serveHttp(
     httpServer: server,
     pipeline,
     websocket,
+    clients,
+    addressOf,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
 
