@@ -33,6 +33,7 @@ import { pino } from 'pino';
 import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
+import { registerRedisMetrics } from '../events/redisMetrics.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
@@ -134,7 +135,8 @@ function lambdaMetrics(dynamoClient: Parameters<typeof instrumentClient>[0]) {
 
 /**
  * The handler as the environment configures it (TABLE_NAME, DYNAMODB_MODE / DYNAMODB_ENDPOINT,
- * REDIS_URL, REDIS_MODE, REDIS_SIGNING_SECRET), and how to close its connections (tests; a Lambda keeps them for the next event).
+ * REDIS_URL, REDIS_MODE, REDIS_SIGNING_SECRET), and how to close its connections (tests; a
+ * Lambda keeps them for the next event).
  */
 export async function streamHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -153,6 +155,8 @@ export async function streamHandlerFromEnv(
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
   const redis = await startRedisMessaging(config, { log, subscribe: false, invalidations: 'publish' });
+  // Invalidations it could not publish, in its EMF lines as in a consumer's /metrics.
+  if (redis) registerRedisMetrics(metrics.registry, [], redis.invalidations);
   const purger = cdnPurgerFrom(config, log);
   if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
   return {
