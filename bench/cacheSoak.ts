@@ -2,6 +2,8 @@
  * `npm run soak:cache`: the staleness soak of the response cache under faults. Three API
  * instances on Redis (STREAM_CONSUMER=false, the shared tier on, everything signed with
  * REDIS_SIGNING_SECRET), one standalone consumer, DynamoDB Local (test/support/cacheFaults.ts).
+ * SOAK_REDIS=cluster runs it on a Redis cluster of three primaries (REDIS_MODE=cluster) instead
+ * of one redis-server; its outage and hang then take the whole cluster.
  *
  * A seeded schedule of segments, each under one fault or none: a lost invalidation, a tag
  * outside the pattern, forged and replayed heartbeats, a Redis outage, a hung Redis (SIGSTOP).
@@ -22,7 +24,7 @@ import { seededRandom } from '../src/seed/seededRandom.js';
 import { CacheFaultRig, FAULTS } from '../test/support/cacheFaults.js';
 import type { Fault, FaultRun } from '../test/support/cacheFaults.js';
 import { ChildServers } from '../test/support/childServers.js';
-import { RedisServer } from '../test/support/redisServer.js';
+import { startRedis } from '../test/support/testRedis.js';
 import { summarize } from '../test/support/staleReads.js';
 
 parseCommandLine({
@@ -41,6 +43,7 @@ const writes = Number(process.env.SOAK_WRITES ?? 500);
 const seed = Number(process.env.SOAK_SEED ?? 35);
 const maxAgeSeconds = Number(process.env.SOAK_MAX_AGE ?? 5);
 const maxMinutes = Number(process.env.SOAK_MAX_MINUTES ?? 30);
+const redisMode = process.env.SOAK_REDIS === 'cluster' ? 'cluster' : 'single';
 
 /** The schedule: every fault once per round, in a seeded order, between segments without one; 20-60 writes a segment. */
 function schedule(random: () => number): { fault: Fault; writes: number }[] {
@@ -63,7 +66,7 @@ function schedule(random: () => number): { fault: Fault; writes: number }[] {
 }
 
 const local = await startLocalDynamo();
-const redis = await RedisServer.start();
+const redis = await startRedis(redisMode);
 const children = new ChildServers();
 const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
 const tableName = `cache-soak-${randomUUID()}`;
@@ -71,7 +74,7 @@ let failed = false;
 // Ctrl-C (or a timeout's SIGTERM) still stops the children it started.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void Promise.allSettled([children.killAll(), redis.kill(), local.stop()]).then(() => process.exit(130));
+    void Promise.allSettled([children.killAll(), redis.dispose(), local.stop()]).then(() => process.exit(130));
   });
 }
 let rig: CacheFaultRig | undefined;
@@ -119,6 +122,7 @@ try {
   );
   const total = {
     seed,
+    redis: redisMode,
     maxAgeSeconds,
     boundMs: rig.boundMs,
     sdkWrites: runs.reduce((s, r) => s + r.sdkWrites, 0),
@@ -130,7 +134,7 @@ try {
     byFault,
   };
   console.info(
-    `response cache fault soak, 3 instances + consumer + Redis on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
+    `response cache fault soak, 3 instances + consumer + Redis (${redisMode}) on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
   );
   failed = total.pastTheBound > 0 || total.sdkWrites < writes;
   if (total.sdkWrites < writes)
@@ -141,7 +145,7 @@ try {
 } finally {
   await rig?.stop();
   await children.killAll();
-  await redis.kill();
+  await redis.dispose();
   dynamo.client.destroy();
   await local.stop();
 }

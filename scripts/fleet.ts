@@ -8,7 +8,7 @@ import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 const COMMAND = {
   name: 'fleet',
   run: 'npm run fleet --',
-  usage: `[--instances <n>] [--port <first port>] [--consumers <n>]
+  usage: `[--instances <n>] [--port <first port>] [--consumers <n>] [--redis-cluster]
 
 Runs tablegraph's scale-out topology on this machine: API instances that share one
 DynamoDB Local, the stream consumer that feeds them, and redis-server between them
@@ -18,6 +18,8 @@ DynamoDB Local, the stream consumer that feeds them, and redis-server between th
   --port <port>      the first instance's port; the others take the next ones
                      (default 4000; 0 gives each a free port)
   --consumers <n>    stream consumers, 1 to 4, sharing the stream through leases (default 1)
+  --redis-cluster    a Redis cluster of three primaries instead of one redis-server
+                     (REDIS_MODE=cluster: sharded pub/sub, the shared cache partitioned)
   -h, --help         this text
 
 DynamoDB Local keeps the fleet's data in $DATA_DIR/fleet (default .data/fleet), apart from
@@ -27,6 +29,7 @@ logs to $DATA_DIR/fleet/logs/<name>.log; warnings and errors are shown here too.
     instances: { type: 'string', default: '3' },
     port: { type: 'string', default: '4000' },
     consumers: { type: 'string', default: '1' },
+    'redis-cluster': { type: 'boolean', default: false },
   },
 } as const;
 
@@ -54,7 +57,16 @@ const consumers = wholeNumber('consumers', values.consumers, 1, 4);
 // Loaded once the arguments are known good: --help and a bad flag answer at once.
 const { createFleet, FleetError, FleetStopped } = await import('./fleet/fleet.js');
 const plural = (count: number, noun: string) => `${count} ${noun}${count > 1 ? 's' : ''}`;
-const fleet = createFleet({ instances, port, consumers, env: process.env, show: (line) => console.log(line) });
+const redisCluster = values['redis-cluster'];
+const redisName = redisCluster ? 'a Redis cluster of 3 primaries' : 'redis-server';
+const fleet = createFleet({
+  instances,
+  port,
+  consumers,
+  redisCluster,
+  env: process.env,
+  show: (line) => console.log(line),
+});
 let ready: { ownsDatabase: boolean } | undefined;
 
 // The members run in process groups of their own: the terminal's Ctrl-C reaches this process
@@ -69,7 +81,7 @@ const stopAll = () => {
     console.log(
       ready
         ? `fleet stopped: ${plural(instances, 'API instance')}, ${plural(consumers, 'consumer')}, ` +
-            `redis-server${ready.ownsDatabase ? ' and DynamoDB Local' : ''} ${took}`
+            `${redisName}${ready.ownsDatabase ? ' and DynamoDB Local' : ''} ${took}`
         : `fleet stopped before it was ready ${took}`,
     );
     process.exit(0);
@@ -93,7 +105,7 @@ if (running) {
       `tablegraph fleet ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ` +
         `${plural(instances, 'API instance')} and ${plural(consumers, 'consumer')} ` +
         `on ${running.ownsDatabase ? 'one DynamoDB Local' : 'the DYNAMODB_ENDPOINT database'}, ` +
-        'events and invalidations over Redis',
+        `events and invalidations over ${redisCluster ? 'a Redis cluster' : 'Redis'}`,
       ...running.apis.map((api) => row(api.name, api.url)),
       ...running.consumers.map((consumer) => row(consumer.name, consumer.url)),
       row('redis', running.redisUrl),

@@ -20,9 +20,8 @@ import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate } from './migrations/runner.js';
 import { watchMigrations } from './migrations/watch.js';
 import type { OpenDatabase } from './db/open.js';
-import { RedisInvalidationBus } from './events/invalidationBus.js';
-import { startRedisEventBus } from './events/busFromConfig.js';
-import type { RedisEventBus } from './events/redisEventBus.js';
+import { redisSettingsOf, startRedisMessaging } from './events/redisFromConfig.js';
+import type { RedisMessaging } from './events/redisFromConfig.js';
 import { cdnPurgerFrom } from './streams/cdnPurge.js';
 import type { CdnPurger } from './streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from './streams/cdnPurgeMetrics.js';
@@ -63,8 +62,7 @@ async function main(): Promise<Logger> {
   let runtime: Runtime | undefined;
   let server: RunningServer | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
-  let bus: RedisEventBus | undefined;
-  let invalidations: RedisInvalidationBus | undefined;
+  let redis: RedisMessaging | undefined;
   let sharedCache: SharedTier | undefined;
   let purger: CdnPurger | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
@@ -75,8 +73,7 @@ async function main(): Promise<Logger> {
     await runtime?.stop();
     await purger?.close();
     await telemetry?.shutdown();
-    await bus?.close();
-    await invalidations?.close();
+    await redis?.close();
     await sharedCache?.stop();
     streamsClient?.destroy();
     await db?.close();
@@ -108,32 +105,26 @@ async function main(): Promise<Logger> {
       : undefined;
     // Only a server that reads the stream itself purges the CDN (else the consumer does).
     if (streamsClient) purger = cdnPurgerFrom(config, log.child({ component: 'cdn-purge' }));
-    const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
-    bus = await startRedisEventBus(config, { log: log.child({ component: 'redis' }), subscribe: true });
-    if (config.redisUrl) {
-      const redis = { url: config.redisUrl, signingSecret: config.redisSigningSecret };
-      if (config.responseCache && !config.streamConsumer) {
-        invalidations = new RedisInvalidationBus({
-          ...redis,
-          tableName: config.tableName,
-          log: log.child({ component: 'invalidations' }),
-          subscribe: true,
-        });
-        await invalidations.start();
-        if (config.responseCache.shared) {
-          sharedCache = new SharedTier({
-            redis,
-            tableName: config.tableName,
-            maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
-            holdDownMs: config.responseCache.indexHoldMs,
-            // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
-            maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
-            isIndexTag,
-            log: log.child({ component: 'response-cache' }),
-          });
-          await sharedCache.start();
-        }
-      }
+    // An instance whose cache hears of changes over Redis (standalone consumers or the stream Lambda feed it).
+    const cacheFedByRedis = config.responseCache !== undefined && !config.streamConsumer;
+    redis = await startRedisMessaging(config, {
+      log: log.child({ component: 'redis' }),
+      subscribe: true,
+      invalidations: cacheFedByRedis ? 'listen' : undefined,
+    });
+    const redisSettings = redisSettingsOf(config);
+    if (redisSettings && cacheFedByRedis && config.responseCache?.shared) {
+      sharedCache = new SharedTier({
+        redis: redisSettings,
+        tableName: config.tableName,
+        maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
+        holdDownMs: config.responseCache.indexHoldMs,
+        // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
+        maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
+        isIndexTag,
+        log: log.child({ component: 'response-cache' }),
+      });
+      await sharedCache.start();
     }
     runtime = await createRuntime({
       data: {
@@ -157,14 +148,14 @@ async function main(): Promise<Logger> {
           client: streamsClient,
           consumerName: config.streamConsumerName,
           pollIntervalMs: config.streamPollMs,
-          purge,
+          purge: purger,
         }),
-      bus,
+      bus: redis?.events,
       eventDedupeWindow: config.eventDedupeWindow,
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
-      invalidations,
+      invalidations: redis?.invalidations,
       sharedCache,
       executor: config.executor,
     });

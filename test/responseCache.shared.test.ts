@@ -182,7 +182,7 @@ afterAll(async () => {
 
 /** Entry keys of this table in Redis (not the tag versions, not the counter). */
 async function entryKeys(): Promise<Set<string>> {
-  const keys = await raw.keys(`tablegraph:rc:${tableName}:*`);
+  const keys = await raw.keys(`tablegraph:rc:{${tableName}:p*`);
   return new Set(keys.filter((key) => !key.includes(':t:') && !key.endsWith(':seq')));
 }
 
