@@ -15,9 +15,9 @@
  *   npm run bench:clients -- --unbounded     the per-client bounds out of the way (the server before)
  *   npm run bench:clients -- --attempts 500
  */
+import { parseCommandLine } from '../src/cli.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { signToken } from '../src/auth/tokens.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
@@ -26,7 +26,16 @@ import { probeOnNewConnection } from './probe.js';
 import { PROJECT_ROOT } from './procs.js';
 import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  name: 'bench:clients',
+  run: 'npm run bench:clients --',
+  usage: `[--attempts <n>] [--unbounded]
+
+One customer tries to open <n> SSE streams, then <n> WebSockets, while another client keeps
+asking; prints what the customer held and the other client's latency, phase by phase.
+
+  --attempts <n>   connections the customer tries per transport (default 1000)
+  --unbounded      the server without per-client bounds, for comparison`,
   options: {
     unbounded: { type: 'boolean', default: false },
     attempts: { type: 'string', default: '1000' },

@@ -13,8 +13,8 @@
  *   npm run bench:registry
  *   npm run bench:registry -- --sizes 100,1106
  */
+import { parseCommandLine } from '../src/cli.js';
 import { createHash } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
@@ -29,7 +29,17 @@ import { commandLog } from '../test/support/commandLog.js';
 import { apiGatewayEvent } from '../test/support/apiGatewayEvents.js';
 import { BENCH_AUTH } from './benchServer.js';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100,1106,5000' } } });
+const { values } = parseCommandLine({
+  name: 'bench:registry',
+  run: 'npm run bench:registry --',
+  usage: `[--sizes <n,n,...>]
+
+What a GraphQL Lambda's cold start reads of the trusted-documents registry, against a full load,
+for registries of each size.
+
+  --sizes <list>   registry sizes in documents, comma-separated (default 100,1106,5000)`,
+  options: { sizes: { type: 'string', default: '100,1106,5000' } },
+});
 const sizes = values.sizes.split(',').map(Number);
 const MANIFESTS = 13;
 

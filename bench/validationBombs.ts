@@ -21,7 +21,7 @@
  *   npm run bench:bombs -- --unbounded     the pre-check out of the way (what the server did before)
  *   npm run bench:bombs -- --rounds 20     more rounds (default 10)
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../src/cli.js';
 import type { Context } from 'aws-lambda';
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS, loadGraphQLLambdaConfig } from '../src/config/index.js';
@@ -33,7 +33,16 @@ import { apiGatewayEvent } from '../test/support/apiGatewayEvents.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 import { probeOnNewConnection } from './probe.js';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  name: 'bench:bombs',
+  run: 'npm run bench:bombs --',
+  usage: `[--rounds <n>] [--unbounded]
+
+An anonymous validation bomb over HTTP, WebSocket, SSE and the Lambda: one new bomb, the same
+again, eight at once, and a concurrent { __typename } probe; prints the times per transport.
+
+  --rounds <n>   rounds per transport (default 10)
+  --unbounded    the server without the selection pre-check, for comparison`,
   options: {
     unbounded: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '10' },

@@ -31,6 +31,7 @@ import type { Pipeline } from './pipeline/pipeline.js';
 import type { CostDetails } from './pipeline/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
 import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
+import { startFeedProber } from './pipeline/responseCache/feedProber.js';
 import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
@@ -181,7 +182,18 @@ export async function createRuntime({
         shared: sharedCache,
       })
     : undefined;
-  if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
+  // An instance fed over Redis probes a silent feed through the stream, whoever reads it (feedProber.ts).
+  const prober =
+    cache && invalidations
+      ? startFeedProber({
+          doc: data.dynamo.doc,
+          tableName: data.tableName,
+          feed: cache.feed,
+          writer: invalidations.from,
+          log: log.child({ component: 'response-cache' }),
+        })
+      : undefined;
+  if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache, prober);
   if (metrics && (events.bus.refusals || invalidations || sharedCache)) {
     registerRedisMetrics(
       metrics.registry,
@@ -221,6 +233,7 @@ export async function createRuntime({
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await apollo.stop();
+      prober?.stop();
       await documents.stop();
       await consumer?.stop();
       events.detach();

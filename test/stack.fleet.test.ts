@@ -144,8 +144,8 @@ describe('the API service', () => {
 
   it('gets its secrets from Secrets Manager through ECS, never in its environment', () => {
     const { container } = task('server');
-    expect(secretNames(container)).toEqual(['CURSOR_SECRET', 'EVENT_SIGNING_SECRET', 'JWT_SECRET']);
-    for (const name of ['CURSOR_SECRET', 'JWT_SECRET', 'EVENT_SIGNING_SECRET'])
+    expect(secretNames(container)).toEqual(['CURSOR_SECRET', 'JWT_SECRET', 'REDIS_SIGNING_SECRET']);
+    for (const name of ['CURSOR_SECRET', 'JWT_SECRET', 'REDIS_SIGNING_SECRET'])
       expect(environment(container)).not.toHaveProperty(name);
     expect(resources('AWS::SecretsManager::Secret')).toHaveLength(3);
   });
@@ -239,7 +239,7 @@ describe('the consumer service', () => {
       NODE_ENV: 'production',
       CONSUMER_PORT: String(CONSUMER_PORT),
     });
-    expect(secretNames(container)).toEqual(['EVENT_SIGNING_SECRET']);
+    expect(secretNames(container)).toEqual(['REDIS_SIGNING_SECRET']);
     expect(container.HealthCheck.Command.join(' ')).toContain(`http://127.0.0.1:${CONSUMER_PORT}/healthz`);
   });
 });
@@ -268,8 +268,8 @@ describe('least privilege', () => {
 
   it("lets each execution role read only its own service's secrets", () => {
     for (const [name, secrets] of [
-      ['server', ['CursorSecret', 'EventSigningSecret', 'JwtSecret']],
-      ['consumer', ['EventSigningSecret']],
+      ['server', ['CursorSecret', 'JwtSecret', 'RedisSigningSecret']],
+      ['consumer', ['RedisSigningSecret']],
     ] as const) {
       const roleId = idOf(task(name).task.Properties.ExecutionRoleArn);
       const read = statementsOf(roleId)

@@ -1,13 +1,17 @@
 import os from 'node:os';
 import type { DatabaseConfig } from './database.js';
 import type { ProcessConfig } from './process.js';
-import { ConfigError, flag, httpUrl, integer, pairs, port, text } from './read.js';
+import { ConfigError, flag, httpUrl, integer, oneOf, pairs, port, text } from './read.js';
+import { parseRedisUrl } from './redisUrl.js';
+import type { RedisMode } from './redisUrl.js';
 import type { Env } from './read.js';
 
 /** Where what a stream reader finds goes: read by every process that reads the table's stream. */
 export interface StreamOutputConfig {
   /** Order events (and the response cache's invalidations) travel over Redis pub/sub instead of staying in the process. */
   redisUrl: string | undefined;
+  /** One Redis node, or a cluster whose seed nodes `redisUrl` lists. */
+  redisMode: RedisMode;
   /** Signs everything written to Redis, and refuses what is read there unsigned, forged or replayed. */
   redisSigningSecret: string | undefined;
   /** Where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
@@ -44,9 +48,8 @@ function cdnPurgeUrl(env: Env): string | undefined {
  */
 export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): StreamOutputConfig {
   const redisUrl = text(env, 'REDIS_URL');
-  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
-  }
+  const redisMode = oneOf(env, 'REDIS_MODE');
+  if (redisUrl) parseRedisUrl(redisUrl, redisMode);
   const secret = text(env, 'REDIS_SIGNING_SECRET');
   const oldName = text(env, 'EVENT_SIGNING_SECRET');
   if (secret !== undefined && oldName !== undefined && secret !== oldName) {
@@ -67,6 +70,7 @@ export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nod
   }
   return {
     redisUrl,
+    redisMode,
     redisSigningSecret,
     cdnPurgeUrl: cdnPurgeUrl(env),
     cdnPurgeHeaders: pairs(env, 'CDN_PURGE_HEADERS'),

@@ -10,6 +10,8 @@ import { STATUS_SK, USER_PK } from './entities/ranges.js';
 import {
   APP_MANIFEST,
   DOCUMENT_REGISTRY_HEAD,
+  FEED_PROBE,
+  FEED_PROBE_WRITTEN_AT,
   DOCUMENT_REGISTRY_PK as REGISTRY_PARTITION,
   MANIFEST_DOCUMENTS_PK,
   MANIFEST_INDEX_PART,
@@ -83,6 +85,11 @@ export const streamWorkerSKPrefix = (consumerName: string): string =>
   STREAM_WORKER.spec.key.SK.prefixOf({ consumerName });
 export const streamWorkerKey = (consumerName: string, worker: string): ItemKey =>
   STREAM_WORKER.keyOf({ consumerName, worker });
+
+/** The feed probe: one item, which API instances overwrite when their invalidation feed falls silent. */
+export const FEED_PROBE_KEY: ItemKey = FEED_PROBE.keyOf({});
+/** The probe's attribute that holds when it was written (epoch ms). */
+export { FEED_PROBE_WRITTEN_AT };
 
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = SEED_MARKER.keyOf({});

@@ -35,6 +35,7 @@ export async function startApp({
   metrics,
   shutdownGraceMs,
   trustProxyHops,
+  devSignIn,
   streams,
   ...runtimeOptions
 }: AppOptions): Promise<RunningApp> {
@@ -52,6 +53,7 @@ export async function startApp({
     metrics,
     shutdownGraceMs,
     trustProxyHops,
+    devSignIn,
   }).catch(async (error: unknown) => {
     await runtime.stop();
     throw error;

@@ -82,6 +82,9 @@ export interface TestServerOptions extends Partial<
     | 'responseCache'
     | 'explainCache'
     | 'sharedCache'
+    | 'devSignIn'
+    | 'executor'
+    | 'execute'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

@@ -121,4 +121,28 @@ describe('configuration spec', () => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
   });
+
+  it('signs in the demo users in development only, where it signs its own tokens', () => {
+    expect(loadServerConfig({}).devSignIn).toBe(true);
+    expect(loadServerConfig({ DEV_SIGN_IN: 'false' }).devSignIn).toBe(false);
+    expect(loadServerConfig({ NODE_ENV: 'test' }).devSignIn).toBe(false);
+    expect(loadServerConfig({ DYNAMODB_MODE: 'aws' }).devSignIn).toBe(false);
+    const jwks = {
+      JWT_JWKS_URL: 'https://id.example.com/jwks',
+      JWT_ISSUER: 'https://id.example.com/',
+      JWT_AUDIENCE: 'shop',
+    };
+    expect(loadServerConfig(jwks).devSignIn).toBe(false);
+    expect(() => loadServerConfig({ ...jwks, DEV_SIGN_IN: 'true' })).toThrow(/cannot with JWT_JWKS_URL/);
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'x'.repeat(40),
+      CURSOR_SECRET: 'y'.repeat(40),
+      DYNAMODB_MODE: 'aws',
+    };
+    expect(loadServerConfig(production).devSignIn).toBe(false);
+    expect(() => loadServerConfig({ ...production, DEV_SIGN_IN: 'true' })).toThrow(
+      /DEV_SIGN_IN is for development: in production an identity provider issues the tokens/,
+    );
+  });
 });

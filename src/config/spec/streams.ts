@@ -36,7 +36,14 @@ export const STREAMS_SPEC = {
   REDIS_URL: {
     type: 'url',
     description:
-      '`redis://` or `rediss://`: order events travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda)',
+      '`redis://` or `rediss://`: order events, invalidations and heartbeats travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda); with `REDIS_MODE=cluster`, a comma-separated list of seed nodes',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  REDIS_MODE: {
+    type: ['single', 'cluster'],
+    default: 'single',
+    description:
+      '`cluster`: `REDIS_URL` names the seed nodes of a Redis or Valkey cluster (ElastiCache Serverless is one): channels use sharded pub/sub and the shared cache tier hash-tagged keys, each script in one slot',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
   REDIS_SIGNING_SECRET: {

@@ -59,6 +59,23 @@ export const STREAM_WORKER = defineEntity({
   tags: [],
 });
 
+/**
+ * Written by an API instance whose invalidation feed fell silent, and read back from the stream:
+ * a stream reader that reads it names its write time in a heartbeat, which proves to every
+ * instance that changes reach its cache through the reader (src/pipeline/responseCache/feedProbe.ts).
+ * One item, overwritten by every probe: each write is a stream record of its own.
+ */
+export const FEED_PROBE_WRITTEN_AT = 'writtenAt';
+
+export const FEED_PROBE = defineEntity({
+  type: 'Meta',
+  item: 'feed probe',
+  holds: `${FEED_PROBE_WRITTEN_AT} (epoch ms), writer`,
+  key: { PK: STREAM_PK, SK: key`FEED_PROBE` },
+  visibility: 'admin',
+  tags: [],
+});
+
 /** Records that the demo data was written (src/seed/). */
 export const SEED_MARKER = defineEntity({
   type: 'Meta',

@@ -16,6 +16,8 @@ import { traceHttpRequest } from '../../telemetry/http.js';
 import { createSseHandler, SSE_PATH } from '../sse/stream.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { corsHandler, upgradeAllowed } from './cors.js';
+import { DEV_SIGN_IN_PATH, devSignInRoute } from './devSignIn.js';
+import type { DevSignInOptions } from './devSignIn.js';
 import type { CorsOptions } from './cors.js';
 import { graphqlRoute } from './graphqlRoute.js';
 import { healthRoutes } from './health.js';
@@ -42,6 +44,8 @@ export interface HttpServerOptions {
   metrics?: (MetricsAccess & { port?: number | undefined }) | undefined;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number | undefined;
+  /** The development sign-in at /auth/dev/token (DEV_SIGN_IN); absent: no such route. */
+  devSignIn?: DevSignInOptions | undefined;
 }
 
 export interface RunningServer {
@@ -91,6 +95,7 @@ export async function serveHttp(
     metrics: metricsAccess = {},
     shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS,
     trustProxyHops = 0,
+    devSignIn,
   }: HttpServerOptions,
 ): Promise<RunningServer> {
   const { pipeline, log } = runtime;
@@ -118,6 +123,8 @@ export async function serveHttp(
       })
     : undefined;
 
+  const signIn = devSignIn && devSignInRoute(devSignIn, (authorization) => pipeline.execution.viewer(authorization));
+
   const getOnly =
     (route: Route): Route =>
     (req, res, search) =>
@@ -138,6 +145,15 @@ export async function serveHttp(
       },
     ],
     [SSE_PATH, (req, res) => withCors(req, res, () => sse.handler(req, res))],
+    ...(signIn
+      ? [
+          [
+            DEV_SIGN_IN_PATH,
+            (req, res) =>
+              withCors(req, res, () => void signIn(req, res).catch((error: unknown) => failed(req, res, error))),
+          ] as [string, Route],
+        ]
+      : []),
     ['/healthz', getOnly(health.healthz)],
     ['/readyz', getOnly(health.readyz)],
     ...(servedMetrics ? [['/metrics', getOnly(servedMetrics)] as [string, Route]] : []),
