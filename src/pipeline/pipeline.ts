@@ -30,6 +30,7 @@ import type { Metrics } from './metrics.js';
 import { manifestOperationNames } from './metricLabels.js';
 import { traceResolvers } from './operationSpans.js';
 import { meterSchema } from './meter.js';
+import type { OperationBudgets } from './meter.js';
 import { createReporter } from './report.js';
 import type { CostDetails } from './report.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
@@ -69,6 +70,14 @@ export interface PipelineOptions {
 
 export type Pipeline = ReturnType<typeof createPipeline>;
 
+/** What one operation may spend while it runs (meter.ts), from the limits. */
+export const operationBudgetsOf = (limits: QueryLimits): OperationBudgets => ({
+  requests: limits.maxOperationRequests,
+  readCapacityUnits: limits.maxOperationReadUnits,
+  entries: limits.maxResultEntries,
+  bytes: limits.maxResultBytes,
+});
+
 export function createPipeline({
   data,
   log,
@@ -100,12 +109,7 @@ export function createPipeline({
     executor,
     execute,
     onFallback: (fallback) => metrics?.executorFallbacks.inc({ class: fallback }),
-    budgets: {
-      requests: limits.maxOperationRequests,
-      readCapacityUnits: limits.maxOperationReadUnits,
-      entries: limits.maxResultEntries,
-      bytes: limits.maxResultBytes,
-    },
+    budgets: operationBudgetsOf(limits),
     subscribeReads: {
       perViewer: limits.subscribeReadsPerViewer,
       perInstance: limits.subscribeReadsPerInstance,

@@ -14,18 +14,21 @@
  */
 import { execute, getOperationAST, GraphQLError, OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { pino } from 'pino';
 import type { Logger } from 'pino';
+import type { QueryLimits } from '../../src/config/index.js';
 import { settled } from '../../src/db/capacity.js';
 import type { RequestCost } from '../../src/db/capacity.js';
 import type { DataSources } from '../../src/db/loaders.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
-import type { OrderEvents } from '../../src/graphql/orderEvents.js';
+import { OrderEvents } from '../../src/graphql/orderEvents.js';
 import { createCompiledExecutor } from '../../src/pipeline/compiledExecutor.js';
 import type { Execute, FallbackClass } from '../../src/pipeline/compiledExecutor.js';
 import { runMetered } from '../../src/pipeline/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/meter.js';
-import { DynamoTape, tapes } from './dynamoTape.js';
+import { operationBudgetsOf } from '../../src/pipeline/pipeline.js';
+import { DynamoTape, taped, tapes } from './dynamoTape.js';
 
 /** The code of a difference: test support's own, no client ever sees it. */
 export const EXECUTOR_MISMATCH = 'EXECUTOR_MISMATCH';
@@ -242,4 +245,22 @@ export function compiledAgainstGraphqlJs(
     primary: (args, facts) => compiledFor(args.schema).execute(args, facts),
     reran: (result) => compiled?.reran(result) ?? false,
   });
+}
+
+/**
+ * A test server's data and executor for the differential suite (vitest.config.ts): its client
+ * taped, every operation answered by the compiled executor and checked by graphql-js replaying
+ * its calls. A difference answers EXECUTOR_MISMATCH, which fails the test that sent it.
+ */
+export function differentialServer(data: DataSources, limits: QueryLimits): { data: DataSources; execute: Execute } {
+  const recorded: DataSources = { ...data, dynamo: { client: data.dynamo.client, doc: taped(data.dynamo.doc) } };
+  return {
+    data: recorded,
+    execute: compiledAgainstGraphqlJs({
+      data: recorded,
+      events: new OrderEvents(),
+      log: pino({ level: 'error' }, process.stderr),
+      budgets: operationBudgetsOf(limits),
+    }),
+  };
 }
