@@ -24,8 +24,6 @@ export interface ApiConfig {
   persistedOnly: boolean;
   /** How often the trusted-documents registry is polled. */
   documentsRefreshMs: number;
-  /** Read a user with the first page of their orders in one Query (docs/performance.md). */
-  itemCollections: boolean;
   /** Cache-Control max-age of public answers; 0 never marks an answer public. */
   cacheMaxAgeSeconds: number;
   executor: ExecutorConfig;
@@ -48,7 +46,6 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
     introspection: flag(env, 'GRAPHQL_INTROSPECTION') ?? !production,
     persistedOnly: flag(env, 'PERSISTED_ONLY'),
     documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
-    itemCollections: flag(env, 'ITEM_COLLECTION_READS'),
     cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
     executor: executorConfig(env),
   };

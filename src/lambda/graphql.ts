@@ -70,7 +70,6 @@ export function createGraphQLHandler(
     tableName: config.tableName,
     cursors: new CursorCodec(config.cursorSecret),
     schema,
-    itemCollections: config.itemCollections,
   };
   const metrics = createMetrics({ process: false });
   let starting: Promise<Runtime> | undefined;

@@ -61,13 +61,6 @@ export const API_SPEC = {
     description: 'estimated bytes the compiled documents of one instance may take (32 MiB)',
     readBy: ['server', 'graphql-lambda'],
   },
-  ITEM_COLLECTION_READS: {
-    type: 'boolean',
-    default: 'true',
-    description:
-      'read a user with the first page of their orders in one Query (their item collection); `false` only to measure what it saves',
-    readBy: ['server', 'graphql-lambda'],
-  },
   CACHE_MAX_AGE: {
     type: 'seconds',
     default: '60',
