@@ -8,24 +8,24 @@
  * refusals (refusedDocuments.ts): a copy of either costs a look-up by the hash the source stage
  * already has.
  */
-import { createHash } from 'node:crypto';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { QueryLimits } from '../config/index.js';
-import { documentReadsOnlyPublicData } from './httpCaching.js';
+import { documentReadsOnlyPublicData } from './schemaPolicy.js';
 import { createRefusedDocuments } from './refusedDocuments.js';
 import type { DocumentRefusal } from './refusedDocuments.js';
 import { selectionExcess } from './selectionShape.js';
 import type { SelectionBounds, SelectionExcess } from './selectionShape.js';
+import { sha256 } from './trustedDocuments.js';
 import type { DocumentLookup } from './trustedDocuments.js';
 
 /** The error code Apollo Server gives to parse and validation failures; every transport uses it. */
 export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
 export const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+export { sha256 };
 
 /**
  * A document that passed this stage, as every later stage receives it: the parsed document, the

@@ -4,60 +4,10 @@
  * consulted the viewer (`access.readViewerData()`: not even whether someone is signed in), may be
  * cached by browsers and CDNs, whatever its document and however its client hashed it. Every
  * other response is `private, no-store`. (graphqlHttp.ts answers If-None-Match.)
- * `documentReadsOnlyPublicData` is the static judgement of a document, which the response cache
- * scopes its entries by.
  */
-import { createHash } from 'node:crypto';
-import { OperationTypeNode, parse, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { isPublicTag } from '../table/dependencies.js';
-import { schemaPolicy } from './schemaPolicy.js';
-
-/**
- * The ETag of an answer's JSON, whoever computes it (the HTTP handler, the response cache for an
- * entry). Weak: the same JSON may be sent gzip- or br-encoded, which a strong ETag would have to
- * tell apart.
- */
-export const etagOf = (json: string): string =>
-  `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 
 export const NO_STORE = 'private, no-store';
-
-/** True when `document` is one query that selects public fields only (no introspection). */
-export function readsOnlyPublicData(schema: GraphQLSchema, document: string): boolean {
-  let ast;
-  try {
-    ast = parse(document);
-  } catch {
-    return false;
-  }
-  return documentReadsOnlyPublicData(schema, ast);
-}
-
-/**
- * readsOnlyPublicData of a parsed document: every field it selects is `@public` in
- * schema.graphql (on the field, or on its type). A field or type without it (a new one, say)
- * makes the document private: the safe default.
- */
-export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
-  const policy = schemaPolicy(schema);
-  const typeInfo = new TypeInfo(schema);
-  let isPublic = true;
-  visit(
-    ast,
-    visitWithTypeInfo(typeInfo, {
-      OperationDefinition(node) {
-        if (node.operation !== OperationTypeNode.QUERY) isPublic = false;
-      },
-      Field(node) {
-        if (node.name.value === '__typename') return;
-        const field = typeInfo.getFieldDef();
-        if (!field || !policy.isPublic(field)) isPublic = false;
-      },
-    }),
-  );
-  return isPublic;
-}
 
 /** Longer tag headers than this are dropped by common CDNs; such an answer is not stored by one. */
 export const MAX_TAG_HEADER_BYTES = 8000;

@@ -3,7 +3,9 @@
  * everyone may read and share in caches (`@public`, on a type or a field), and what a field
  * costs in the estimate (`@cost(weight:)`, `@listSize(...)`, after the GraphQL Cost Directives
  * specification). No list of schema members is kept anywhere else: HTTP caching, the response
- * cache's scope and the cost estimate all ask this module.
+ * cache's scope and the cost estimate all ask this module. `documentReadsOnlyPublicData` is the
+ * static judgement of a document (every field it selects is public), which admission hands
+ * forward and the response cache scopes its entries by.
  *
  * `policyProblems` checks the directives against the schema and the entity declarations (a
  * slicing argument the field does not take, a sized field its type lacks, a node kind the
@@ -21,8 +23,13 @@ import {
   isObjectType,
   isUnionType,
   GraphQLScalarType,
+  OperationTypeNode,
+  parse,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
 } from 'graphql';
-import type { GraphQLDirective, GraphQLField, GraphQLNamedType, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLDirective, GraphQLField, GraphQLNamedType, GraphQLSchema } from 'graphql';
 import { identityOf, NODE_KINDS } from '../table/entities/nodes.js';
 import type { NodeKind } from '../table/entities/nodes.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
@@ -218,4 +225,40 @@ export function assertSchemaPolicy(schema: GraphQLSchema): GraphQLSchema {
   const problems = policyProblems(schema);
   if (problems.length > 0) throw new Error(`schema.graphql's policy directives are wrong:\n- ${problems.join('\n- ')}`);
   return schema;
+}
+
+/** True when `document` is one query that selects public fields only (no introspection). */
+export function readsOnlyPublicData(schema: GraphQLSchema, document: string): boolean {
+  let ast;
+  try {
+    ast = parse(document);
+  } catch {
+    return false;
+  }
+  return documentReadsOnlyPublicData(schema, ast);
+}
+
+/**
+ * readsOnlyPublicData of a parsed document: every field it selects is `@public` in
+ * schema.graphql (on the field, or on its type). A field or type without it (a new one, say)
+ * makes the document private: the safe default.
+ */
+export function documentReadsOnlyPublicData(schema: GraphQLSchema, ast: DocumentNode): boolean {
+  const policy = schemaPolicy(schema);
+  const typeInfo = new TypeInfo(schema);
+  let isPublic = true;
+  visit(
+    ast,
+    visitWithTypeInfo(typeInfo, {
+      OperationDefinition(node) {
+        if (node.operation !== OperationTypeNode.QUERY) isPublic = false;
+      },
+      Field(node) {
+        if (node.name.value === '__typename') return;
+        const field = typeInfo.getFieldDef();
+        if (!field || !policy.isPublic(field)) isPublic = false;
+      },
+    }),
+  );
+  return isPublic;
 }

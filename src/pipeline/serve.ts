@@ -34,11 +34,11 @@ import { ClientLimitError, releasedAtEnd } from './clientBounds.js';
 import type { Hold } from './clientBounds.js';
 import type { RequestHeader } from './csrf.js';
 import type { Execution } from './execution.js';
-import { cachingHeaders, etagOf } from './httpCaching.js';
+import { cachingHeaders } from './httpCaching.js';
 import { nameOperationSpan } from './operationSpans.js';
 import { answerJson, answerOf, explainOf, visibleCost } from './report.js';
 import type { Answer, CostDetails, ReportContext, Reporter } from './report.js';
-import { cacheKeyOf, scopeOf } from './responseCache/cacheKey.js';
+import { cacheKeyOf, etagOf, scopeOf } from './responseCache/cacheKey.js';
 import type { CacheHit, CacheMiss, ResponseCache } from './responseCache/responseCache.js';
 
 /** One operation as a transport hands it to the core. */

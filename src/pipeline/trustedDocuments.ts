@@ -7,11 +7,14 @@
  * up here, by sha256 hex or by a client's own id (Relay's md5), so a newly published manifest is
  * admitted everywhere at once, without a restart.
  */
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { loadActiveDocuments, loadActiveIndex, readDocumentText, readRegistryHead } from '../db/documentRegistry.js';
 import type { IndexEntry, RegistryOptions, TrustedDocument } from '../db/documentRegistry.js';
-import { sha256 as sha256Of } from './documentStage.js';
+
+/** The sha256 hex of a document's text: the id every trusted document is known by. */
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** What admission and the persisted-queries cache need: a document's text by its id. */
 export interface DocumentLookup {
@@ -78,13 +81,13 @@ export class TrustedDocuments implements DocumentLookup {
    * not kept. Rejects when the registry cannot be read.
    */
   async ensure(id: string): Promise<void> {
-    const sha256 = this.sha256Of(id);
-    if (sha256 === undefined || this.byHash.has(sha256) || this.fetched.has(sha256)) return;
-    const partition = this.indexed.get(sha256);
+    const hash = this.sha256Of(id);
+    if (hash === undefined || this.byHash.has(hash) || this.fetched.has(hash)) return;
+    const partition = this.indexed.get(hash);
     if (partition === undefined || !this.fetch) return;
-    const text = await this.fetch(partition, sha256);
-    if (text !== undefined && sha256Of(text) === sha256) {
-      this.fetched.set(sha256, text);
+    const text = await this.fetch(partition, hash);
+    if (text !== undefined && sha256(text) === hash) {
+      this.fetched.set(hash, text);
     }
   }
 

@@ -24,7 +24,7 @@
  *   sent before the answer leaves, and one that fails is a gap in this instance's feed (it
  *   bypasses until Redis answers again, then flushes).
  */
-import { etagOf } from '../httpCaching.js';
+import { etagOf } from './cacheKey.js';
 import type { GraphQLSchema } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
