@@ -4,6 +4,11 @@
  * BatchGetItem: an order's user and its products travel together, and so do the nodes of
  * `nodes(ids:)`. Queries have loaders of their own, which collapse identical reads (the same
  * page asked for twice under two aliases) into one request.
+ *
+ * Each loader reads two ways through one cache (loaderCache.ts): `load`, one key at a time,
+ * batched per tick (graphql-js's resolvers), and `readAll`, every key of a round at once with
+ * one promise for the round (the planned executor's, src/pipeline/plan/). Both send the same
+ * requests and see what the other read.
  */
 import DataLoader from 'dataloader';
 import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
@@ -18,6 +23,7 @@ import { CATEGORIES_PK, categoryCounterKey, emailGSI1PK, itemKeyId } from '../ta
 import type { ItemKey } from '../table/keys.js';
 import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
+import { LoaderCache } from './loaderCache.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
@@ -73,142 +79,154 @@ export type Loaders = ReturnType<typeof createLoaders>;
 
 const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after, args.last, args.before]);
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
+const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
+  JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
+
+/** Reads each key on its own (a Query per key), one promise for the lot; one key needs no Promise.all. */
+const eachKey = <K, V>(keys: readonly K[], read: (key: K) => Promise<V>): Promise<V[]> =>
+  keys.length === 1 ? read(keys[0] as K).then((value) => [value]) : Promise.all(keys.map(read));
+
+/** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
+function cachedLoader<K, V>(fetch: (keys: readonly K[]) => Promise<V[]>, idOf: (key: K) => string) {
+  const cache = new LoaderCache<V>();
+  const loader = new DataLoader<K, V, string>(fetch, { cacheKeyFn: idOf, cacheMap: cache });
+  return Object.assign(loader, {
+    cache,
+    /** The values of `keys` in key order: now when all are known, else one promise for the round. */
+    readAll: (keys: readonly K[]): V[] | Promise<V[]> => cache.readAll(keys, idOf, fetch),
+  });
+}
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
-  const items = new DataLoader<ItemKey, NodeModel | null, string>(
-    async (keys) => {
+  const items = cachedLoader<ItemKey, NodeModel | null>(
+    (keys) =>
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
-      const rows = await batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true });
-      return rows.map((row) => (row ? itemToNode(row) : null));
-    },
-    { cacheKeyFn: itemKeyId },
+      batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true }).then((rows) =>
+        rows.map((row) => (row ? itemToNode(row) : null)),
+      ),
+    itemKeyId,
   );
 
   /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
-  const prime = (node: NodeModel) => {
-    const key = nodeKeyOf(node);
-    items.clear(key).prime(key, node);
-  };
+  const prime = (node: NodeModel) => items.cache.put(itemKeyId(nodeKeyOf(node)), node);
   const primeAll = (nodes: readonly NodeModel[]) => {
     for (const node of nodes) prime(node);
   };
 
-  const userByEmail = new DataLoader<string, UserModel | null>((emails) =>
-    Promise.all(
-      emails.map(async (email) => {
-        const result = await dynamo.doc.send(
-          rangeQuery(
-            {
-              TableName: tableName,
-              IndexName: GSI1,
-              KeyConditionExpression: 'GSI1PK = :pk',
-              ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
-              Limit: 1,
-            },
-            USER_BY_EMAIL.read({ email }),
-          ),
-        );
-        const item = result.Items?.[0];
-        if (!item) return null;
-        const user = itemToUser(item);
-        prime(user);
-        return user;
-      }),
-    ),
+  const userByEmail = cachedLoader<string, UserModel | null>(
+    (emails) =>
+      eachKey(emails, (email) =>
+        dynamo.doc
+          .send(
+            rangeQuery(
+              {
+                TableName: tableName,
+                IndexName: GSI1,
+                KeyConditionExpression: 'GSI1PK = :pk',
+                ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
+                Limit: 1,
+              },
+              USER_BY_EMAIL.read({ email }),
+            ),
+          )
+          .then((result) => {
+            const item = result.Items?.[0];
+            if (!item) return null;
+            const user = itemToUser(item);
+            prime(user);
+            return user;
+          }),
+      ),
+    (email) => email,
   );
 
-  const ordersPages = new DataLoader<OrdersPageKey, Page<OrderModel>, string>(
+  const ordersPages = cachedLoader<OrdersPageKey, Page<OrderModel>>(
     (keys) =>
-      Promise.all(
-        keys.map(async ({ userId, status, window, args }) => {
-          const query = userOrdersQuery(tableName, userId, status, window);
-          const { page } = await readPage(dynamo.doc, query, args, cursors);
+      eachKey(keys, ({ userId, status, window, args }) =>
+        readPage(dynamo.doc, userOrdersQuery(tableName, userId, status, window), args, cursors).then(({ page }) => {
           primeAll(page.edges.map((edge) => edge.node));
           return page;
         }),
       ),
-    {
-      cacheKeyFn: ({ userId, status, window, args }) =>
-        JSON.stringify([userId, status, windowKey(window), argsKey(args)]),
-    },
+    ordersPageId,
   );
 
   // GSI2 is eventually consistent: its copies are not primed into `items`, which serves
   // strongly consistent point reads.
-  const shopOrdersPages = new DataLoader<ShopOrdersPageKey, Page<OrderModel>, string>(
+  const shopOrdersPages = cachedLoader<ShopOrdersPageKey, Page<OrderModel>>(
     (keys) =>
-      Promise.all(
-        keys.map(async ({ status, window, args }) => {
-          const { page } = await readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors);
-          return page;
-        }),
+      eachKey(keys, ({ status, window, args }) =>
+        readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(({ page }) => page),
       ),
-    { cacheKeyFn: ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]) },
+    ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]),
   );
 
   /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
-  const categories = new DataLoader<'all', CategoryModel[]>((keys) =>
-    Promise.all(
-      keys.map(async () => {
-        const found: CategoryModel[] = [];
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const result = await dynamo.doc.send(
-            rangeQuery(
-              {
-                TableName: tableName,
-                KeyConditionExpression: 'PK = :pk',
-                ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
-                ConsistentRead: true,
-                ExclusiveStartKey: startKey,
-                Limit: MAX_CATEGORIES - found.length,
-              },
-              CATEGORIES.read({}),
-            ),
-          );
-          // A category whose last product moved away keeps its counter item, at zero: not listed.
-          found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
-          startKey = result.LastEvaluatedKey;
-        } while (startKey && found.length < MAX_CATEGORIES);
-        return found;
-      }),
-    ),
-  );
-
-  const productsPages = new DataLoader<ProductsPageKey, Page<ProductModel>, string>(
+  const categories = cachedLoader<'all', CategoryModel[]>(
     (keys) =>
       Promise.all(
-        keys.map(async ({ category, filter, order, args }) => {
-          const listing = productsQuery(tableName, category, filter, order);
-          const { page } = listing.sharded
-            ? await readShardedPage(dynamo.doc, listing.query, args, cursors)
-            : await readPage(dynamo.doc, listing.query, args, cursors);
+        keys.map(async () => {
+          const found: CategoryModel[] = [];
+          let startKey: Record<string, unknown> | undefined;
+          do {
+            const result = await dynamo.doc.send(
+              rangeQuery(
+                {
+                  TableName: tableName,
+                  KeyConditionExpression: 'PK = :pk',
+                  ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+                  ConsistentRead: true,
+                  ExclusiveStartKey: startKey,
+                  Limit: MAX_CATEGORIES - found.length,
+                },
+                CATEGORIES.read({}),
+              ),
+            );
+            // A category whose last product moved away keeps its counter item, at zero: not listed.
+            found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
+            startKey = result.LastEvaluatedKey;
+          } while (startKey && found.length < MAX_CATEGORIES);
+          return found;
+        }),
+      ),
+    () => 'all',
+  );
+
+  const productsPages = cachedLoader<ProductsPageKey, Page<ProductModel>>(
+    (keys) =>
+      eachKey(keys, ({ category, filter, order, args }) => {
+        const listing = productsQuery(tableName, category, filter, order);
+        const read = listing.sharded
+          ? readShardedPage(dynamo.doc, listing.query, args, cursors)
+          : readPage(dynamo.doc, listing.query, args, cursors);
+        return read.then(({ page }) => {
           // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
           // (its products are the ones shown), so the other listings do the same.
           primeAll(page.edges.map((edge) => edge.node));
           return page;
-        }),
-      ),
-    {
-      cacheKeyFn: ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
-        JSON.stringify([
-          category,
-          filter?.namePrefix?.toLowerCase(),
-          filter?.inStock,
-          filter?.minPriceCents,
-          filter?.maxPriceCents,
-          order.field,
-          order.direction,
-          argsKey(args),
-        ]),
-    },
+        });
+      }),
+    ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
+      JSON.stringify([
+        category,
+        filter?.namePrefix?.toLowerCase(),
+        filter?.inStock,
+        filter?.minPriceCents,
+        filter?.maxPriceCents,
+        order.field,
+        order.direction,
+        argsKey(args),
+      ]),
   );
 
   /** Products per category, from the counters (access pattern 13), one BatchGetItem for every category asked. */
-  const categoryCounts = new DataLoader<string, number>(async (names) => {
-    const rows = await batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true });
-    return rows.map((row) => (row ? itemToCategory(row).productCount : 0));
-  });
+  const categoryCounts = cachedLoader<string, number>(
+    (names) =>
+      batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true }).then((rows) =>
+        rows.map((row) => (row ? itemToCategory(row).productCount : 0)),
+      ),
+    (name) => name,
+  );
 
   /** Users whose profile and first orders page this request already reads in one Query. */
   const fusedUsers = new Set<string>();
@@ -226,15 +244,23 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     if (size === null || fusedUsers.has(userId)) return false;
     fusedUsers.add(userId);
     const read = readUserWithOrders(dynamo.doc, tableName, userId, size, ordersQuery, cursors);
-    const user = read.then(({ user }) => user);
-    const page = read.then(({ page }) => {
-      primeAll(page.edges.map((edge) => edge.node));
-      return page;
+    const userKey = itemKeyId(NODES.User.keyOf(userId));
+    const pageKey = ordersPageId({ userId, status: null, window: {}, args });
+    // Primed as DataLoader primes (an entry already there stays), and plain values once read:
+    // a reader later in the request then finds them without a promise.
+    const user: Promise<UserModel | null> = read.then((found) => {
+      items.cache.settle(userKey, user, found.user);
+      return found.user;
+    });
+    const page: Promise<Page<OrderModel>> = read.then((found) => {
+      primeAll(found.page.edges.map((edge) => edge.node));
+      ordersPages.cache.settle(pageKey, page, found.page);
+      return found.page;
     });
     // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
     for (const promise of [user, page]) promise.catch(() => undefined);
-    items.prime(NODES.User.keyOf(userId), user);
-    ordersPages.prime({ userId, status: null, window: {}, args }, page);
+    if (!items.cache.has(userKey)) items.cache.set(userKey, user);
+    if (!ordersPages.cache.has(pageKey)) ordersPages.cache.set(pageKey, page);
     return true;
   };
 
