@@ -82,9 +82,20 @@ const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAf
 const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
   JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
 
-/** Reads each key on its own (a Query per key), one promise for the lot; one key needs no Promise.all. */
-const eachKey = <K, V>(keys: readonly K[], read: (key: K) => Promise<V>): Promise<V[]> =>
-  keys.length === 1 ? read(keys[0] as K).then((value) => [value]) : Promise.all(keys.map(read));
+/**
+ * Reads each key on its own (a Query per key), one promise for the lot; one key needs no
+ * Promise.all. A key whose request cannot be built (a refused filter) fails alone.
+ */
+function eachKey<K, V>(keys: readonly K[], read: (key: K) => Promise<V>): Promise<V[]> {
+  const readOne = (key: K): Promise<V> => {
+    try {
+      return read(key);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+  return keys.length === 1 ? readOne(keys[0] as K).then((value) => [value]) : Promise.all(keys.map(readOne));
+}
 
 /** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
 function cachedLoader<K, V>(fetch: (keys: readonly K[]) => Promise<V[]>, idOf: (key: K) => string) {
