@@ -137,34 +137,32 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     /** Applies the same rules to whatever node a global id names. */
     node,
     /**
-     * `node` for a round of reads at once (the planned executor's): the same rules, and one read
-     * of the items not read yet for all of them. Synchronous when every item is known; throws
-     * UNAUTHENTICATED as `node` rejects.
+     * `node` for a round of reads at once (the planned executor's): the same rules, one read of
+     * the items not read yet for all of them, and the nodes handed to `finish` (now when all are
+     * known). Throws UNAUTHENTICATED where `node` rejects with it.
      */
-    nodes(refs: readonly NodeRef[]): (NodeModel | null)[] | Promise<(NodeModel | null)[]> {
+    nodes<R>(refs: readonly NodeRef[], finish: (found: (NodeModel | null)[]) => R): R | Promise<R> {
       const keys: ItemKey[] = [];
       const readable = refs.map(({ kind, id }) => {
         const read = mayRead(kind, id);
         if (read) keys.push(identityOf(kind).keyOf(id));
         return read;
       });
-      const shown = (found: readonly (NodeModel | null)[]) => {
+      return loaders.items.readAll(keys, (found) => {
         let next = 0;
-        return refs.map(({ kind }, index) => {
-          if (!readable[index]) return null;
-          const item = found[next++] ?? null;
-          return item?.kind === kind ? visible(item) : null;
-        });
-      };
-      const found = loaders.items.readAll(keys);
-      return found instanceof Promise ? found.then(shown) : shown(found);
+        return finish(
+          refs.map(({ kind }, index) => {
+            if (!readable[index]) return null;
+            const item = found[next++] ?? null;
+            return item?.kind === kind ? visible(item) : null;
+          }),
+        );
+      });
     },
     /** `userByEmail` for a round of reads at once (the planned executor's). */
-    usersByEmail(emails: readonly string[]): (UserModel | null)[] | Promise<(UserModel | null)[]> {
+    usersByEmail<R>(emails: readonly string[], finish: (found: (UserModel | null)[]) => R): R | Promise<R> {
       requireViewer();
-      const shown = (found: readonly (UserModel | null)[]) => found.map(visible);
-      const found = loaders.userByEmail.readAll(emails);
-      return found instanceof Promise ? found.then(shown) : shown(found);
+      return loaders.userByEmail.readAll(emails, (found) => finish(found.map(visible)));
     },
   };
 }

@@ -21,27 +21,29 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Reads `keys` from `tableName`. The result has one entry per key, in the same order:
  * the item, or null where no item has that key. Strongly consistent when `consistentRead`.
- * Written with one `then` per request (no async functions): a request's reads are counted in
+ * `finish` maps that result within the same `then` (a caller's next step costs no promise of
+ * its own): one `then` per request, no async functions, since a request's reads are counted in
  * promises as well as in round trips (docs/performance.md).
  */
-export function batchGetItems(
+export function batchGetItems<R = (Item | null)[]>(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly ItemKey[],
   { consistentRead = false, retry = DEFAULT_BATCH_RETRY }: { consistentRead?: boolean; retry?: RetryPolicy } = {},
-): Promise<(Item | null)[]> {
+  finish: (rows: (Item | null)[]) => R = (rows) => rows as R,
+): Promise<R> {
   const unique = new Map<string, ItemKey>();
   for (const key of keys) unique.set(itemKeyId(key), { PK: key.PK, SK: key.SK });
   const found = new Map<string, Item>();
   const all = [...unique.values()];
-  const answer = (): (Item | null)[] => keys.map((key) => found.get(itemKeyId(key)) ?? null);
+  const answer = (): R => finish(keys.map((key) => found.get(itemKeyId(key)) ?? null));
   const read = { doc, tableName, consistentRead, retry, found };
-  if (all.length === 0) return Promise.resolve(answer());
-  if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0).then(answer);
+  if (all.length === 0) return Promise.resolve().then(answer);
+  if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, answer);
   const chunks: ItemKey[][] = [];
   for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
   // Chunks are independent: send them together, one round trip of latency for any key count.
-  return Promise.all(chunks.map((chunk) => readChunk(read, chunk, 0))).then(answer);
+  return Promise.all(chunks.map((chunk) => readChunk(read, chunk, 0, () => undefined))).then(answer);
 }
 
 interface ChunkRead {
@@ -52,8 +54,11 @@ interface ChunkRead {
   found: Map<string, Item>;
 }
 
-/** One BatchGetItem of `pending` (attempt `attempt`), then its unprocessed keys again after a backoff. */
-function readChunk(read: ChunkRead, pending: ItemKey[], attempt: number): Promise<void> {
+/**
+ * One BatchGetItem of `pending` (attempt `attempt`), then its unprocessed keys again after a
+ * backoff; `done` once every key is read.
+ */
+function readChunk<R>(read: ChunkRead, pending: ItemKey[], attempt: number, done: () => R): Promise<R> {
   const { doc, tableName, consistentRead, retry, found } = read;
   const command = new BatchGetCommand({
     RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
@@ -64,9 +69,9 @@ function readChunk(read: ChunkRead, pending: ItemKey[], attempt: number): Promis
       found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
     }
     const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    if (unprocessed.length === 0) return undefined;
+    if (unprocessed.length === 0) return done();
     const next = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
     if (attempt + 1 >= retry.maxAttempts) throw new IncompleteBatchError(next.length, retry.maxAttempts);
-    return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1));
+    return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1, done));
   });
 }

@@ -24,6 +24,7 @@ import type { ItemKey } from '../table/keys.js';
 import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
 import { LoaderCache } from './loaderCache.js';
+import type { Fetch } from './loaderCache.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
@@ -82,38 +83,50 @@ const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAf
 const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
   JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
 
+/** A read of one key that hands its value to `done` within its own last `then`. */
+type ReadOne<K, V> = <R>(key: K, done: (value: V) => R) => Promise<R>;
+
+const same = <T>(value: T): T => value;
+
 /**
- * Reads each key on its own (a Query per key), one promise for the lot; one key needs no
- * Promise.all. A key whose request cannot be built (a refused filter) fails alone.
+ * Reads each key on its own (a Query per key): one key costs its read's promise and nothing
+ * more. A key whose request cannot be built (a refused filter) fails alone, as a rejection.
  */
-function eachKey<K, V>(keys: readonly K[], read: (key: K) => Promise<V>): Promise<V[]> {
-  const readOne = (key: K): Promise<V> => {
+function eachKey<K, V>(read: ReadOne<K, V>): Fetch<K, V> {
+  const readOne = <R>(key: K, done: (value: V) => R): Promise<R> => {
     try {
-      return read(key);
+      return read(key, done);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   };
-  return keys.length === 1 ? readOne(keys[0] as K).then((value) => [value]) : Promise.all(keys.map(readOne));
+  return (keys, finish) =>
+    keys.length === 1
+      ? readOne(keys[0] as K, (value) => finish([value]))
+      : Promise.all(keys.map((key) => readOne(key, same))).then(finish);
 }
 
 /** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
-function cachedLoader<K, V>(fetch: (keys: readonly K[]) => Promise<V[]>, idOf: (key: K) => string) {
+function cachedLoader<K, V>(fetch: Fetch<K, V>, idOf: (key: K) => string) {
   const cache = new LoaderCache<V>();
-  const loader = new DataLoader<K, V, string>(fetch, { cacheKeyFn: idOf, cacheMap: cache });
+  const loader = new DataLoader<K, V, string>((keys) => fetch(keys, same), { cacheKeyFn: idOf, cacheMap: cache });
   return Object.assign(loader, {
     cache,
-    /** The values of `keys` in key order: now when all are known, else one promise for the round. */
-    readAll: (keys: readonly K[]): V[] | Promise<V[]> => cache.readAll(keys, idOf, fetch),
+    /**
+     * The values of `keys` in key order, handed to `finish`: now when all are known, else in
+     * one promise for the round (loaderCache.ts).
+     */
+    readAll: <R>(keys: readonly K[], finish: (values: V[]) => R): R | Promise<R> =>
+      cache.readAll(keys, idOf, fetch, finish),
   });
 }
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
   const items = cachedLoader<ItemKey, NodeModel | null>(
-    (keys) =>
+    (keys, finish) =>
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
-      batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true }).then((rows) =>
-        rows.map((row) => (row ? itemToNode(row) : null)),
+      batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true }, (rows) =>
+        finish(rows.map((row) => (row ? itemToNode(row) : null))),
       ),
     itemKeyId,
   );
@@ -125,98 +138,95 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   };
 
   const userByEmail = cachedLoader<string, UserModel | null>(
-    (emails) =>
-      eachKey(emails, (email) =>
-        dynamo.doc
-          .send(
-            rangeQuery(
-              {
-                TableName: tableName,
-                IndexName: GSI1,
-                KeyConditionExpression: 'GSI1PK = :pk',
-                ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
-                Limit: 1,
-              },
-              USER_BY_EMAIL.read({ email }),
-            ),
-          )
-          .then((result) => {
-            const item = result.Items?.[0];
-            if (!item) return null;
-            const user = itemToUser(item);
-            prime(user);
-            return user;
-          }),
-      ),
+    eachKey(<R>(email: string, done: (user: UserModel | null) => R): Promise<R> =>
+      dynamo.doc
+        .send(
+          rangeQuery(
+            {
+              TableName: tableName,
+              IndexName: GSI1,
+              KeyConditionExpression: 'GSI1PK = :pk',
+              ExpressionAttributeValues: { ':pk': emailGSI1PK(email) },
+              Limit: 1,
+            },
+            USER_BY_EMAIL.read({ email }),
+          ),
+        )
+        .then((result) => {
+          const item = result.Items?.[0];
+          if (!item) return done(null);
+          const user = itemToUser(item);
+          prime(user);
+          return done(user);
+        }),
+    ),
     (email) => email,
   );
 
   const ordersPages = cachedLoader<OrdersPageKey, Page<OrderModel>>(
-    (keys) =>
-      eachKey(keys, ({ userId, status, window, args }) =>
-        readPage(dynamo.doc, userOrdersQuery(tableName, userId, status, window), args, cursors).then(({ page }) => {
-          primeAll(page.edges.map((edge) => edge.node));
-          return page;
-        }),
-      ),
+    eachKey(<R>({ userId, status, window, args }: OrdersPageKey, done: (page: Page<OrderModel>) => R) =>
+      readPage(dynamo.doc, userOrdersQuery(tableName, userId, status, window), args, cursors, ({ page }) => {
+        primeAll(page.edges.map((edge) => edge.node));
+        return done(page);
+      }),
+    ),
     ordersPageId,
   );
 
   // GSI2 is eventually consistent: its copies are not primed into `items`, which serves
   // strongly consistent point reads.
   const shopOrdersPages = cachedLoader<ShopOrdersPageKey, Page<OrderModel>>(
-    (keys) =>
-      eachKey(keys, ({ status, window, args }) =>
-        readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(({ page }) => page),
+    eachKey(<R>({ status, window, args }: ShopOrdersPageKey, done: (page: Page<OrderModel>) => R): Promise<R> =>
+      readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(({ page }) =>
+        done(page),
       ),
+    ),
     ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]),
   );
 
   /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
   const categories = cachedLoader<'all', CategoryModel[]>(
-    (keys) =>
-      Promise.all(
-        keys.map(async () => {
-          const found: CategoryModel[] = [];
-          let startKey: Record<string, unknown> | undefined;
-          do {
-            const result = await dynamo.doc.send(
-              rangeQuery(
-                {
-                  TableName: tableName,
-                  KeyConditionExpression: 'PK = :pk',
-                  ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
-                  ConsistentRead: true,
-                  ExclusiveStartKey: startKey,
-                  Limit: MAX_CATEGORIES - found.length,
-                },
-                CATEGORIES.read({}),
-              ),
-            );
-            // A category whose last product moved away keeps its counter item, at zero: not listed.
-            found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
-            startKey = result.LastEvaluatedKey;
-          } while (startKey && found.length < MAX_CATEGORIES);
-          return found;
-        }),
-      ),
+    eachKey(async <R>(_all: 'all', done: (found: CategoryModel[]) => R) => {
+      const found: CategoryModel[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const result = await dynamo.doc.send(
+          rangeQuery(
+            {
+              TableName: tableName,
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+              ConsistentRead: true,
+              ExclusiveStartKey: startKey,
+              Limit: MAX_CATEGORIES - found.length,
+            },
+            CATEGORIES.read({}),
+          ),
+        );
+        // A category whose last product moved away keeps its counter item, at zero: not listed.
+        found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
+        startKey = result.LastEvaluatedKey;
+      } while (startKey && found.length < MAX_CATEGORIES);
+      return done(found);
+    }),
     () => 'all',
   );
 
   const productsPages = cachedLoader<ProductsPageKey, Page<ProductModel>>(
-    (keys) =>
-      eachKey(keys, ({ category, filter, order, args }) => {
+    eachKey(
+      <R>({ category, filter, order, args }: ProductsPageKey, done: (page: Page<ProductModel>) => R): Promise<R> => {
         const listing = productsQuery(tableName, category, filter, order);
-        const read = listing.sharded
-          ? readShardedPage(dynamo.doc, listing.query, args, cursors)
-          : readPage(dynamo.doc, listing.query, args, cursors);
-        return read.then(({ page }) => {
+        const shown = ({ page }: { page: Page<ProductModel> }) => {
           // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
           // (its products are the ones shown), so the other listings do the same.
           primeAll(page.edges.map((edge) => edge.node));
-          return page;
-        });
-      }),
+          return done(page);
+        };
+        return listing.sharded
+          ? readShardedPage(dynamo.doc, listing.query, args, cursors).then(shown)
+          : readPage(dynamo.doc, listing.query, args, cursors, shown);
+      },
+    ),
     ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
       JSON.stringify([
         category,
@@ -232,9 +242,9 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   /** Products per category, from the counters (access pattern 13), one BatchGetItem for every category asked. */
   const categoryCounts = cachedLoader<string, number>(
-    (names) =>
-      batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true }).then((rows) =>
-        rows.map((row) => (row ? itemToCategory(row).productCount : 0)),
+    (names, finish) =>
+      batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true }, (rows) =>
+        finish(rows.map((row) => (row ? itemToCategory(row).productCount : 0))),
       ),
     (name) => name,
   );

@@ -122,15 +122,17 @@ export function planPage(
 
 /**
  * Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short and
- * no filter drops items. Refused arguments (planPage) reject the promise. One `then` per Query,
- * no async function: a request's reads are counted in promises too (docs/performance.md).
+ * no filter drops items. Refused arguments (planPage) reject the promise. `finish` maps the page
+ * within the last `then`: one `then` per Query, no async function, since a request's reads are
+ * counted in promises too (docs/performance.md).
  */
-export function readPage<T>(
+export function readPage<T, R = { page: Page<T>; items: Item[] }>(
   doc: DynamoDBDocumentClient,
   query: PageQuery<T>,
   args: ConnectionArgs,
   codec: CursorCodec,
-): Promise<{ page: Page<T>; items: Item[] }> {
+  finish: (read: { page: Page<T>; items: Item[] }) => R = (read) => read as R,
+): Promise<R> {
   let plan: PagePlan;
   try {
     plan = planPage(args, query, codec);
@@ -141,7 +143,7 @@ export function readPage<T>(
   const items: Item[] = [];
   let reads = 0;
   let evaluated = 0;
-  const read = (startKey: Record<string, unknown> | undefined): Promise<{ page: Page<T>; items: Item[] }> =>
+  const read = (startKey: Record<string, unknown> | undefined): Promise<R> =>
     doc
       .send(
         rangeQuery(
@@ -170,7 +172,7 @@ export function readPage<T>(
         // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
         const cutShort = items.length < wanted && next !== undefined;
         const hasMore = items.length > plan.size || cutShort;
-        return buildPage(items, plan, hasMore, query, codec, cutShort ? next : undefined);
+        return finish(buildPage(items, plan, hasMore, query, codec, cutShort ? next : undefined));
       });
   return read(plan.cursor);
 }

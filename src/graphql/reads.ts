@@ -23,8 +23,11 @@ export interface Source<K, V> {
   readonly name: string;
   /** Reads `key` through the request's loaders (batched per tick by them). */
   one(context: GraphQLContext, key: K): Promise<V>;
-  /** Reads every key at once: values in key order, now when all are known, else one promise for them all. */
-  all(context: GraphQLContext, keys: readonly K[]): V[] | Promise<V[]>;
+  /**
+   * Reads every key at once and hands the values, in key order, to `finish`: now when all are
+   * known, else within the round's one promise (its reads' last `then`).
+   */
+  all<R>(context: GraphQLContext, keys: readonly K[], finish: (values: V[]) => R): R | Promise<R>;
 }
 
 /** A field's value that needs no read (no viewer, a count known already): `key` returns it instead of a key. */

@@ -13,12 +13,15 @@ import type { Source } from './reads.js';
 /** One of the request's loaders, as a source. */
 function loaderSource<K, V>(
   name: string,
-  loaderOf: (loaders: Loaders) => { load(key: K): Promise<V>; readAll(keys: readonly K[]): V[] | Promise<V[]> },
+  loaderOf: (loaders: Loaders) => {
+    load(key: K): Promise<V>;
+    readAll<R>(keys: readonly K[], finish: (values: V[]) => R): R | Promise<R>;
+  },
 ): Source<K, V> {
   return {
     name,
     one: ({ loaders }, key) => loaderOf(loaders).load(key),
-    all: ({ loaders }, keys) => loaderOf(loaders).readAll(keys),
+    all: ({ loaders }, keys, finish) => loaderOf(loaders).readAll(keys, finish),
   };
 }
 
@@ -33,14 +36,12 @@ export const nodeSource: Source<NodeRef | readonly NodeRef[], Found | Found[]> =
   name: 'node',
   one: ({ access }: GraphQLContext, key) =>
     isList(key) ? Promise.all(key.map(({ kind, id }) => access.node(kind, id))) : access.node(key.kind, key.id),
-  all: ({ access }, keys) => {
+  all: ({ access }, keys, finish) => {
     const flat = keys.flatMap((key) => (isList(key) ? key : [key]));
-    const regroup = (found: readonly Found[]): (Found | Found[])[] => {
+    return access.nodes(flat, (found) => {
       let next = 0;
-      return keys.map((key) => (isList(key) ? key.map(() => found[next++] ?? null) : (found[next++] ?? null)));
-    };
-    const found = access.nodes(flat);
-    return found instanceof Promise ? found.then(regroup) : regroup(found);
+      return finish(keys.map((key) => (isList(key) ? key.map(() => found[next++] ?? null) : (found[next++] ?? null))));
+    });
   },
 };
 
@@ -50,7 +51,7 @@ const isList = (key: NodeRef | readonly NodeRef[]): key is readonly NodeRef[] =>
 export const userByEmailSource: Source<string, Found> = {
   name: 'userByEmail',
   one: ({ access }, email) => access.userByEmail(email),
-  all: ({ access }, emails) => access.usersByEmail(emails),
+  all: ({ access }, emails, finish) => access.usersByEmail(emails, finish),
 };
 
 /** A page of one user's orders. */
