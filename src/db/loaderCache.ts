@@ -90,10 +90,18 @@ export class LoaderCache<V> {
       ids.every((id) => this.values.has(id))
         ? finish(ids.map((id) => this.values.get(id) as V))
         : this.readAll(keys, idOf, fetch, finish);
+    // A key that failed alone (its value an Error, as DataLoader takes it) fails the whole read
+    // here, and is not kept: a later read tries it again, as DataLoader's would.
     const putFetched =
       (fetchedIds: readonly string[]) =>
       (values: readonly V[]): void => {
-        fetchedIds.forEach((id, index) => this.put(id, values[index] as V));
+        let failed: Error | undefined;
+        fetchedIds.forEach((id, index) => {
+          const value = values[index] as V;
+          if (value instanceof Error) failed ??= value;
+          else this.put(id, value);
+        });
+        if (failed) throw failed;
       };
     if (!missing || !missingIds) {
       if (!waiting) return answer();

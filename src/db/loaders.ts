@@ -88,22 +88,26 @@ type ReadOne<K, V> = <R>(key: K, done: (value: V) => R) => Promise<R>;
 
 const same = <T>(value: T): T => value;
 
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
 /**
  * Reads each key on its own (a Query per key): one key costs its read's promise and nothing
- * more. A key whose request cannot be built (a refused filter) fails alone, as a rejection.
+ * more. A key that fails (a refused cursor or filter) fails alone: among several, its value is
+ * its error, which DataLoader hands to that key's loads only (not the first failure to every key
+ * of the batch, which would give a field another field's error).
  */
 function eachKey<K, V>(read: ReadOne<K, V>): Fetch<K, V> {
   const readOne = <R>(key: K, done: (value: V) => R): Promise<R> => {
     try {
       return read(key, done);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
   };
   return (keys, finish) =>
     keys.length === 1
       ? readOne(keys[0] as K, (value) => finish([value]))
-      : Promise.all(keys.map((key) => readOne(key, same))).then(finish);
+      : Promise.all(keys.map((key) => readOne(key, same).catch(asError))).then((values) => finish(values as V[]));
 }
 
 /** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
