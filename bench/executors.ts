@@ -34,7 +34,6 @@ import { createDynamo } from '../src/db/client.js';
 import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
-import type { GraphQLContext } from '../src/graphql/context.js';
 import { baselineNewTable } from '../src/migrations/runner.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
@@ -96,6 +95,8 @@ const hook = createHook({
     if (type !== 'PROMISE') return;
     promises += 1;
     ourPromises += 1;
+    if (process.env.BENCH_PROMISE_STACKS)
+      process.stderr.write(`${new Error('promise').stack?.split('\n').slice(2, 9).join('\n')}\n---\n`);
   },
 });
 
@@ -110,6 +111,30 @@ function marked(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
     }
   };
   return Object.create(doc, { send: { value: send } }) as DynamoDBDocumentClient;
+}
+
+/**
+ * The promises `run` creates, all and outside the DynamoDB client, less what this harness adds
+ * around it (measured on a run that only returns a resolved promise: that promise and the
+ * harness's own).
+ */
+async function countPromises<T>(run: () => Promise<T>): Promise<{ value: T; promises: number; ours: number }> {
+  const count = async <U>(task: () => Promise<U>) => {
+    promises = 0;
+    ourPromises = 0;
+    clientIds.clear();
+    hook.enable();
+    counting = true;
+    const value = await task();
+    counting = false;
+    hook.disable();
+    return { value, promises, ours: ourPromises };
+  };
+  const harness = await count(() => Promise.resolve());
+  const counted = await count(run);
+  // The harness's own, less the one promise its empty run created.
+  const own = harness.ours - 1;
+  return { value: counted.value, promises: counted.promises - own, ours: counted.ours - own };
 }
 
 // --- allocation: the heap's growth plus what every collection freed ------------------------------
@@ -178,25 +203,25 @@ async function main(): Promise<void> {
     let sequence = 0;
 
     /** One execution, as a transport makes it. */
+    /** What one execution is given, as a transport gives it (a fresh context). */
+    const argsOf = (pipeline: Pipeline, op: Operation, document: DocumentNode, variables: Record<string, unknown>) => ({
+      schema: pipeline.schema,
+      document,
+      variableValues: variables,
+      operationName: op.operationName,
+      contextValue: pipeline.execution.context(viewer, `bench-${(sequence += 1)}`),
+    });
+    const checked = (op: Operation, result: ExecutionResult): ExecutionResult => {
+      if (result.errors?.length) throw new Error(`${op.id}: ${JSON.stringify(result.errors)}`);
+      return result;
+    };
     const executeOnce = async (
       pipeline: Pipeline,
       op: Operation,
       document: DocumentNode,
       variables: Record<string, unknown>,
-      mark = false,
-    ): Promise<{ result: ExecutionResult; context: GraphQLContext }> => {
-      const context = pipeline.execution.context(viewer, `bench-${(sequence += 1)}`);
-      if (mark) context.data.dynamo.doc = marked(context.data.dynamo.doc);
-      const result = await pipeline.execution.execute({
-        schema: pipeline.schema,
-        document,
-        variableValues: variables,
-        operationName: op.operationName,
-        contextValue: context,
-      });
-      if (result.errors?.length) throw new Error(`${op.id}: ${JSON.stringify(result.errors)}`);
-      return { result, context };
-    };
+    ): Promise<ExecutionResult> =>
+      checked(op, await pipeline.execution.execute(argsOf(pipeline, op, document, variables)));
 
     const table: { op: string; executor: ExecutorName; cell: Cell }[] = [];
     for (const op of ops) {
@@ -207,27 +232,23 @@ async function main(): Promise<void> {
       const answers = new Map<ExecutorName, string>();
       for (const [executor, pipeline] of pipelines) {
         const variables = op.variables(7, `check-${executor}`)();
-        const { result, context } = await executeOnce(pipeline, op, document, variables);
+        const result = await executeOnce(pipeline, op, document, variables);
         answers.set(executor, JSON.stringify(result.data));
         // Promises of one warm execution, counted.
         await executeOnce(pipeline, op, document, op.variables(8, `warm-${executor}`)());
-        promises = 0;
-        ourPromises = 0;
-        clientIds.clear();
-        hook.enable();
-        counting = true;
-        const counted = await executeOnce(pipeline, op, document, op.variables(9, `count-${executor}`)(), true);
-        counting = false;
-        hook.disable();
+        const args = argsOf(pipeline, op, document, op.variables(9, `count-${executor}`)());
+        const context = args.contextValue;
+        context.data.dynamo.doc = marked(context.data.dynamo.doc);
+        const counted = await countPromises(() => pipeline.execution.execute(args));
+        checked(op, counted.value);
         cells.set(executor, {
           cpuUs: [],
           allocatedKb: [],
           p50Ms: [],
-          promises,
-          ourPromises,
-          requests: counted.context.cost.requests,
+          promises: counted.promises,
+          ourPromises: counted.ours,
+          requests: context.cost.requests,
         });
-        void context;
       }
       if (!op.mutation && new Set(answers.values()).size > 1) {
         throw new Error(`${op.id}: the executors answered differently:\n${[...answers].join('\n')}`);

@@ -7,6 +7,8 @@
  * answer is null, exactly as for an id that does not exist. Reading user data without a token
  * is UNAUTHENTICATED; a customer attempting an admin action is FORBIDDEN.
  */
+import { mapped } from '../db/continuation.js';
+import type { Continuation } from '../db/continuation.js';
 import type { Loaders } from '../db/loaders.js';
 import type { SchemaGate } from '../db/schemaGate.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
@@ -138,31 +140,33 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     node,
     /**
      * `node` for a round of reads at once (the planned executor's): the same rules, one read of
-     * the items not read yet for all of them, and the nodes handed to `finish` (now when all are
+     * the items not read yet for all of them, and the nodes handed to `then` (now when all are
      * known). Throws UNAUTHENTICATED where `node` rejects with it.
      */
-    nodes<R>(refs: readonly NodeRef[], finish: (found: (NodeModel | null)[]) => R): R | Promise<R> {
+    nodes<R>(refs: readonly NodeRef[], then: Continuation<(NodeModel | null)[], R>): R | Promise<R> {
       const keys: ItemKey[] = [];
       const readable = refs.map(({ kind, id }) => {
         const read = mayRead(kind, id);
         if (read) keys.push(identityOf(kind).keyOf(id));
         return read;
       });
-      return loaders.items.readAll(keys, (found) => {
+      const shown = (found: readonly (NodeModel | null)[]): (NodeModel | null)[] => {
         let next = 0;
-        return finish(
-          refs.map(({ kind }, index) => {
-            if (!readable[index]) return null;
-            const item = found[next++] ?? null;
-            return item?.kind === kind ? visible(item) : null;
-          }),
-        );
-      });
+        return refs.map(({ kind }, index) => {
+          if (!readable[index]) return null;
+          const item = found[next++] ?? null;
+          return item?.kind === kind ? visible(item) : null;
+        });
+      };
+      return loaders.items.readAll(keys, mapped(then, shown));
     },
     /** `userByEmail` for a round of reads at once (the planned executor's). */
-    usersByEmail<R>(emails: readonly string[], finish: (found: (UserModel | null)[]) => R): R | Promise<R> {
+    usersByEmail<R>(emails: readonly string[], then: Continuation<(UserModel | null)[], R>): R | Promise<R> {
       requireViewer();
-      return loaders.userByEmail.readAll(emails, (found) => finish(found.map(visible)));
+      return loaders.userByEmail.readAll(
+        emails,
+        mapped(then, (found: (UserModel | null)[]) => found.map(visible)),
+      );
     },
   };
 }

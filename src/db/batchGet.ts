@@ -13,6 +13,8 @@ import { itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { backoffDelay, DEFAULT_BATCH_RETRY } from './retry.js';
 import type { RetryPolicy } from './retry.js';
+import { asPromise, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 
 export const BATCH_GET_LIMIT = 100;
 
@@ -21,29 +23,33 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Reads `keys` from `tableName`. The result has one entry per key, in the same order:
  * the item, or null where no item has that key. Strongly consistent when `consistentRead`.
- * `finish` maps that result within the same `then` (a caller's next step costs no promise of
- * its own): one `then` per request, no async functions, since a request's reads are counted in
- * promises as well as in round trips (docs/performance.md).
+ * The result goes to `then` within the request's own `then` (continuation.ts): one promise per
+ * request, no async functions, since a request's reads are counted in promises as well as in
+ * round trips (docs/performance.md). Without `then`, the promise has the result.
  */
 export function batchGetItems<R = (Item | null)[]>(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly ItemKey[],
   { consistentRead = false, retry = DEFAULT_BATCH_RETRY }: { consistentRead?: boolean; retry?: RetryPolicy } = {},
-  finish: (rows: (Item | null)[]) => R = (rows) => rows as R,
+  then: Continuation<(Item | null)[], R> = asPromise() as Continuation<(Item | null)[], R>,
 ): Promise<R> {
   const unique = new Map<string, ItemKey>();
   for (const key of keys) unique.set(itemKeyId(key), { PK: key.PK, SK: key.SK });
   const found = new Map<string, Item>();
   const all = [...unique.values()];
-  const answer = (): R => finish(keys.map((key) => found.get(itemKeyId(key)) ?? null));
+  const answer = (): (Item | null)[] => keys.map((key) => found.get(itemKeyId(key)) ?? null);
   const read = { doc, tableName, consistentRead, retry, found };
-  if (all.length === 0) return Promise.resolve().then(answer);
-  if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, answer);
+  if (all.length === 0) return Promise.resolve().then(() => settle(then, answer));
+  if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, then, answer);
   const chunks: ItemKey[][] = [];
   for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
   // Chunks are independent: send them together, one round trip of latency for any key count.
-  return Promise.all(chunks.map((chunk) => readChunk(read, chunk, 0, () => undefined))).then(answer);
+  const none = (): undefined => undefined;
+  return Promise.all(chunks.map((chunk) => readChunk(read, chunk, 0, asPromise<undefined>(), none))).then(
+    () => settle(then, answer),
+    then.failed,
+  );
 }
 
 interface ChunkRead {
@@ -56,9 +62,15 @@ interface ChunkRead {
 
 /**
  * One BatchGetItem of `pending` (attempt `attempt`), then its unprocessed keys again after a
- * backoff; `done` once every key is read.
+ * backoff; `answer` goes to `then` once every key is read.
  */
-function readChunk<R>(read: ChunkRead, pending: ItemKey[], attempt: number, done: () => R): Promise<R> {
+function readChunk<T, R>(
+  read: ChunkRead,
+  pending: ItemKey[],
+  attempt: number,
+  then: Continuation<T, R>,
+  answer: () => T,
+): Promise<R> {
   const { doc, tableName, consistentRead, retry, found } = read;
   const command = new BatchGetCommand({
     RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
@@ -69,9 +81,9 @@ function readChunk<R>(read: ChunkRead, pending: ItemKey[], attempt: number, done
       found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
     }
     const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    if (unprocessed.length === 0) return done();
+    if (unprocessed.length === 0) return settle(then, answer);
     const next = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
-    if (attempt + 1 >= retry.maxAttempts) throw new IncompleteBatchError(next.length, retry.maxAttempts);
-    return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1, done));
-  });
+    if (attempt + 1 >= retry.maxAttempts) return then.failed(new IncompleteBatchError(next.length, retry.maxAttempts));
+    return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1, then, answer));
+  }, then.failed);
 }

@@ -12,6 +12,7 @@
  */
 import DataLoader from 'dataloader';
 import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
+import type { Item } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
 import { identityOf, NODES, nodeKeyOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
@@ -25,6 +26,8 @@ import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, U
 import { batchGetItems } from './batchGet.js';
 import { LoaderCache } from './loaderCache.js';
 import type { Fetch } from './loaderCache.js';
+import { asPromise, mapped, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
@@ -83,12 +86,11 @@ const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAf
 const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
   JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
 
-/** A read of one key that hands its value to `done` within its own last `then`. */
-type ReadOne<K, V> = <R>(key: K, done: (value: V) => R) => Promise<R>;
-
-const same = <T>(value: T): T => value;
+/** A read of one key that hands its value (or its failure) to `then` within its own last `then`. */
+type ReadOne<K, V> = <R>(key: K, then: Continuation<V, R>) => Promise<R>;
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+const same = <T>(value: T): T => value;
 
 /**
  * Reads each key on its own (a Query per key): one key costs its read's promise and nothing
@@ -97,40 +99,53 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * of the batch, which would give a field another field's error).
  */
 function eachKey<K, V>(read: ReadOne<K, V>): Fetch<K, V> {
-  const readOne = <R>(key: K, done: (value: V) => R): Promise<R> => {
+  const readOne = <R>(key: K, then: Continuation<V, R>): Promise<R> => {
     try {
-      return read(key, done);
+      return read(key, then);
     } catch (error) {
-      return Promise.reject(asError(error));
+      return Promise.resolve().then(() => then.failed(error));
     }
   };
-  return (keys, finish) =>
+  return (keys, then) =>
     keys.length === 1
-      ? readOne(keys[0] as K, (value) => finish([value]))
-      : Promise.all(keys.map((key) => readOne(key, same).catch(asError))).then((values) => finish(values as V[]));
+      ? readOne(
+          keys[0] as K,
+          mapped(then, (value: V) => [value]),
+        )
+      : Promise.all(keys.map((key) => readOne<V | Error>(key, { done: same, failed: asError }))).then(
+          (values) => settle(then, () => values as V[]),
+          then.failed,
+        );
 }
 
 /** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
 function cachedLoader<K, V>(fetch: Fetch<K, V>, idOf: (key: K) => string) {
   const cache = new LoaderCache<V>();
-  const loader = new DataLoader<K, V, string>((keys) => fetch(keys, same), { cacheKeyFn: idOf, cacheMap: cache });
+  const loader = new DataLoader<K, V, string>((keys) => fetch(keys, asPromise()), {
+    cacheKeyFn: idOf,
+    cacheMap: cache,
+  });
   return Object.assign(loader, {
     cache,
     /**
-     * The values of `keys` in key order, handed to `finish`: now when all are known, else in
-     * one promise for the round (loaderCache.ts).
+     * The values of `keys` in key order, handed to `then`: now when all are known, else within
+     * the round's one promise (loaderCache.ts).
      */
-    readAll: <R>(keys: readonly K[], finish: (values: V[]) => R): R | Promise<R> =>
-      cache.readAll(keys, idOf, fetch, finish),
+    readAll: <R>(keys: readonly K[], then: Continuation<V[], R>): R | Promise<R> =>
+      cache.readAll(keys, idOf, fetch, then),
   });
 }
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
   const items = cachedLoader<ItemKey, NodeModel | null>(
-    (keys, finish) =>
+    (keys, then) =>
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
-      batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true }, (rows) =>
-        finish(rows.map((row) => (row ? itemToNode(row) : null))),
+      batchGetItems(
+        dynamo.doc,
+        tableName,
+        keys,
+        { consistentRead: true },
+        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToNode(row) : null))),
       ),
     itemKeyId,
   );
@@ -142,7 +157,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   };
 
   const userByEmail = cachedLoader<string, UserModel | null>(
-    eachKey(<R>(email: string, done: (user: UserModel | null) => R): Promise<R> =>
+    eachKey(<R>(email: string, then: Continuation<UserModel | null, R>): Promise<R> =>
       dynamo.doc
         .send(
           rangeQuery(
@@ -156,23 +171,33 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
             USER_BY_EMAIL.read({ email }),
           ),
         )
-        .then((result) => {
-          const item = result.Items?.[0];
-          if (!item) return done(null);
-          const user = itemToUser(item);
-          prime(user);
-          return done(user);
-        }),
+        .then(
+          (result) =>
+            settle(then, () => {
+              const item = result.Items?.[0];
+              if (!item) return null;
+              const user = itemToUser(item);
+              prime(user);
+              return user;
+            }),
+          then.failed,
+        ),
     ),
     (email) => email,
   );
 
   const ordersPages = cachedLoader<OrdersPageKey, Page<OrderModel>>(
-    eachKey(<R>({ userId, status, window, args }: OrdersPageKey, done: (page: Page<OrderModel>) => R) =>
-      readPage(dynamo.doc, userOrdersQuery(tableName, userId, status, window), args, cursors, ({ page }) => {
-        primeAll(page.edges.map((edge) => edge.node));
-        return done(page);
-      }),
+    eachKey(<R>({ userId, status, window, args }: OrdersPageKey, then: Continuation<Page<OrderModel>, R>): Promise<R> =>
+      readPage(
+        dynamo.doc,
+        userOrdersQuery(tableName, userId, status, window),
+        args,
+        cursors,
+        mapped(then, ({ page }: { page: Page<OrderModel> }) => {
+          primeAll(page.edges.map((edge) => edge.node));
+          return page;
+        }),
+      ),
     ),
     ordersPageId,
   );
@@ -180,54 +205,61 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   // GSI2 is eventually consistent: its copies are not primed into `items`, which serves
   // strongly consistent point reads.
   const shopOrdersPages = cachedLoader<ShopOrdersPageKey, Page<OrderModel>>(
-    eachKey(<R>({ status, window, args }: ShopOrdersPageKey, done: (page: Page<OrderModel>) => R): Promise<R> =>
-      readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(({ page }) =>
-        done(page),
+    eachKey(<R>({ status, window, args }: ShopOrdersPageKey, then: Continuation<Page<OrderModel>, R>): Promise<R> =>
+      readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(
+        ({ page }) => settle(then, () => page),
+        then.failed,
       ),
     ),
     ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]),
   );
 
   /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
+  const readCategories = async (): Promise<CategoryModel[]> => {
+    const found: CategoryModel[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await dynamo.doc.send(
+        rangeQuery(
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+            Limit: MAX_CATEGORIES - found.length,
+          },
+          CATEGORIES.read({}),
+        ),
+      );
+      // A category whose last product moved away keeps its counter item, at zero: not listed.
+      found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey && found.length < MAX_CATEGORIES);
+    return found;
+  };
   const categories = cachedLoader<'all', CategoryModel[]>(
-    eachKey(async <R>(_all: 'all', done: (found: CategoryModel[]) => R) => {
-      const found: CategoryModel[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await dynamo.doc.send(
-          rangeQuery(
-            {
-              TableName: tableName,
-              KeyConditionExpression: 'PK = :pk',
-              ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
-              ConsistentRead: true,
-              ExclusiveStartKey: startKey,
-              Limit: MAX_CATEGORIES - found.length,
-            },
-            CATEGORIES.read({}),
-          ),
-        );
-        // A category whose last product moved away keeps its counter item, at zero: not listed.
-        found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
-        startKey = result.LastEvaluatedKey;
-      } while (startKey && found.length < MAX_CATEGORIES);
-      return done(found);
-    }),
+    eachKey(<R>(_all: 'all', then: Continuation<CategoryModel[], R>): Promise<R> =>
+      readCategories().then((found) => then.done(found), then.failed),
+    ),
     () => 'all',
   );
 
   const productsPages = cachedLoader<ProductsPageKey, Page<ProductModel>>(
     eachKey(
-      <R>({ category, filter, order, args }: ProductsPageKey, done: (page: Page<ProductModel>) => R): Promise<R> => {
+      <R>(
+        { category, filter, order, args }: ProductsPageKey,
+        then: Continuation<Page<ProductModel>, R>,
+      ): Promise<R> => {
         const listing = productsQuery(tableName, category, filter, order);
-        const shown = ({ page }: { page: Page<ProductModel> }) => {
+        const shown = mapped(then, ({ page }: { page: Page<ProductModel> }) => {
           // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
           // (its products are the ones shown), so the other listings do the same.
           primeAll(page.edges.map((edge) => edge.node));
-          return done(page);
-        };
+          return page;
+        });
         return listing.sharded
-          ? readShardedPage(dynamo.doc, listing.query, args, cursors).then(shown)
+          ? readShardedPage(dynamo.doc, listing.query, args, cursors).then(shown.done, shown.failed)
           : readPage(dynamo.doc, listing.query, args, cursors, shown);
       },
     ),
@@ -246,9 +278,13 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   /** Products per category, from the counters (access pattern 13), one BatchGetItem for every category asked. */
   const categoryCounts = cachedLoader<string, number>(
-    (names, finish) =>
-      batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true }, (rows) =>
-        finish(rows.map((row) => (row ? itemToCategory(row).productCount : 0))),
+    (names, then) =>
+      batchGetItems(
+        dynamo.doc,
+        tableName,
+        names.map(categoryCounterKey),
+        { consistentRead: true },
+        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToCategory(row).productCount : 0))),
       ),
     (name) => name,
   );
@@ -271,21 +307,19 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     const read = readUserWithOrders(dynamo.doc, tableName, userId, size, ordersQuery, cursors);
     const userKey = itemKeyId(NODES.User.keyOf(userId));
     const pageKey = ordersPageId({ userId, status: null, window: {}, args });
-    // Primed as DataLoader primes (an entry already there stays), and plain values once read:
-    // a reader later in the request then finds them without a promise.
-    const user: Promise<UserModel | null> = read.then((found) => {
-      items.cache.settle(userKey, user, found.user);
-      return found.user;
-    });
-    const page: Promise<Page<OrderModel>> = read.then((found) => {
-      primeAll(found.page.edges.map((edge) => edge.node));
-      ordersPages.cache.settle(pageKey, page, found.page);
-      return found.page;
-    });
-    // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
-    for (const promise of [user, page]) promise.catch(() => undefined);
-    if (!items.cache.has(userKey)) items.cache.set(userKey, user);
-    if (!ordersPages.cache.has(pageKey)) ordersPages.cache.set(pageKey, page);
+    // The two halves are shares of the one read (as DataLoader's prime, an entry already there
+    // stays), and plain values once it is done: one promise for the read, none per loader.
+    items.cache.expect(userKey, read, (found) => found.user);
+    ordersPages.cache.expect(pageKey, read, (found) => found.page);
+    read.then(
+      (found) => {
+        items.cache.settleShare(userKey, read, found.user);
+        primeAll(found.page.edges.map((edge) => edge.node));
+        ordersPages.cache.settleShare(pageKey, read, found.page);
+      },
+      // Whoever reads the shares sees the failure; nobody else must (no unhandled rejection).
+      () => undefined,
+    );
     return true;
   };
 

@@ -21,6 +21,8 @@ import { BadUserInputError } from '../errors.js';
 import type { Item } from '../table/codecs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
+import { asPromise, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { RangeRead } from '../table/entities/entity.js';
 
@@ -122,22 +124,26 @@ export function planPage(
 
 /**
  * Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short and
- * no filter drops items. Refused arguments (planPage) reject the promise. `finish` maps the page
- * within the last `then`: one `then` per Query, no async function, since a request's reads are
- * counted in promises too (docs/performance.md).
+ * no filter drops items. The page goes to `then` within the last Query's own `then`
+ * (continuation.ts), refused arguments (planPage) to its `failed`: one promise per Query, no
+ * async function, since a request's reads are counted in promises too (docs/performance.md).
+ * Without `then`, the promise has the page, or rejects.
  */
 export function readPage<T, R = { page: Page<T>; items: Item[] }>(
   doc: DynamoDBDocumentClient,
   query: PageQuery<T>,
   args: ConnectionArgs,
   codec: CursorCodec,
-  finish: (read: { page: Page<T>; items: Item[] }) => R = (read) => read as R,
+  then: Continuation<{ page: Page<T>; items: Item[] }, R> = asPromise() as Continuation<
+    { page: Page<T>; items: Item[] },
+    R
+  >,
 ): Promise<R> {
   let plan: PagePlan;
   try {
     plan = planPage(args, query, codec);
   } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    return Promise.resolve().then(() => then.failed(error));
   }
   const wanted = plan.size + 1;
   const items: Item[] = [];
@@ -172,8 +178,8 @@ export function readPage<T, R = { page: Page<T>; items: Item[] }>(
         // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
         const cutShort = items.length < wanted && next !== undefined;
         const hasMore = items.length > plan.size || cutShort;
-        return finish(buildPage(items, plan, hasMore, query, codec, cutShort ? next : undefined));
-      });
+        return settle(then, () => buildPage(items, plan, hasMore, query, codec, cutShort ? next : undefined));
+      }, then.failed);
   return read(plan.cursor);
 }
 

@@ -16,6 +16,7 @@
  */
 import { isNonNullType } from 'graphql';
 import type { GraphQLResolveInfo } from 'graphql';
+import type { Continuation } from '../db/continuation.js';
 import type { GraphQLContext } from './context.js';
 
 /** One kind of read: a key at a time (graphql-js's resolvers) or a round's keys at once (the planned executor). */
@@ -24,10 +25,10 @@ export interface Source<K, V> {
   /** Reads `key` through the request's loaders (batched per tick by them). */
   one(context: GraphQLContext, key: K): Promise<V>;
   /**
-   * Reads every key at once and hands the values, in key order, to `finish`: now when all are
-   * known, else within the round's one promise (its reads' last `then`).
+   * Reads every key at once and hands the values, in key order, or the failure, to `then`: now
+   * when all are known, else within the read's own last `then` (one promise per request).
    */
-  all<R>(context: GraphQLContext, keys: readonly K[], finish: (values: V[]) => R): R | Promise<R>;
+  all<R>(context: GraphQLContext, keys: readonly K[], then: Continuation<V[], R>): R | Promise<R>;
 }
 
 /** A field's value that needs no read (no viewer, a count known already): `key` returns it instead of a key. */

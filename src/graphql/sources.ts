@@ -5,6 +5,8 @@
  * same requests, the same caches.
  */
 import type { NodeRef } from '../auth/access.js';
+import { mapped } from '../db/continuation.js';
+import type { Continuation } from '../db/continuation.js';
 import type { Loaders } from '../db/loaders.js';
 import type { NodeModel } from '../table/models.js';
 import type { GraphQLContext } from './context.js';
@@ -15,13 +17,13 @@ function loaderSource<K, V>(
   name: string,
   loaderOf: (loaders: Loaders) => {
     load(key: K): Promise<V>;
-    readAll<R>(keys: readonly K[], finish: (values: V[]) => R): R | Promise<R>;
+    readAll<R>(keys: readonly K[], then: Continuation<V[], R>): R | Promise<R>;
   },
 ): Source<K, V> {
   return {
     name,
     one: ({ loaders }, key) => loaderOf(loaders).load(key),
-    all: ({ loaders }, keys, finish) => loaderOf(loaders).readAll(keys, finish),
+    all: ({ loaders }, keys, then) => loaderOf(loaders).readAll(keys, then),
   };
 }
 
@@ -36,12 +38,15 @@ export const nodeSource: Source<NodeRef | readonly NodeRef[], Found | Found[]> =
   name: 'node',
   one: ({ access }: GraphQLContext, key) =>
     isList(key) ? Promise.all(key.map(({ kind, id }) => access.node(kind, id))) : access.node(key.kind, key.id),
-  all: ({ access }, keys, finish) => {
+  all: ({ access }, keys, then) => {
     const flat = keys.flatMap((key) => (isList(key) ? key : [key]));
-    return access.nodes(flat, (found) => {
-      let next = 0;
-      return finish(keys.map((key) => (isList(key) ? key.map(() => found[next++] ?? null) : (found[next++] ?? null))));
-    });
+    return access.nodes(
+      flat,
+      mapped(then, (found: Found[]) => {
+        let next = 0;
+        return keys.map((key) => (isList(key) ? key.map(() => found[next++] ?? null) : (found[next++] ?? null)));
+      }),
+    );
   },
 };
 
@@ -51,7 +56,7 @@ const isList = (key: NodeRef | readonly NodeRef[]): key is readonly NodeRef[] =>
 export const userByEmailSource: Source<string, Found> = {
   name: 'userByEmail',
   one: ({ access }, email) => access.userByEmail(email),
-  all: ({ access }, emails, finish) => access.usersByEmail(emails, finish),
+  all: ({ access }, emails, then) => access.usersByEmail(emails, then),
 };
 
 /** A page of one user's orders. */

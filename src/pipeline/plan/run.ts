@@ -21,6 +21,7 @@ import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, GraphQLSche
 import type { Path } from 'graphql/jsutils/Path.js';
 import { getArgumentValues } from 'graphql/execution/values.js';
 import type { GraphQLContext } from '../../graphql/context.js';
+import type { Continuation } from '../../db/continuation.js';
 import type { AnyReadField, ReadRound, Source } from '../../graphql/reads.js';
 import { BudgetExceededError } from '../meter.js';
 import type { OperationMeter } from '../meter.js';
@@ -164,41 +165,47 @@ export class PlannedRun implements ReadRound {
   execute(): string | Promise<string> {
     const { context } = this;
     context.round = this;
-    let settle: { resolve: (json: string) => void; reject: (error: unknown) => void } | undefined;
-    const fail = (error: unknown): void => {
-      context.round = undefined;
-      settle?.reject(asFallback(error));
-    };
-    // Rounds whose values were all known go on at once; the first that reads returns its promise.
-    const rounds = (): string | undefined => {
-      for (;;) {
-        if (this.reads.length === 0 && this.prefetches.length === 0) {
-          context.round = undefined;
-          return answerJson(this.root);
-        }
-        const reading = this.readRound();
-        if (reading) {
-          reading.then(() => {
-            try {
-              const json = rounds();
-              if (json !== undefined) settle?.resolve(json);
-            } catch (error) {
-              fail(error);
-            }
-          }, fail);
-          return undefined;
-        }
-      }
-    };
     try {
       this.resolveObject(this.root);
-      const json = rounds();
-      if (json !== undefined) return json;
+      if (this.rounds()) return this.finish();
     } catch (error) {
       context.round = undefined;
       throw asFallback(error);
     }
-    return new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+    return new Promise<string>((resolve, reject) => (this.settled = { resolve, reject }));
+  }
+
+  /** Settles the execution's promise once a round read asynchronously (set when there is one). */
+  private settled: { resolve: (json: string) => void; reject: (error: unknown) => void } | undefined;
+
+  private finish(): string {
+    this.context.round = undefined;
+    return answerJson(this.root);
+  }
+
+  private fail(error: unknown): void {
+    this.context.round = undefined;
+    this.settled?.reject(asFallback(error));
+  }
+
+  /**
+   * Reads rounds while their values are known at once. True when no read is left; false when a
+   * round reads: its last read to finish goes on with the next rounds (`resume`).
+   */
+  private rounds(): boolean {
+    for (;;) {
+      if (this.reads.length === 0 && this.prefetches.length === 0) return true;
+      if (!this.readRound()) return false;
+    }
+  }
+
+  /** After a round that read: the next rounds, then the answer (never throws: it settles the promise). */
+  private resume(): void {
+    try {
+      if (this.rounds()) this.settled?.resolve(this.finish());
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   private infoOf(field: PlanField): FieldInfo {
@@ -322,10 +329,12 @@ export class PlannedRun implements ReadRound {
 
   /**
    * Reads the round's keys, each source's at once, and completes their fields (which files the
-   * next round's reads). Undefined when every value was known; else the round's promise, which
-   * settles once every read of the round has.
+   * next round's reads). True when every value was known and completed at once; false when some
+   * source reads: the last to finish resumes the execution from within its read's own `then`, so
+   * a round costs its requests' promises and no other. A failure waits for the round's other
+   * reads (they belong to this execution's cost, and graphql-js starts after them).
    */
-  private readRound(): Promise<unknown> | undefined {
+  private readRound(): boolean {
     const groups = new Map<Source<unknown, unknown>, { keys: unknown[]; reads: (Read | undefined)[] }>();
     const groupOf = (source: Source<unknown, unknown>) => {
       let group = groups.get(source);
@@ -344,27 +353,50 @@ export class PlannedRun implements ReadRound {
     }
     this.reads = [];
     this.prefetches = [];
-    let pending: Promise<unknown>[] | undefined;
-    try {
-      for (const [source, group] of groups) {
-        const done = source.all(this.context, group.keys, (values) => this.completeReads(group.reads, values));
-        if (done instanceof Promise) (pending ??= []).push(done);
+    // One for each source, and one for this call until every source has been asked.
+    let open = groups.size + 1;
+    let asking = true;
+    let failure: { error: unknown } | undefined;
+    const closed = (): void => {
+      open -= 1;
+      if (open > 0 || asking) return;
+      if (failure) this.fail(failure.error);
+      else this.resume();
+    };
+    const then: Continuation<unknown[], void> = {
+      done: () => closed(),
+      failed: (error) => {
+        failure ??= { error };
+        closed();
+      },
+    };
+    for (const [source, group] of groups) {
+      if (failure) {
+        open -= 1;
+        continue;
       }
-    } catch (error) {
-      // Reads already on their way belong to this execution's cost: graphql-js starts after them.
-      if (!pending) throw error;
-      return Promise.allSettled(pending).then(() => {
-        throw error;
-      });
+      try {
+        void source.all(this.context, group.keys, {
+          done: (values) => {
+            try {
+              this.completeReads(group.reads, values);
+            } catch (error) {
+              then.failed(error);
+              return;
+            }
+            then.done(values);
+          },
+          failed: then.failed,
+        });
+      } catch (error) {
+        then.failed(error);
+      }
     }
-    if (!pending) return undefined;
-    if (pending.length === 1) return pending[0];
-    const all = pending;
-    return Promise.all(all).then(undefined, (error: unknown) =>
-      Promise.allSettled(all).then(() => {
-        throw error;
-      }),
-    );
+    asking = false;
+    open -= 1;
+    if (open > 0) return false;
+    if (failure) throw failure.error;
+    return true;
   }
 
   /** Gives each read of a round its value: the field's own `value`, the meter's count, then completion. */
