@@ -6,8 +6,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { aProduct, aUser, placedEvents, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { parseSse } from './support/transports.js';
@@ -91,17 +90,7 @@ class Stream {
   }
 }
 
-let seq = 10n ** 20n;
-const anEvent = (): OrderEventModel => {
-  seq += 7n; // sequence numbers grow, with gaps
-  return {
-    type: 'ORDER_PLACED',
-    order: anOrder(alice, [product]),
-    previousStatus: null,
-    at: new Date().toISOString(),
-    seq: seq.toString(),
-  };
-};
+const anEvent = placedEvents(alice, [product], 10n ** 20n);
 
 /** Resolves once the server has `count` subscribers (a stream is registered, or gone). */
 const subscribers = (target: TestServer, count: number) =>

@@ -15,6 +15,7 @@ import {
   userToItem,
 } from '../../src/table/codecs.js';
 import { emailGuardKey } from '../../src/table/keys.js';
+import type { OrderEventModel } from '../../src/events/orderEvent.js';
 import type { OrderModel, ProductModel, UserModel } from '../../src/table/models.js';
 
 const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -51,6 +52,24 @@ export function aProduct(overrides: Partial<ProductModel> = {}): ProductModel {
     updatedAt: NOW,
     version: 1,
     ...overrides,
+  };
+}
+
+/**
+ * A maker of ORDER_PLACED events of new orders of `user`, numbered from `firstSeq` upwards with
+ * gaps of `step` (stream sequence numbers grow, not one by one), as the consumer publishes them.
+ */
+export function placedEvents(user: UserModel, products: ProductModel[], firstSeq: bigint, step = 7n) {
+  let seq = firstSeq;
+  return (): OrderEventModel => {
+    seq += step;
+    return {
+      type: 'ORDER_PLACED',
+      order: anOrder(user, products),
+      previousStatus: null,
+      at: new Date().toISOString(),
+      seq: seq.toString(),
+    };
   };
 }
 
