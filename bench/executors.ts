@@ -18,8 +18,7 @@
  * - the answers of the executors are compared (data as JSON, errors) on each operation's first
  *   variables.
  *
- * Flags: --users=N (40), --rounds=N (5), --executions=N per round (100), --ops=a,b,
- * --executors=a,b. Run with NODE_ENV=production (the npm script does): graphql-js checks
+ * Flags: --help. Run with NODE_ENV=production (the npm script does): graphql-js checks
  * NODE_ENV once, when it loads.
  */
 import { createHook, executionAsyncId } from 'node:async_hooks';
@@ -28,6 +27,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'graphql';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { pino } from 'pino';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
 import type { ExecutorConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
@@ -38,7 +38,6 @@ import { baselineNewTable } from '../src/migrations/runner.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/trustedDocuments.js';
-import { silenceSdkNodeVersionNotice } from '../src/runMain.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { operations } from './operations.js';
@@ -46,29 +45,47 @@ import type { Operation } from './operations.js';
 
 type ExecutorName = ExecutorConfig['executor'];
 
-interface Flags {
-  users: number;
-  rounds: number;
-  executions: number;
-  ops: string[];
-  executors: ExecutorName[];
-}
+const EXECUTORS: readonly ExecutorName[] = ['graphql-js', 'compiled', 'auto', 'differential'];
 
-function flags(argv: string[]): Flags {
-  const values = new Map<string, string>();
-  for (const arg of argv) {
-    const match = /^--([a-z]+)=(.*)$/.exec(arg);
-    if (!match)
-      throw new Error(`unknown argument ${arg} (flags: --users= --rounds= --executions= --ops= --executors=)`);
-    values.set(match[1] as string, match[2] as string);
-  }
-  const list = (name: string) => (values.get(name) ?? '').split(',').filter(Boolean);
+/** The command line (src/cli.ts): --help, and a one-line error for a flag it does not take. */
+function flags() {
+  const command = {
+    name: 'bench:executors',
+    run: 'npm run bench:executors --',
+    usage: `[--users 40] [--rounds 5] [--executions 100] [--ops a,b] [--executors a,b]
+
+The executors compared in one process on the benchmark's operations: CPU, bytes allocated and
+promises per execution, DynamoDB requests and the median latency.
+
+  --users <n>        users of the generated shop (default 40)
+  --rounds <n>       rounds per operation, the executors taking turns (default 5)
+  --executions <n>   executions per executor and round (default 100)
+  --ops <a,b>        only these operations (bench/operations.ts ids)
+  --executors <a,b>  only these executors (default graphql-js,compiled,auto)`,
+    options: {
+      users: { type: 'string', default: '40' },
+      rounds: { type: 'string', default: '5' },
+      executions: { type: 'string', default: '100' },
+      ops: { type: 'string', default: '' },
+      executors: { type: 'string', default: 'graphql-js,compiled,auto' },
+    },
+  } as const;
+  const { values } = parseCommandLine(command);
+  const count = (name: 'users' | 'rounds' | 'executions'): number => {
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < 1) exitWithUsageError(command, `--${name} takes a positive integer`);
+    return value;
+  };
+  const list = (text: string) => text.split(',').filter(Boolean);
+  const executors = list(values.executors);
+  const unknown = executors.find((name) => !(EXECUTORS as readonly string[]).includes(name));
+  if (unknown) exitWithUsageError(command, `unknown executor ${unknown} (${EXECUTORS.join(', ')})`);
   return {
-    users: Number(values.get('users') ?? 40),
-    rounds: Number(values.get('rounds') ?? 5),
-    executions: Number(values.get('executions') ?? 100),
-    ops: list('ops'),
-    executors: (list('executors').length ? list('executors') : ['graphql-js', 'compiled', 'auto']) as ExecutorName[],
+    users: count('users'),
+    rounds: count('rounds'),
+    executions: count('executions'),
+    ops: list(values.ops),
+    executors: executors as ExecutorName[],
   };
 }
 
@@ -166,10 +183,9 @@ interface Cell {
 }
 
 async function main(): Promise<void> {
-  silenceSdkNodeVersionNotice();
+  const options = flags();
   if (process.env.NODE_ENV !== 'production')
     progress('note: NODE_ENV is not production (graphql-js runs its development checks)');
-  const options = flags(process.argv.slice(2));
   const config = { ...loadBenchConfig([]), users: options.users, productsPerCategory: 20, scaleOrders: 0 };
   progress('starting DynamoDB Local (in memory)');
   const local = await startLocalDynamo();

@@ -26,7 +26,7 @@ import type { OperationBudgets } from './meter.js';
 /** The two executors answered one operation differently (EXECUTOR=differential only). */
 export class ExecutorMismatchError extends GraphQLError {
   constructor(part: AnswerPart) {
-    super(`The compiled executor and graphql-js answered this operation differently (${part}): a bug in the server`, {
+    super(`The planned executor and graphql-js answered this operation differently (${part}): a bug in the server`, {
       path: [],
       extensions: { code: ErrorCode.EXECUTOR_MISMATCH, part, http: { status: 500 } },
     });
@@ -162,7 +162,7 @@ export function createDifferentialExecutor({
         graphqlJs: { ...serializedAnswer(second), cost: replayed.context.cost },
         unusedCalls: replayed.tape.unused,
       },
-      'EXECUTOR MISMATCH: the compiled executor and graphql-js answered differently',
+      'EXECUTOR MISMATCH: the planned executor and graphql-js answered differently',
     );
     return { errors: [new ExecutorMismatchError(part)] };
   };
