@@ -36,7 +36,7 @@ import { BudgetExceededError, meterOf } from '../meter.js';
 import { dataOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
-import { Fallback, PlannedRun } from './run.js';
+import { Fallback, isPromiseLike, PlannedRun } from './run.js';
 import type { RunFallback } from './run.js';
 
 /** Why an execution ran on graphql-js instead (a metric label: a closed set). */
@@ -76,9 +76,6 @@ interface DocumentPlans {
 /** What a plan takes, estimated: its fields and the closures and arrays around them. */
 const BYTES_PER_PLAN_FIELD = 400;
 const BYTES_PER_DOCUMENT = 2048;
-
-const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 export type PlannedExecutor = ReturnType<typeof createPlannedExecutor>;
 

@@ -45,7 +45,7 @@ export class Fallback extends Error {
 
 const ignore = (): void => undefined;
 
-const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
+export const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 const isIterableObject = (value: unknown): value is Iterable<unknown> =>
