@@ -218,7 +218,6 @@ async function main(): Promise<void> {
     const ops = operations(data, 'x').filter((op) => options.ops.length === 0 || options.ops.includes(op.id));
     let sequence = 0;
 
-    /** One execution, as a transport makes it. */
     /** What one execution is given, as a transport gives it (a fresh context). */
     const argsOf = (pipeline: Pipeline, op: Operation, document: DocumentNode, variables: Record<string, unknown>) => ({
       schema: pipeline.schema,
