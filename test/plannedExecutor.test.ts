@@ -121,22 +121,31 @@ describe('the planned executor', () => {
 
   it.each([
     [
+      'a mutation',
       'mutation',
       'mutation { placeOrder(input: { userId: "alice", items: [], idempotencyKey: "k" }) { order { id } userErrors { code } } }',
       {},
       ALICE,
     ],
     [
+      'variables that do not coerce',
       'variables',
       'query ($first: Int) { viewer { orders(first: $first) { edges { node { id } } } } }',
       { first: 'ten' },
       ALICE,
     ],
-    ['error', '{ userByEmail(email: "alice@example.com") { id } }', {}, null],
-    ['operation', 'query A { viewer { id } } query B { viewer { id } }', {}, ALICE],
+    ['a read refused by the access rules', 'error', '{ userByEmail(email: "alice@example.com") { id } }', {}, null],
+    ['a non-null field whose key is refused', 'error', '{ nodes(ids: ["not-a-global-id"]) { id } }', {}, ALICE],
+    [
+      'a document without the operation named',
+      'operation',
+      'query A { viewer { id } } query B { viewer { id } }',
+      {},
+      ALICE,
+    ],
   ] as const)(
-    'leaves a %s to graphql-js, counted, with the answer graphql-js gives',
-    async (why, query, variables, viewer) => {
+    'leaves %s to graphql-js, counted as %s, with the answer graphql-js gives',
+    async (_what, why, query, variables, viewer) => {
       const planned = pipelineFor('auto');
       const oracle = pipelineFor('graphql-js');
       const answer = await planned.execute(query, variables, viewer);

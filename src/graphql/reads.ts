@@ -75,10 +75,12 @@ export function prefetch<K, V>(context: GraphQLContext, source: Source<K, V>, ke
 }
 
 /**
- * A field that reads, as a resolver. A non-null field's failures are rejections, never throws: a
- * non-null field that throws synchronously makes graphql-js abandon its siblings' pending results,
- * whose rejections would then go unhandled. Under the planned executor (a `round` in the
- * context) it returns nothing: the executor gives the field its value after the round's reads.
+ * A field that reads, as a resolver. Under graphql-js a non-null field's failures are
+ * rejections, never throws: a non-null field that throws synchronously makes graphql-js abandon
+ * its siblings' pending results, whose rejections would then go unhandled. Under the planned
+ * executor (a `round` in the context) it returns nothing, the executor giving the field its value
+ * after the round's reads, and a refusal is thrown: the executor stops on it (an `error`, not a
+ * promise it did not expect).
  */
 export function readField<P, A, K, V, R = V>(
   spec: ReadFieldSpec<P, A, K, V, R>,
@@ -95,7 +97,7 @@ export function readField<P, A, K, V, R = V>(
     return value ? read.then((found) => value(found, key, parent, args, context)) : (read as unknown as Promise<R>);
   };
   return (parent, args, context, info) => {
-    if (!isNonNullType(info.returnType)) return resolve(parent, args, context, info);
+    if (context.round || !isNonNullType(info.returnType)) return resolve(parent, args, context, info);
     try {
       return resolve(parent, args, context, info);
     } catch (error) {
