@@ -1,10 +1,10 @@
 /**
- * graphql-js as the oracle of the compiled executor, on generated documents: 10,000 seeded
+ * graphql-js as the oracle of the planned executor (the one EXECUTOR=auto ships), on generated documents: 10,000 seeded
  * queries built from the schema (test/support/documentGenerator.ts) run through the differential
  * executor (test/support/differentialExecutor.ts, plugged into the pipeline through its executor
  * interface) against the demo data in DynamoDB Local, as four different viewers, with
  * faults injected into resolvers at random depths for a third of them. Every answer of the
- * compiled executor must equal graphql-js's (data with its key order, errors with message, path,
+ * planned executor must equal graphql-js's (data with its key order, errors with message, path,
  * locations and code, in order, and the DynamoDB requests made); the classes known to differ are
  * left to graphql-js and counted.
  *
@@ -29,14 +29,14 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { sha256 } from '../src/pipeline/admission.js';
-import { FALLBACK_CLASSES } from '../src/pipeline/compiledExecutor.js';
+import { PLAN_FALLBACKS } from '../src/pipeline/plan/plannedExecutor.js';
 import { createMetrics } from '../src/pipeline/metrics.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/trustedDocuments.js';
 import { demoCategoryItems, demoItems } from '../src/seed/seed.js';
 import { demoData } from '../src/seed/demoData.js';
-import { compiledAgainstGraphqlJs } from './support/differentialExecutor.js';
+import { plannedAgainstGraphqlJs } from './support/differentialExecutor.js';
 import { createDocumentGenerator, faultAt } from './support/documentGenerator.js';
 import { callKey, taped } from './support/dynamoTape.js';
 import { OrderEvents } from '../src/graphql/orderEvents.js';
@@ -142,7 +142,7 @@ function injectFaults(pipeline: Pipeline, plans: Map<string, { seed: number; rat
   }
 }
 
-describe('the compiled executor against graphql-js on generated documents', () => {
+describe('the planned executor against graphql-js on generated documents', () => {
   let dynamo: Dynamo;
   let tableName: string;
   let pipeline: Pipeline;
@@ -174,7 +174,7 @@ describe('the compiled executor against graphql-js on generated documents', () =
       documents: new TrustedDocuments(),
       events,
       metrics,
-      execute: compiledAgainstGraphqlJs({
+      execute: plannedAgainstGraphqlJs({
         data,
         events,
         log,
@@ -251,6 +251,6 @@ describe('the compiled executor against graphql-js on generated documents', () =
     expect(counts.documents).toBe(DOCUMENTS);
     // The generator reaches what it is for: errors, faults, and documents of every fallback class.
     expect(counts.withErrors).toBeGreaterThan(DOCUMENTS / 10);
-    expect(Object.keys(fallbacks).every((name) => (FALLBACK_CLASSES as readonly string[]).includes(name))).toBe(true);
+    expect(Object.keys(fallbacks).every((name) => (PLAN_FALLBACKS as readonly string[]).includes(name))).toBe(true);
   });
 });

@@ -33,6 +33,8 @@ import { tracing } from '../telemetry/tracing.js';
 import type { AdmittedOperation } from './admission.js';
 import { createCompiledExecutor } from './compiledExecutor.js';
 import type { CompiledExecutor, Execute, FallbackClass, OperationFacts } from './compiledExecutor.js';
+import { createPlannedExecutor } from './plan/plannedExecutor.js';
+import type { PlanFallback, PlannedExecutor } from './plan/plannedExecutor.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import { finishOperationSpan, nameOperationSpan } from './operationSpans.js';
@@ -59,8 +61,8 @@ export interface ExecutionOptions {
   executor?: ExecutorConfig | undefined;
   /** An executor brought by the caller, used for every operation instead of EXECUTOR's (a test's: test/support/). */
   execute?: Execute | undefined;
-  /** Counts an execution that fell back from the compiled executor to graphql-js. */
-  onFallback?: ((fallback: FallbackClass) => void) | undefined;
+  /** Counts an execution that fell back from the planned (or compiled) executor to graphql-js. */
+  onFallback?: ((fallback: PlanFallback | FallbackClass) => void) | undefined;
 }
 
 /** One event of a subscription, executed: its result, the context it ran in, and the event itself. */
@@ -80,19 +82,19 @@ export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
 /**
- * Which executor EXECUTOR runs an admitted operation on. `auto` runs compiled a query whose
- * estimated cost (admission's) reaches `minCost`, graphql-js the rest: compiling removes
- * graphql-js's per-field work (a resolve info, the arguments, a promise per async field), which
- * is most of a page of many fields and little of a small document, where graphql-jit's own
- * per-execution work measured dearer. Mutations and subscription events stay on graphql-js.
+ * Which executor EXECUTOR runs an admitted operation on. `auto` plans it (src/pipeline/plan/:
+ * breadth-first, one promise per DynamoDB round trip), and the planned executor hands what it
+ * does not cover (a mutation, among others) to graphql-js, counting each fall-back. `compiled`
+ * runs compiled a query whose estimated cost (admission's) reaches `minCost`, graphql-js the
+ * rest: compiling pays on pages of many fields, not on small documents or mutations.
  */
 export function executorKindFor(
   mode: ExecutorConfig['executor'],
   minCost: number,
   admitted: Pick<AdmittedOperation, 'operation' | 'cost'>,
-): 'graphql-js' | 'compiled' {
-  if (mode === 'compiled') return 'compiled';
-  if (mode === 'auto' && admitted.operation.operation === OperationTypeNode.QUERY && admitted.cost >= minCost) {
+): 'graphql-js' | 'compiled' | 'planned' {
+  if (mode === 'auto') return 'planned';
+  if (mode === 'compiled' && admitted.operation.operation === OperationTypeNode.QUERY && admitted.cost >= minCost) {
     return 'compiled';
   }
   return 'graphql-js';
@@ -128,12 +130,14 @@ export function createExecution({
   let compiled: CompiledExecutor | undefined;
   const compiledExecutor = () => (compiled ??= createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallback }));
   const compiledExecute: Execute = (args, facts) => compiledExecutor().execute(args, facts);
+  let planned: PlannedExecutor | undefined;
+  const plannedExecutor = () => (planned ??= createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallback }));
+  const plannedExecute: Execute = (args) => plannedExecutor().execute(args);
+  const executors = { 'graphql-js': graphqlJs, compiled: compiledExecute, planned: plannedExecute };
 
   /** The executor of one admitted operation, chosen here alone: the caller's, or EXECUTOR's (executorKindFor). */
-  const executorFor = (admitted: Pick<AdmittedOperation, 'operation' | 'cost'>): Execute => {
-    if (brought) return brought;
-    return executorKindFor(mode, minCost, admitted) === 'compiled' ? compiledExecute : graphqlJs;
-  };
+  const executorFor = (admitted: Pick<AdmittedOperation, 'operation' | 'cost'>): Execute =>
+    brought ?? executors[executorKindFor(mode, minCost, admitted)];
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
@@ -152,34 +156,37 @@ export function createExecution({
    * Executes one operation (or one subscription event) in `contextValue`, under its own meter,
    * and waits for the calls still in flight (a prefetched page), which belong to its cost.
    */
-  async function run(admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown) {
+  function run(admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown) {
     const facts = factsOf(admitted);
-    const result = await runMetered(
+    const executor = executorFor(admitted);
+    // `then`s rather than an async function: an execution's promises are counted (docs/performance.md).
+    return runMetered(
       argsOf(admitted, contextValue, rootValue),
       budgets,
       contextValue.cost,
-      (args) => executorFor(admitted)(args, facts),
+      (args) => executor(args, facts),
       admitted.operation,
-    );
-    await settled(contextValue.cost);
-    return result;
+    ).then((result) => {
+      const inFlight = settled(contextValue.cost);
+      return inFlight ? inFlight.then(() => result) : result;
+    });
   }
 
   return {
     /**
-     * Compiles `sources` now (the trusted documents at start-up), when an executor compiles:
-     * under `auto`, only their queries (a mutation or a subscription event never runs compiled).
+     * Plans or compiles `sources` now (the trusted documents at start-up): under `auto` the
+     * planner plans them, under `compiled` graphql-jit compiles their queries.
      */
     precompile(sources: Iterable<string>): void {
       if (brought || mode === 'graphql-js') return;
-      const executor = compiledExecutor();
-      const wanted =
-        mode === 'auto'
-          ? (operation: { operation: OperationTypeNode }) => operation.operation === OperationTypeNode.QUERY
-          : undefined;
+      const precompile =
+        mode === 'compiled'
+          ? (source: string) =>
+              compiledExecutor().precompile(source, (operation) => operation.operation === OperationTypeNode.QUERY)
+          : (source: string) => plannedExecutor().precompile(source);
       for (const source of sources) {
         try {
-          executor.precompile(source, wanted);
+          precompile(source);
         } catch (error) {
           log.warn({ err: error }, 'a trusted document could not be compiled: it will run on graphql-js');
         }
@@ -192,7 +199,7 @@ export function createExecution({
     viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
     context,
     /** A query or mutation, in `contextValue`; its span is named by admission's facts. */
-    async execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutionResult> {
+    execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutionResult> {
       nameOperationSpan(contextValue.cost, admitted);
       return run(admitted, contextValue);
     },

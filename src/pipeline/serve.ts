@@ -37,6 +37,7 @@ import type { Execution } from './execution.js';
 import { cachingHeaders } from './httpCaching.js';
 import { nameOperationSpan } from './operationSpans.js';
 import { answerJson, answerOf, explainOf, visibleCost } from './report.js';
+import { knownJsonOf } from './responseSize.js';
 import type { Answer, CostDetails, ReportContext, Reporter } from './report.js';
 import { cacheKeyOf, etagOf, scopeOf } from './responseCache/cacheKey.js';
 import type { CacheHit, CacheMiss, ResponseCache } from './responseCache/responseCache.js';
@@ -277,8 +278,10 @@ export function createServe({
 
     const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace);
     const result: ExecutionResult = await execution.execute(admitted, context);
+    // The planned executor writes its answer as JSON: the cache and the report use that text.
+    const known = knownJsonOf(result.data);
     const stored =
-      miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;
+      miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData, known) : undefined;
     if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
     const answer = reporter.settle({
       ...report,
@@ -286,7 +289,7 @@ export function createServe({
       result,
       cost: context.cost,
       viewerRole: viewer?.role,
-      dataJson: stored?.dataJson,
+      dataJson: stored?.dataJson ?? known,
       cache: stored?.outcome,
       explain,
     });
@@ -301,7 +304,7 @@ export function createServe({
         viewerRead: context.access.readViewerData(),
         etag: stored?.outcome.etag,
       },
-      () => stored?.dataJson ?? JSON.stringify(result.data ?? null),
+      () => stored?.dataJson ?? known ?? JSON.stringify(result.data ?? null),
     );
   };
 }

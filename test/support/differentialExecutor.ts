@@ -1,5 +1,5 @@
 /**
- * The differential executor: graphql-js as the oracle of another executor (the compiled one,
+ * The differential executor: graphql-js as the oracle of another executor (the planned one,
  * and any executor the pipeline plugs in through `Execute`). It is test support, plugged into a
  * test's pipeline through the executor interface (`execute` of createPipeline), never part of
  * the server. The operation runs on the executor under test first, against DynamoDB, with its
@@ -23,10 +23,11 @@ import type { DataSources } from '../../src/db/loaders.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { OrderEvents } from '../../src/graphql/orderEvents.js';
-import { createCompiledExecutor } from '../../src/pipeline/compiledExecutor.js';
-import type { Execute, FallbackClass } from '../../src/pipeline/compiledExecutor.js';
+import type { Execute } from '../../src/pipeline/compiledExecutor.js';
 import { runMetered } from '../../src/pipeline/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/meter.js';
+import { createPlannedExecutor } from '../../src/pipeline/plan/plannedExecutor.js';
+import type { PlanFallback, PlannedExecutor } from '../../src/pipeline/plan/plannedExecutor.js';
 import { operationBudgetsOf } from '../../src/pipeline/pipeline.js';
 import { DynamoTape, taped, tapes } from './dynamoTape.js';
 
@@ -36,7 +37,7 @@ export const EXECUTOR_MISMATCH = 'EXECUTOR_MISMATCH';
 /** The executor under test and graphql-js answered one operation differently. */
 export class ExecutorMismatchError extends GraphQLError {
   constructor(part: AnswerPart) {
-    super(`The compiled executor and graphql-js answered this operation differently (${part}): a bug in the server`, {
+    super(`The executor under test and graphql-js answered this operation differently (${part}): a bug in the server`, {
       path: [],
       extensions: { code: EXECUTOR_MISMATCH, part, http: { status: 500 } },
     });
@@ -61,24 +62,20 @@ const errorShape = (error: GraphQLError) => ({
 });
 
 /**
- * The serialized data (key order included) and errors of an answer. When a non-null root field
- * failed (`data` is null), graphql-js reports, besides that failure, the errors of the fields that
- * happened to settle before it: which ones depends on timing, in graphql-js as much as in a
- * compiled executor. Such an answer is compared on its root fields' errors, as a set.
+ * The serialized data (key order included) and errors of an answer. Errors are compared as a
+ * multiset: in which order graphql-js reports the failures of two branches depends on which
+ * settles first (timing, in graphql-js itself), and the planned executor leaves any operation in
+ * which a field fails to graphql-js. When a non-null root field failed (`data` is null),
+ * graphql-js reports, besides that failure, the errors of the fields that happened to settle
+ * before it, which depends on timing too: such an answer is compared on its root fields' errors.
  */
 export function serializedAnswer(result: ExecutionResult): { data: string; errors: string } {
   const errors = (result.errors ?? []).map((error) => errorShape(error));
+  const compared =
+    result.data === null ? errors.filter((error) => error.path === null || error.path.length <= 1) : errors;
   return {
     data: result.data === undefined ? 'absent' : JSON.stringify(result.data),
-    errors:
-      result.data === null
-        ? JSON.stringify(
-            errors
-              .filter((error) => error.path === null || error.path.length <= 1)
-              .map((error) => JSON.stringify(error))
-              .sort(),
-          )
-        : JSON.stringify(errors),
+    errors: JSON.stringify(compared.map((error) => JSON.stringify(error)).sort()),
   };
 }
 
@@ -225,16 +222,16 @@ export function createDifferentialExecutor(options: DifferentialOptions): Execut
 }
 
 /**
- * The compiled executor (graphql-jit) under test against graphql-js: what the generated
- * documents and the corpus of the integration suite's requests run through. It compiles against
- * the schema its executions are given (the pipeline's: metered, and faulty where a test made it so).
+ * The planned executor (src/pipeline/plan/, what EXECUTOR=auto ships) under test against
+ * graphql-js: what the generated documents and the int files of the differential suite run
+ * through. It plans against the schema its executions are given (the pipeline's).
  */
-export function compiledAgainstGraphqlJs(
-  options: Omit<DifferentialOptions, 'primary' | 'reran'> & { onFallback?: (fallback: FallbackClass) => void },
+export function plannedAgainstGraphqlJs(
+  options: Omit<DifferentialOptions, 'primary' | 'reran'> & { onFallback?: (fallback: PlanFallback) => void },
 ): Execute {
-  let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
-  const compiledFor = (schema: GraphQLSchema) =>
-    (compiled ??= createCompiledExecutor({
+  let planned: PlannedExecutor | undefined;
+  const plannedFor = (schema: GraphQLSchema) =>
+    (planned ??= createPlannedExecutor({
       schema,
       maxDocuments: 1000,
       maxBytes: 32 * 2 ** 20,
@@ -242,21 +239,21 @@ export function compiledAgainstGraphqlJs(
     }));
   return createDifferentialExecutor({
     ...options,
-    primary: (args, facts) => compiledFor(args.schema).execute(args, facts),
-    reran: (result) => compiled?.reran(result) ?? false,
+    primary: (args) => plannedFor(args.schema).execute(args),
+    reran: (result) => planned?.reran(result) ?? false,
   });
 }
 
 /**
  * A test server's data and executor for the differential suite (vitest.config.ts): its client
- * taped, every operation answered by the compiled executor and checked by graphql-js replaying
+ * taped, every operation answered by the planned executor and checked by graphql-js replaying
  * its calls. A difference answers EXECUTOR_MISMATCH, which fails the test that sent it.
  */
 export function differentialServer(data: DataSources, limits: QueryLimits): { data: DataSources; execute: Execute } {
   const recorded: DataSources = { ...data, dynamo: { client: data.dynamo.client, doc: taped(data.dynamo.doc) } };
   return {
     data: recorded,
-    execute: compiledAgainstGraphqlJs({
+    execute: plannedAgainstGraphqlJs({
       data: recorded,
       events: new OrderEvents(),
       log: pino({ level: 'error' }, process.stderr),

@@ -1,8 +1,8 @@
 /**
- * EXECUTOR=auto: which admitted operations run compiled. Queries whose estimated cost (admission's)
- * reaches the threshold do; small queries, mutations and subscriptions stay on graphql-js (the
- * differential suite proves both executors answer alike); variables that do not coerce never get
- * this far: admission refuses them.
+ * Which executor an admitted operation runs on: under EXECUTOR=auto the planned one; under
+ * `compiled`, queries whose estimated cost (admission's) reaches the threshold run compiled and
+ * small queries, mutations and subscriptions stay on graphql-js. Variables that do not coerce
+ * never get this far: admission refuses them.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
@@ -30,29 +30,40 @@ const PAGE = `query Page($category: String!, $first: Int) {
 }`;
 const ONE = `query One($productId: ID!) { product(productId: $productId) { id name } }`;
 
-describe('EXECUTOR=auto', () => {
-  it('compiles a page of many fields, not a small query', async () => {
-    expect(executorKindFor('auto', 200, await admit(PAGE, { category: 'books', first: 20 }))).toBe('compiled');
-    expect(executorKindFor('auto', 200, await admit(ONE, { productId: 'p-1' }))).toBe('graphql-js');
+describe('the executor of an admitted operation', () => {
+  it('EXECUTOR=auto plans every operation (the planner hands what it does not cover to graphql-js)', async () => {
+    for (const admitted of [
+      await admit(PAGE, { category: 'books', first: 20 }),
+      await admit(ONE, { productId: 'p-1' }),
+      await admit(
+        `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`,
+      ),
+    ]) {
+      expect(executorKindFor('auto', 200, admitted)).toBe('planned');
+    }
   });
 
-  it('follows the variables that size the page, and the threshold', async () => {
+  it('EXECUTOR=compiled compiles a page of many fields, not a small query', async () => {
+    expect(executorKindFor('compiled', 200, await admit(PAGE, { category: 'books', first: 20 }))).toBe('compiled');
+    expect(executorKindFor('compiled', 200, await admit(ONE, { productId: 'p-1' }))).toBe('graphql-js');
+  });
+
+  it('EXECUTOR=compiled follows the variables that size the page, and the threshold', async () => {
     const small = await admit(PAGE, { category: 'books', first: 1 });
-    expect(executorKindFor('auto', 200, small)).toBe('graphql-js');
-    expect(executorKindFor('auto', 1, small)).toBe('compiled');
+    expect(executorKindFor('compiled', 200, small)).toBe('graphql-js');
+    expect(executorKindFor('compiled', 1, small)).toBe('compiled');
   });
 
-  it('leaves mutations and subscriptions to graphql-js; other settings choose alone', async () => {
+  it('EXECUTOR=compiled leaves mutations and subscriptions to graphql-js; graphql-js runs everything', async () => {
     // Each would reach a threshold of 0 by its cost: only its kind keeps it on graphql-js.
     const query = await admit(`{ product(productId: "p-1") { id } }`);
-    expect(executorKindFor('auto', 0, query)).toBe('compiled');
+    expect(executorKindFor('compiled', 0, query)).toBe('compiled');
     const mutation = await admit(
       `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`,
     );
-    expect(executorKindFor('auto', 0, mutation)).toBe('graphql-js');
+    expect(executorKindFor('compiled', 0, mutation)).toBe('graphql-js');
     const subscription = await admit(`subscription { orderUpdated(orderId: "o-1") { type order { id } } }`);
-    expect(executorKindFor('auto', 0, subscription)).toBe('graphql-js');
-    expect(executorKindFor('compiled', 10_000, mutation)).toBe('compiled');
+    expect(executorKindFor('compiled', 0, subscription)).toBe('graphql-js');
     expect(executorKindFor('graphql-js', 0, query)).toBe('graphql-js');
   });
 
