@@ -20,15 +20,15 @@ import { registerEventBusMetrics } from './events/eventBusMetrics.js';
 import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
 import { OrderEvents } from './graphql/orderEvents.js';
-import { createApolloEdge } from './pipeline/apollo.js';
-import type { Execute } from './pipeline/execution.js';
-import type { GraphQLHttpRuntime } from './pipeline/graphqlHttp.js';
-import { createMetrics, instrumentClient } from './pipeline/metrics.js';
-import type { Metrics } from './pipeline/metrics.js';
-import { loadPersistedDocuments } from './pipeline/persistedDocuments.js';
+import { createApolloEdge } from './pipeline/http/apollo.js';
+import type { Execute } from './pipeline/execution/execution.js';
+import type { GraphQLHttpRuntime } from './pipeline/http/graphqlHttp.js';
+import { createMetrics, instrumentClient } from './pipeline/report/metrics.js';
+import type { Metrics } from './pipeline/report/metrics.js';
+import { loadPersistedDocuments } from './pipeline/documents/persistedDocuments.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import type { Pipeline } from './pipeline/pipeline.js';
-import type { CostDetails } from './pipeline/report.js';
+import type { CostDetails } from './pipeline/report/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
 import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
 import { startFeedProber } from './pipeline/responseCache/feedProber.js';
@@ -36,9 +36,9 @@ import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
 import type { SharedTier } from './pipeline/responseCache/sharedTier.js';
-import { buildSchema } from './pipeline/schema.js';
-import { startRegistryPoller, TrustedDocuments } from './pipeline/trustedDocuments.js';
-import type { RegistryPoller } from './pipeline/trustedDocuments.js';
+import { buildSchema } from './pipeline/schema/schema.js';
+import { startRegistryPoller, TrustedDocuments } from './pipeline/documents/trustedDocuments.js';
+import type { RegistryPoller } from './pipeline/documents/trustedDocuments.js';
 import type { StreamConsumer } from './streams/consumer.js';
 
 /** Builds the stream consumer over the runtime's parts (runtimeConsumer.ts has the in-process one). */
@@ -95,7 +95,7 @@ export interface RuntimeOptions {
   eventDedupeWindow?: number | undefined;
   /** Seconds an anonymous GET of a public persisted document may be cached (unset: never). */
   cacheMaxAgeSeconds?: number;
-  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report/report.ts). */
   costDetails?: CostDetails;
   /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
   responseCache?: ResponseCacheConfig | undefined;

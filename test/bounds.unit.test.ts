@@ -2,12 +2,12 @@
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { restartDelayMs } from '../src/db/local.js';
-import { OTHER_OPERATION, operationLabel } from '../src/pipeline/metricLabels.js';
-import { fieldCost } from '../src/pipeline/queryCost.js';
+import { OTHER_OPERATION, operationLabel } from '../src/pipeline/report/metricLabels.js';
+import { fieldCost } from '../src/pipeline/admission/queryCost.js';
 import { newRequestCost } from '../src/db/capacity.js';
-import { answerJson, createReporter } from '../src/pipeline/report.js';
-import { buildSchema } from '../src/pipeline/schema.js';
-import { schemaPolicy } from '../src/pipeline/schemaPolicy.js';
+import { answerJson, createReporter } from '../src/pipeline/report/report.js';
+import { buildSchema } from '../src/pipeline/schema/schema.js';
+import { schemaPolicy } from '../src/pipeline/schema/schemaPolicy.js';
 import { unicodeProblem } from '../src/table/text.js';
 import { metricsAllowed } from '../src/transports/http/metricsRoute.js';
 import { pino } from 'pino';

@@ -1,5 +1,5 @@
 /**
- * The planned executor (EXECUTOR=auto, src/pipeline/plan/) beside graphql-js, each in a pipeline
+ * The planned executor (EXECUTOR=auto, src/pipeline/execution/plan/) beside graphql-js, each in a pipeline
  * of its own over the demo data in DynamoDB Local: the same answers (data with its key order,
  * errors), the shape's fewest requests, every execution it leaves to graphql-js counted by why,
  * and a fall-back after a failed read that reads nothing again.
@@ -20,11 +20,11 @@ import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
-import { sha256 } from '../src/pipeline/admission.js';
-import type { AdmittedOperation } from '../src/pipeline/admission.js';
-import { createMetrics } from '../src/pipeline/metrics.js';
+import { sha256 } from '../src/pipeline/admission/admission.js';
+import type { AdmittedOperation } from '../src/pipeline/admission/admission.js';
+import { createMetrics } from '../src/pipeline/report/metrics.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
-import { TrustedDocuments } from '../src/pipeline/trustedDocuments.js';
+import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { demoData } from '../src/seed/demoData.js';
 import { demoCategoryItems, demoItems } from '../src/seed/seed.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';

@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import { loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { productKey } from '../src/table/keys.js';
 import { aProduct, anOrder, aUser, store } from './support/factories.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './support/harness.js';

@@ -2,7 +2,7 @@ import type { ProcessConfig } from './process.js';
 import { ConfigError, flag, integer, oneOf, seconds, text } from './read.js';
 import type { Env } from './read.js';
 
-/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution.ts). */
+/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution/execution.ts). */
 export interface ExecutorConfig {
   executor: 'auto' | 'graphql-js' | 'compiled';
   /** With `auto`: the estimated cost from which a query runs compiled. */

@@ -79,7 +79,7 @@ const readGates = new WeakMap<RequestCost, () => void>();
 /**
  * Runs `gate` before each read sent in `cost`'s name (`costed`, client.ts); when it throws, the
  * read is not sent and fails with that error. The opening of a subscription is gated so
- * (pipeline/subscribeReads.ts).
+ * (pipeline/execution/subscribeReads.ts).
  */
 export function gateReads(cost: RequestCost, gate: () => void): void {
   readGates.set(cost, gate);

@@ -34,7 +34,7 @@ import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
 import { registerRedisMetrics } from '../events/redisMetrics.js';
-import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
+import { createMetrics, instrumentClient } from '../pipeline/report/metrics.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';

@@ -23,11 +23,11 @@ import type { DataSources } from '../../src/db/loaders.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { OrderEvents } from '../../src/graphql/orderEvents.js';
-import type { Execute } from '../../src/pipeline/compiledExecutor.js';
-import { runMetered } from '../../src/pipeline/meter.js';
-import type { OperationBudgets } from '../../src/pipeline/meter.js';
-import { createPlannedExecutor } from '../../src/pipeline/plan/plannedExecutor.js';
-import type { PlanFallback, PlannedExecutor } from '../../src/pipeline/plan/plannedExecutor.js';
+import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
+import { runMetered } from '../../src/pipeline/execution/meter.js';
+import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
+import { createPlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';
+import type { PlanFallback, PlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';
 import { operationBudgetsOf } from '../../src/pipeline/pipeline.js';
 import { DynamoTape, taped, tapes } from './dynamoTape.js';
 
@@ -222,7 +222,7 @@ export function createDifferentialExecutor(options: DifferentialOptions): Execut
 }
 
 /**
- * The planned executor (src/pipeline/plan/, what EXECUTOR=auto ships) under test against
+ * The planned executor (src/pipeline/execution/plan/, what EXECUTOR=auto ships) under test against
  * graphql-js: what the generated documents and the int files of the differential suite run
  * through. It plans against the schema its executions are given (the pipeline's).
  */

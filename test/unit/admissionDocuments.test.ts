@@ -6,10 +6,10 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
-import { createAdmission, sha256 } from '../../src/pipeline/admission.js';
-import { createRefusedDocuments } from '../../src/pipeline/refusedDocuments.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
-import { TrustedDocuments } from '../../src/pipeline/trustedDocuments.js';
+import { createAdmission, sha256 } from '../../src/pipeline/admission/admission.js';
+import { createRefusedDocuments } from '../../src/pipeline/admission/refusedDocuments.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
+import { TrustedDocuments } from '../../src/pipeline/documents/trustedDocuments.js';
 
 const schema = buildSchema();
 const BOMB = `{ ${'viewer { userId } '.repeat(490)}}`;

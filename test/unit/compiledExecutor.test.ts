@@ -6,8 +6,8 @@
 import { buildSchema, execute, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createCompiledExecutor, staticFallbackOf } from '../../src/pipeline/compiledExecutor.js';
-import type { FallbackClass } from '../../src/pipeline/compiledExecutor.js';
+import { createCompiledExecutor, staticFallbackOf } from '../../src/pipeline/execution/compiledExecutor.js';
+import type { FallbackClass } from '../../src/pipeline/execution/compiledExecutor.js';
 import { answerDifference } from '../support/differentialExecutor.js';
 
 const schema = buildSchema(`

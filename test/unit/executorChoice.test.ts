@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
-import { createAdmission } from '../../src/pipeline/admission.js';
-import type { AdmittedOperation } from '../../src/pipeline/admission.js';
-import { executorKindFor } from '../../src/pipeline/execution.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
-import { TrustedDocuments } from '../../src/pipeline/trustedDocuments.js';
+import { createAdmission } from '../../src/pipeline/admission/admission.js';
+import type { AdmittedOperation } from '../../src/pipeline/admission/admission.js';
+import { executorKindFor } from '../../src/pipeline/execution/execution.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
+import { TrustedDocuments } from '../../src/pipeline/documents/trustedDocuments.js';
 
 const admission = createAdmission({
   schema: buildSchema(),

@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
-import { handleGraphQLHttp } from '../../pipeline/graphqlHttp.js';
-import type { GraphQLHttpRuntime } from '../../pipeline/graphqlHttp.js';
+import { handleGraphQLHttp } from '../../pipeline/http/graphqlHttp.js';
+import type { GraphQLHttpRuntime } from '../../pipeline/http/graphqlHttp.js';
 import { httpTraceOf } from '../../telemetry/http.js';
 import { sendBody } from './send.js';
 

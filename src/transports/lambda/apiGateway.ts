@@ -6,7 +6,7 @@
  */
 import { HeaderMap } from '@apollo/server';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { GraphQLHttpRequest, GraphQLHttpResponse } from '../../pipeline/graphqlHttp.js';
+import type { GraphQLHttpRequest, GraphQLHttpResponse } from '../../pipeline/http/graphqlHttp.js';
 
 /** The event as the pipeline reads a request; API Gateway's request id stands in for a missing x-request-id. */
 export function graphqlRequestOf(event: APIGatewayProxyEventV2): GraphQLHttpRequest {

@@ -6,7 +6,7 @@
  *
  * - Request: POST with a JSON body (`query` or a document id, `variables`, `operationName`,
  *   `extensions`) or GET with the same as parameters, `Accept: text/event-stream`; the token in
- *   `Authorization`. It is read by GraphQL over HTTP's reader (pipeline/graphqlHttp.ts) and
+ *   `Authorization`. It is read by GraphQL over HTTP's reader (pipeline/http/graphqlHttp.ts) and
  *   served by the request core (pipeline/serve.ts) like any other. A refusal before the stream
  *   answers with JSON and the HTTP status of the other transports (400, 401, 413, 503).
  * - Every event of a subscription carries `id: <seq>`, the stream record's sequence number. A
@@ -27,22 +27,22 @@ import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { OrderEventModel } from '../../events/orderEvent.js';
 import { SEQ_PATTERN } from '../../graphql/orderEvents.js';
-import { ClientLimitError, clientOf } from '../../pipeline/clientBounds.js';
-import type { ClientBounds } from '../../pipeline/clientBounds.js';
-import { hasExpired } from '../../pipeline/execution.js';
-import { readGraphQLHttpRequest, requestIdOf } from '../../pipeline/graphqlHttp.js';
+import { ClientLimitError, clientOf } from '../../pipeline/admission/clientBounds.js';
+import type { ClientBounds } from '../../pipeline/admission/clientBounds.js';
+import { hasExpired } from '../../pipeline/execution/execution.js';
+import { readGraphQLHttpRequest, requestIdOf } from '../../pipeline/http/graphqlHttp.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { EventsEnded } from '../../pipeline/serve.js';
 import type { Events } from '../../pipeline/serve.js';
-import type { Answer } from '../../pipeline/report.js';
-import { atExpiry } from '../../pipeline/viewerExpiry.js';
+import type { Answer } from '../../pipeline/report/report.js';
+import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
 
 export const SSE_PATH = '/graphql/stream';
 
 export interface SseOptions {
   pipeline: Pipeline;
   websocket: WebSocketLimits;
-  /** What one client may hold open, shared with the WebSocket transport (pipeline/clientBounds.ts). */
+  /** What one client may hold open, shared with the WebSocket transport (pipeline/admission/clientBounds.ts). */
   clients: ClientBounds;
   /** The address of the client that sent a request (TRUST_PROXY_HOPS applied). */
   addressOf: (req: IncomingMessage) => string;
@@ -90,7 +90,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
     if (open >= websocket.maxSockets) {
       return refuse(res, 503, coded('Too many open streams: try again later', 'SERVICE_UNAVAILABLE', 503), requestId);
     }
-    // The one reader and body limit of every HTTP transport (pipeline/graphqlHttp.ts).
+    // The one reader and body limit of every HTTP transport (pipeline/http/graphqlHttp.ts).
     const read = await readGraphQLHttpRequest(
       { method: req.method, search: req.url?.split('?')[1] ?? '', body: req as AsyncIterable<Uint8Array>, header },
       pipeline.limits.maxBodyBytes,

@@ -1,5 +1,5 @@
 /**
- * What each WebSocket holds against its client's bounds (pipeline/clientBounds.ts), from the
+ * What each WebSocket holds against its client's bounds (pipeline/admission/clientBounds.ts), from the
  * upgrade to the close of its TCP socket:
  *
  * - its connection: under its address from the upgrade, and under its user once
@@ -13,8 +13,8 @@
  * never completed.
  */
 import type http from 'node:http';
-import { ClientLimitError, clientOf } from '../../pipeline/clientBounds.js';
-import type { ClientBounds, Hold } from '../../pipeline/clientBounds.js';
+import { ClientLimitError, clientOf } from '../../pipeline/admission/clientBounds.js';
+import type { ClientBounds, Hold } from '../../pipeline/admission/clientBounds.js';
 import type { Viewer } from '../../auth/tokens.js';
 
 interface Held {

@@ -31,22 +31,22 @@ import type { WebSocket } from 'ws';
 import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
-import { ClientLimitError } from '../../pipeline/clientBounds.js';
-import type { ClientBounds } from '../../pipeline/clientBounds.js';
-import { hasExpired } from '../../pipeline/execution.js';
-import { operationRequestOf } from '../../pipeline/operationRequest.js';
+import { ClientLimitError } from '../../pipeline/admission/clientBounds.js';
+import type { ClientBounds } from '../../pipeline/admission/clientBounds.js';
+import { hasExpired } from '../../pipeline/execution/execution.js';
+import { operationRequestOf } from '../../pipeline/http/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import type { Answer } from '../../pipeline/report.js';
+import type { Answer } from '../../pipeline/report/report.js';
 import { EventsEnded } from '../../pipeline/serve.js';
 import type { Events } from '../../pipeline/serve.js';
-import { atExpiry } from '../../pipeline/viewerExpiry.js';
+import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
 import { createSocketHolds } from './socketHolds.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
   websocket: WebSocketLimits;
-  /** What one client may hold open, shared with the SSE transport (pipeline/clientBounds.ts). */
+  /** What one client may hold open, shared with the SSE transport (pipeline/admission/clientBounds.ts). */
   clients: ClientBounds;
   /** The address of the client that sent a request (TRUST_PROXY_HOPS applied). */
   addressOf: (req: http.IncomingMessage) => string;

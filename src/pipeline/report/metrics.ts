@@ -4,8 +4,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { countUnhandledRejections } from '../runMain.js';
-import { observeRegistry } from '../telemetry/start.js';
+import { countUnhandledRejections } from '../../runMain.js';
+import { observeRegistry } from '../../telemetry/start.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { loadActiveDocuments, loadActiveIndex, readDocumentText, readRegistryHead } from '../db/documentRegistry.js';
-import type { IndexEntry, RegistryOptions, TrustedDocument } from '../db/documentRegistry.js';
+import { loadActiveDocuments, loadActiveIndex, readDocumentText, readRegistryHead } from '../../db/documentRegistry.js';
+import type { IndexEntry, RegistryOptions, TrustedDocument } from '../../db/documentRegistry.js';
 
 /** The sha256 hex of a document's text: the id every trusted document is known by. */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -4,7 +4,7 @@
  * Tokens may live longer than setTimeout can wait (about 24.8 days): the timer re-arms until
  * the token has expired, so it never fires early.
  */
-import type { Viewer } from '../auth/tokens.js';
+import type { Viewer } from '../../auth/tokens.js';
 import { hasExpired } from './execution.js';
 
 /** setTimeout's limit (about 24.8 days). */

@@ -3,7 +3,7 @@
  * `subscribe` payload, as admission takes them (`OperationRequest`), and the test an HTTP
  * request's fields must pass to be read as one operation at all (`envelopeProblem`).
  */
-import type { OperationRequest } from './admission.js';
+import type { OperationRequest } from '../admission/admission.js';
 
 const jsonOrSelf = (value: unknown): unknown => {
   if (typeof value !== 'string') return value;

@@ -16,8 +16,8 @@
  */
 import net from 'node:net';
 import { GraphQLError } from 'graphql';
-import type { Viewer } from '../auth/tokens.js';
-import { ErrorCode } from '../errors.js';
+import type { Viewer } from '../../auth/tokens.js';
+import { ErrorCode } from '../../errors.js';
 
 export interface ClientLimits {
   /** WebSockets and SSE streams one client may hold open (CLIENT_MAX_CONNECTIONS). */

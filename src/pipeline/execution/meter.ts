@@ -38,10 +38,10 @@ import type {
   OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
-import type { RequestCost } from '../db/capacity.js';
-import { ErrorCode } from '../errors.js';
-import { collectFields } from '../graphql/selections.js';
-import type { CollectOptions } from '../graphql/selections.js';
+import type { RequestCost } from '../../db/capacity.js';
+import { ErrorCode } from '../../errors.js';
+import { collectFields } from '../../graphql/selections.js';
+import type { CollectOptions } from '../../graphql/selections.js';
 
 /** What one operation may spend while it runs (MAX_OPERATION_* settings, docs/security.md). */
 export interface OperationBudgets {

@@ -31,7 +31,7 @@ import type {
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
 import { LRUCache } from 'lru-cache';
-import type { GraphQLContext } from '../../graphql/context.js';
+import type { GraphQLContext } from '../../../graphql/context.js';
 import { BudgetExceededError, meterOf } from '../meter.js';
 import { dataOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';

@@ -12,14 +12,14 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { QueryLimits } from '../config/index.js';
-import { documentReadsOnlyPublicData } from './schemaPolicy.js';
+import type { QueryLimits } from '../../config/index.js';
+import { documentReadsOnlyPublicData } from '../schema/schemaPolicy.js';
 import { createRefusedDocuments } from './refusedDocuments.js';
 import type { DocumentRefusal } from './refusedDocuments.js';
 import { selectionExcess } from './selectionShape.js';
 import type { SelectionBounds, SelectionExcess } from './selectionShape.js';
-import { sha256 } from './trustedDocuments.js';
-import type { DocumentLookup } from './trustedDocuments.js';
+import { sha256 } from '../documents/trustedDocuments.js';
+import type { DocumentLookup } from '../documents/trustedDocuments.js';
 
 /** The error code Apollo Server gives to parse and validation failures; every transport uses it. */
 export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
-import { resolvers } from '../../resolvers/index.js';
-import { projectRoot } from '../projectRoot.js';
+import { resolvers } from '../../../resolvers/index.js';
+import { projectRoot } from '../../projectRoot.js';
 import { assertSchemaPolicy } from './schemaPolicy.js';
 
 export const schemaPath = (): string => path.join(projectRoot(), 'schema.graphql');

@@ -5,7 +5,7 @@
  * cached by browsers and CDNs, whatever its document and however its client hashed it. Every
  * other response is `private, no-store`. (graphqlHttp.ts answers If-None-Match.)
  */
-import { isPublicTag } from '../table/dependencies.js';
+import { isPublicTag } from '../../table/dependencies.js';
 
 export const NO_STORE = 'private, no-store';
 

@@ -5,7 +5,7 @@
  * the object is parsed from it only if something reads it.
  */
 import type { Selection } from './plan.js';
-import { withKnownJson } from '../responseSize.js';
+import { withKnownJson } from '../../report/responseSize.js';
 
 /** One object of the answer: a value per field of its selection. */
 export class ObjectNode {

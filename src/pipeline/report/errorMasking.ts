@@ -7,8 +7,8 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
-import { APOLLO_REQUEST_ERROR_CODES, ErrorCode } from '../errors.js';
-import { InvalidKeyError } from '../table/keys.js';
+import { APOLLO_REQUEST_ERROR_CODES, ErrorCode } from '../../errors.js';
+import { InvalidKeyError } from '../../table/keys.js';
 
 // INTERNAL_SERVER_ERROR is not among them: Apollo gives that code to every error that has none,
 // so an error carrying it is exactly the kind that must be masked.

@@ -11,10 +11,10 @@
 import { defaultFieldResolver, isObjectType } from 'graphql';
 import type { GraphQLFieldResolver, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { SpanKind } from '@opentelemetry/api';
-import type { GraphQLContext } from '../graphql/context.js';
-import { traceOf } from '../telemetry/requestTrace.js';
-import { ATTR, TG } from '../telemetry/semconv.js';
-import { tracing } from '../telemetry/tracing.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { traceOf } from '../../telemetry/requestTrace.js';
+import { ATTR, TG } from '../../telemetry/semconv.js';
+import { tracing } from '../../telemetry/tracing.js';
 import { MAX_LABEL_LENGTH, OTHER_OPERATION } from './metricLabels.js';
 
 /** What admission decided about the operation a span is named after. */

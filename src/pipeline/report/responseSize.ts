@@ -5,7 +5,7 @@
  * it): a client gets a clear refusal, never a truncated document.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../errors.js';
 
 /** The error that replaces an answer over the ceiling. */
 export const responseTooLarge = (maxBytes: number): GraphQLFormattedError => ({

@@ -25,14 +25,14 @@
 import { getOperationAST, GraphQLError, OperationTypeNode } from 'graphql';
 import type { GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { QueryLimits } from '../config/index.js';
-import { ErrorCode } from '../errors.js';
+import type { QueryLimits } from '../../config/index.js';
+import { ErrorCode } from '../../errors.js';
 import { csrfRefusal, isSimpleRequest, readsOnly } from './csrf.js';
 import type { RequestHeader } from './csrf.js';
 import { createDocumentStage, sha256 } from './documentStage.js';
 import type { AdmittedDocument } from './documentStage.js';
 import { queryCost } from './queryCost.js';
-import type { DocumentLookup } from './trustedDocuments.js';
+import type { DocumentLookup } from '../documents/trustedDocuments.js';
 
 export { PARSE_FAILED, sha256, VALIDATION_FAILED } from './documentStage.js';
 export type { AdmittedDocument } from './documentStage.js';

@@ -16,7 +16,7 @@
  * subscription, whichever transport carries it (WebSocket, SSE).
  */
 import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../errors.js';
 
 export interface SubscribeReadBudgets {
   /** Reads one viewer's subscriptions may make per window (SUBSCRIBE_READS_PER_VIEWER). */

@@ -3,10 +3,10 @@
  * admission itself (token limit, graphql-js's rules, depth, aliases, directives), against this
  * server's schema. `npm run documents -- check` and `publish` run it before anything is written.
  */
-import type { QueryLimits } from '../config/index.js';
-import type { TrustedDocument } from '../db/documentRegistry.js';
+import type { QueryLimits } from '../../config/index.js';
+import type { TrustedDocument } from '../../db/documentRegistry.js';
 import { createAdmission } from './admission.js';
-import { buildSchema } from './schema.js';
+import { buildSchema } from '../schema/schema.js';
 
 /** One line per problem (`<id>: <message>`); empty when every document is valid. */
 export async function checkManifest(documents: readonly TrustedDocument[], limits: QueryLimits): Promise<string[]> {

@@ -14,8 +14,8 @@ import { getOperationAST, Kind } from 'graphql';
 import type { DocumentNode, GraphQLField, GraphQLSchema, TypeNode } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { schemaPolicy } from './schemaPolicy.js';
-import type { SchemaPolicy } from './schemaPolicy.js';
+import { schemaPolicy } from '../schema/schemaPolicy.js';
+import type { SchemaPolicy } from '../schema/schemaPolicy.js';
 
 /**
  * The estimator, pure: what the field `owner.field` costs given its arguments and the cost of

@@ -30,9 +30,9 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { DocumentNode, GraphQLDirective, GraphQLField, GraphQLNamedType, GraphQLSchema } from 'graphql';
-import { identityOf, NODE_KINDS } from '../table/entities/nodes.js';
-import type { NodeKind } from '../table/entities/nodes.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
+import { identityOf, NODE_KINDS } from '../../table/entities/nodes.js';
+import type { NodeKind } from '../../table/entities/nodes.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../table/limits.js';
 
 /** What a field costs: its weight, and how many times its selection counts given its arguments. */
 export interface FieldCost {

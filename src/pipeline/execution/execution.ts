@@ -17,27 +17,27 @@ import { createSourceEventStream, execute, OperationTypeNode } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
-import { createVerifier } from '../auth/tokens.js';
-import type { Viewer } from '../auth/tokens.js';
-import { executorConfig } from '../config/index.js';
-import type { AuthConfig, ExecutorConfig } from '../config/index.js';
-import { gateReads, settled } from '../db/capacity.js';
-import type { DataSources } from '../db/loaders.js';
-import { UnauthenticatedError } from '../errors.js';
-import { createContext, viewerFrom } from '../graphql/context.js';
-import type { GraphQLContext } from '../graphql/context.js';
-import type { OrderEvents } from '../graphql/orderEvents.js';
-import type { TraceParent } from '../telemetry/requestTrace.js';
-import { contextOf } from '../telemetry/traceparent.js';
-import { tracing } from '../telemetry/tracing.js';
-import type { AdmittedOperation } from './admission.js';
+import { createVerifier } from '../../auth/tokens.js';
+import type { Viewer } from '../../auth/tokens.js';
+import { executorConfig } from '../../config/index.js';
+import type { AuthConfig, ExecutorConfig } from '../../config/index.js';
+import { gateReads, settled } from '../../db/capacity.js';
+import type { DataSources } from '../../db/loaders.js';
+import { UnauthenticatedError } from '../../errors.js';
+import { createContext, viewerFrom } from '../../graphql/context.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import type { OrderEvents } from '../../graphql/orderEvents.js';
+import type { TraceParent } from '../../telemetry/requestTrace.js';
+import { contextOf } from '../../telemetry/traceparent.js';
+import { tracing } from '../../telemetry/tracing.js';
+import type { AdmittedOperation } from '../admission/admission.js';
 import { createCompiledExecutor } from './compiledExecutor.js';
 import type { CompiledExecutor, Execute, FallbackClass, OperationFacts } from './compiledExecutor.js';
 import { createPlannedExecutor } from './plan/plannedExecutor.js';
 import type { PlanFallback, PlannedExecutor } from './plan/plannedExecutor.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
-import { finishOperationSpan, nameOperationSpan } from './operationSpans.js';
+import { finishOperationSpan, nameOperationSpan } from '../report/operationSpans.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
 
@@ -82,7 +82,7 @@ export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
 
 /**
- * Which executor EXECUTOR runs an admitted operation on. `auto` plans it (src/pipeline/plan/:
+ * Which executor EXECUTOR runs an admitted operation on. `auto` plans it (src/pipeline/execution/plan/:
  * breadth-first, one promise per DynamoDB round trip), and the planned executor hands what it
  * does not cover (a mutation, among others) to graphql-js, counting each fall-back. `compiled`
  * runs compiled a query whose estimated cost (admission's) reaches `minCost`, graphql-js the

@@ -15,14 +15,14 @@
 import { Kind } from 'graphql';
 import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
-import { newRequestCost, roundUnits } from '../db/capacity.js';
-import type { RequestCost } from '../db/capacity.js';
-import type { Transport } from './admission.js';
+import { newRequestCost, roundUnits } from '../../db/capacity.js';
+import type { RequestCost } from '../../db/capacity.js';
+import type { Transport } from '../admission/admission.js';
 import type { FormatError } from './errorMasking.js';
 import { operationLabel } from './metricLabels.js';
 import { finishOperationSpan } from './operationSpans.js';
 import type { Metrics } from './metrics.js';
-import type { CacheOutcome } from './responseCache/cacheOutcome.js';
+import type { CacheOutcome } from '../responseCache/cacheOutcome.js';
 import { responseTooLarge } from './responseSize.js';
 
 /**

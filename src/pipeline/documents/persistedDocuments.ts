@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../projectRoot.js';
+import { projectRoot } from '../../projectRoot.js';
 
 export const manifestPath = (): string => path.join(projectRoot(), 'client', 'generated', 'persisted-documents.json');
 

@@ -13,7 +13,7 @@
  * text its build produced.
  */
 import { createHash } from 'node:crypto';
-import type { TrustedDocument } from '../db/documentRegistry.js';
+import type { TrustedDocument } from '../../db/documentRegistry.js';
 
 export type ManifestFormat = 'codegen' | 'relay' | 'apollo';
 

@@ -18,17 +18,17 @@ import type { HTTPGraphQLRequest } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
 import Negotiator from 'negotiator';
-import { newRequestCost } from '../db/capacity.js';
-import { ErrorCode } from '../errors.js';
-import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { OperationRequest, Transport } from './admission.js';
+import { newRequestCost } from '../../db/capacity.js';
+import { ErrorCode } from '../../errors.js';
+import type { TraceParent } from '../../telemetry/requestTrace.js';
+import type { OperationRequest, Transport } from '../admission/admission.js';
 import type { ApolloEdge } from './apollo.js';
 import { BodyRefused, parseJsonBody, readBody } from './httpBody.js';
 import type { BodySource } from './httpBody.js';
-import { NO_STORE } from './httpCaching.js';
+import { NO_STORE } from '../report/httpCaching.js';
 import { envelopeProblem, operationRequestOf } from './operationRequest.js';
-import type { Pipeline } from './pipeline.js';
-import type { EncodedBodies } from './report.js';
+import type { Pipeline } from '../pipeline.js';
+import type { EncodedBodies } from '../report/report.js';
 
 /** What handleGraphQLHttp needs of the process (the runtime, src/runtime.ts, is one). */
 export interface GraphQLHttpRuntime {

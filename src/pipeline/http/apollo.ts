@@ -19,7 +19,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import type { Pipeline } from './pipeline.js';
+import type { Pipeline } from '../pipeline.js';
 
 /** Thrown when a request the core judged malformed turns out well-formed to Apollo: a bug to fix. */
 export class EnvelopeMismatchError extends Error {

@@ -39,7 +39,7 @@ import type {
   SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { sha256 } from './trustedDocuments.js';
+import { sha256 } from '../documents/trustedDocuments.js';
 import { BudgetExceededError, meterOf } from './meter.js';
 
 /** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
