@@ -2,20 +2,21 @@
  * The one operation pipeline every transport is a thin adapter over (HTTP in
  * src/transports/http, WebSocket in src/transports/ws, SSE in src/transports/sse, API Gateway
  * in src/transports/lambda for the Lambda entry points of src/lambda), all through one request
- * core, `serve` (serve.ts), which runs:
+ * core, `serve` (serve.ts), which runs, each stage in a folder of its own:
  *
- * - `admission` (admission.ts): trusted documents and persisted-only, CSRF prevention, token
- *   limit, validation, introspection, cost limit, subscriptions only over WebSocket and SSE;
- * - `execution` (execution.ts): the viewer, fresh loaders and a fresh cost record per request
- *   and per subscription event, the executor (graphql-js or compiled: EXECUTOR) and the
- *   operation meter; the response cache (responseCache/) before it, for queries;
- * - `reporter` (report.ts): masking by the one formatter, `extensions.cost`, the size ceiling,
- *   the status, the log line and the metrics.
+ * - `admission` (admission/): trusted documents (documents/) and persisted-only, CSRF
+ *   prevention, token limit, validation, introspection, cost limit, subscriptions only over
+ *   WebSocket and SSE;
+ * - `execution` (execution/): the viewer, fresh loaders and a fresh cost record per request
+ *   and per subscription event, the executor (EXECUTOR: planned in plan/, graphql-js, or
+ *   compiled) and the operation meter; the response cache (responseCache/) before it, for queries;
+ * - `reporter` (report/): masking by the one formatter, `extensions.cost`, the size ceiling,
+ *   the status, the caching headers, the log line and the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
  * admission, how operations execute (another executor) into execution's `executorFor`, anything
  * about the answer (a size ceiling) into the reporter. Policy about schema members (who may read
- * a field, what it costs) goes into schema.graphql as a directive (schemaPolicy.ts).
+ * a field, what it costs) goes into schema.graphql as a directive (schema/schemaPolicy.ts).
  */
 import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
