@@ -1,6 +1,6 @@
 /**
  * The in-process stream consumer of a server (STREAM_CONSUMER): it keeps soldCount up to date,
- * feeds the runtime's order events with every change of the table, and evicts the response
+ * feeds the runtime's change events with every change of the table, and evicts the response
  * cache's entries a change touched. Kept out of src/runtime.ts so that the GraphQL Lambda, which
  * never consumes the stream (the stream Lambda does), does not bundle it.
  */

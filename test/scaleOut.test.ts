@@ -121,7 +121,7 @@ beforeAll(async () => {
   probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
-    probeCounts.set(event.order.orderId, (probeCounts.get(event.order.orderId) ?? 0) + 1);
+    probeCounts.set(event.node.orderId, (probeCounts.get(event.node.orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
   await probe.start();

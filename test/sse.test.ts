@@ -6,8 +6,8 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import type { ChangeEventOf } from '../src/events/changeEvent.js';
+import { aProduct, aUser, anOrder, anOrderEvent, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { parseSse } from './support/transports.js';
@@ -92,15 +92,9 @@ class Stream {
 }
 
 let seq = 10n ** 20n;
-const anEvent = (): OrderEventModel => {
+const anEvent = (): ChangeEventOf<'Order'> => {
   seq += 7n; // sequence numbers grow, with gaps
-  return {
-    type: 'ORDER_PLACED',
-    order: anOrder(alice, [product]),
-    previousStatus: null,
-    at: new Date().toISOString(),
-    seq: seq.toString(),
-  };
+  return anOrderEvent(anOrder(alice, [product]), seq.toString(), { at: new Date().toISOString() });
 };
 
 /** Resolves once the server has `count` subscribers (a stream is registered, or gone). */

@@ -1,5 +1,5 @@
 /**
- * The order event bus a process's configuration names: with REDIS_URL, Redis pub/sub signed
+ * The change event bus a process's configuration names: with REDIS_URL, Redis pub/sub signed
  * with REDIS_SIGNING_SECRET, connected (never blocking start-up for long: queries and mutations
  * do not need Redis); without it, none (the caller keeps events in the process).
  */

@@ -1,6 +1,6 @@
 /**
  * The response cache's invalidations between processes, on a Redis pub/sub channel of their own
- * (`tablegraph:invalidations:<table>`), apart from the order events: stream consumers (and the
+ * (`tablegraph:invalidations:<table>`), apart from the change events: stream consumers (and the
  * instance that ran a mutation) publish the dependency tags a change touched; every API
  * instance evicts them. Consumers also publish a heartbeat while they read the stream, naming
  * the lease tenures they read under: an instance serves from its cache only while heartbeats

@@ -1,5 +1,5 @@
 /**
- * How every part of a process reaches Redis: the order event bus, the response cache's
+ * How every part of a process reaches Redis: the change event bus, the response cache's
  * invalidation bus and its shared tier all open their connections here, with one set of
  * options, and name their channels here. A later Redis mode (a cluster, channels per topic)
  * changes this module, not the three users.
@@ -108,7 +108,7 @@ export async function closeAll(connections: readonly RedisClient[]): Promise<voi
 }
 
 /** The pub/sub channels of one table: each deployment (and each test file) has its own. */
-export const redisChannel = (topic: 'order-events' | 'invalidations', tableName: string): string =>
+export const redisChannel = (topic: 'change-events' | 'invalidations', tableName: string): string =>
   `tablegraph:${topic}:${tableName}`;
 
 /** The prefix of the response cache's keys of one table. */

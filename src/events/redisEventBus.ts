@@ -4,8 +4,9 @@
  *
  * - Two connections (redisConnection.ts): pub/sub puts a Redis connection in subscriber mode,
  *   where it can no longer PUBLISH.
- * - One channel per table (`tablegraph:order-events:<table>`), so several deployments (or test
- *   files) can share one Redis without seeing each other's orders.
+ * - One channel per table (`tablegraph:change-events:<table>`), so several deployments (or test
+ *   files) can share one Redis without seeing each other's changes. Every kind of change event
+ *   travels on it (each event names its topics; routing by topic is not built yet).
  * - ioredis reconnects with capped exponential backoff forever and subscribes again after a
  *   reconnect, so existing GraphQL subscriptions receive events again once Redis is back.
  * - Pub/sub is fire-and-forget: an event published while Redis (or this instance's subscriber
@@ -21,16 +22,17 @@
  */
 import type { Logger } from 'pino';
 import { startReceiveSpan } from '../telemetry/busSpans.js';
-import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js';
+import { describeEvent } from './changeEvent.js';
+import type { ChangeEvent } from './changeEvent.js';
+import type { ChangeEventListener, EventBus, EventBusHealth } from './eventBus.js';
 import { decodeEvent, encodeEvent, EVENT_LIMITS } from './eventSchema.js';
-import type { OrderEventModel } from './orderEvent.js';
 import { closeAll, connectWithin, openRedis, redisChannel } from './redisConnection.js';
 import type { Backoff, RedisClient, RedisSettings } from './redisConnection.js';
 import { Freshness, openEnvelope, RefusalCounter, Sealer } from './signedEnvelope.js';
 
 /** Rejected (unsigned, forged, replayed, malformed) messages are counted always, and logged at most this often. */
 const REJECTED_WARNING_INTERVAL_MS = 60_000;
-const PURPOSE = 'order-event';
+const PURPOSE = 'change-event';
 
 export interface RedisEventBusOptions extends RedisSettings {
   tableName: string;
@@ -47,13 +49,13 @@ export interface RedisEventBusOptions extends RedisSettings {
   now?: (() => number) | undefined;
 }
 
-export const orderEventsChannel = (tableName: string): string => redisChannel('order-events', tableName);
+export const changeEventsChannel = (tableName: string): string => redisChannel('change-events', tableName);
 
 export class RedisEventBus implements EventBus {
   private readonly publisher: RedisClient;
   private readonly subscriber: RedisClient;
   private readonly channel: string;
-  private readonly listeners = new Set<OrderEventListener>();
+  private readonly listeners = new Set<ChangeEventListener>();
   private readonly options: RedisEventBusOptions;
   private readonly sealer: Sealer;
   private readonly freshness: Freshness;
@@ -74,11 +76,11 @@ export class RedisEventBus implements EventBus {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.listening = options.subscribe ?? true;
-    this.channel = orderEventsChannel(options.tableName);
+    this.channel = changeEventsChannel(options.tableName);
     this.sealer = new Sealer(PURPOSE, options.signingSecret);
     this.freshness = new Freshness({ now: this.now });
     this.refusals = new RefusalCounter(
-      'order events on redis',
+      'change events on redis',
       options.log,
       options.warnIntervalMs ?? REJECTED_WARNING_INTERVAL_MS,
     );
@@ -126,7 +128,7 @@ export class RedisEventBus implements EventBus {
     this.statusChanged('subscriber');
   }
 
-  async publish(event: OrderEventModel): Promise<void> {
+  async publish(event: ChangeEvent): Promise<void> {
     if (this.closed || this.publisher.status !== 'ready') {
       this.lose(event, 'redis is not connected');
       return;
@@ -145,8 +147,8 @@ export class RedisEventBus implements EventBus {
     }
   }
 
-  subscribe(listener: OrderEventListener): () => void {
-    const own: OrderEventListener = (event) => listener(event);
+  subscribe(listener: ChangeEventListener): () => void {
+    const own: ChangeEventListener = (event) => listener(event);
     this.listeners.add(own);
     return () => this.listeners.delete(own);
   }
@@ -212,17 +214,17 @@ export class RedisEventBus implements EventBus {
       try {
         listener(event);
       } catch (error) {
-        this.options.log.warn({ err: error }, 'order event listener failed');
+        this.options.log.warn({ err: error }, 'change event listener failed');
       }
     }
     received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
   }
 
-  private lose(event: OrderEventModel, reason: string, error?: unknown): void {
+  private lose(event: ChangeEvent, reason: string, error?: unknown): void {
     this.lostCount++;
     this.options.log.warn(
-      { err: error, orderId: event.order.orderId, type: event.type, lost: this.lostCount },
-      `order event lost: ${reason}`,
+      { err: error, ...describeEvent(event), lost: this.lostCount },
+      `change event lost: ${reason}`,
     );
   }
 

@@ -9,7 +9,7 @@
  * events may be published again). Without the setting Lambda retries the whole batch, which
  * is equally safe, only slower. Deploy with DYNAMODB_MODE=aws and TABLE_NAME.
  *
- * With REDIS_URL (ElastiCache, `rediss://` for in-transit encryption) the events are published
+ * With REDIS_URL (ElastiCache, `rediss://` for in-transit encryption) the change events are published
  * to Redis, where every API instance hears them (src/events/redisEventBus.ts); the connection
  * is opened on a cold start and kept across invocations. An event published while Redis is
  * unreachable is lost (logged, never a failed batch: soldCount must go on).
@@ -28,11 +28,12 @@ import { pino } from 'pino';
 import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisEventBus } from '../events/busFromConfig.js';
+import { describeEvent } from '../events/changeEvent.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
 import { CdnPurger } from '../streams/cdnPurge.js';
 import { changedTagsOf } from '../streams/changedTags.js';
 import { processRecords } from '../streams/processor.js';
-import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
+import type { ProcessResult, PublishChangeEvent, StreamLog } from '../streams/processor.js';
 import { registerStreamMetrics } from '../streams/streamMetrics.js';
 import { startTelemetry } from '../telemetry/start.js';
 import type { Telemetry } from '../telemetry/start.js';
@@ -47,8 +48,8 @@ export type StreamLambdaHandler = (event: DynamoDBStreamEvent, context?: Context
 export interface StreamHandlerOptions {
   doc: DynamoDBDocumentClient;
   tableName: string;
-  /** Where order events go; without it they are only logged (debug). */
-  publish?: PublishOrderEvent | undefined;
+  /** Where change events go; without it they are only logged (debug). */
+  publish?: PublishChangeEvent | undefined;
   log?: StreamLog | undefined;
   /** Told what each batch did (the function's metrics). */
   observe?: ((result: ProcessResult, event: DynamoDBStreamEvent) => void) | undefined;
@@ -68,9 +69,7 @@ export function createStreamHandler({
   end,
   purger,
 }: StreamHandlerOptions): StreamLambdaHandler {
-  const deliver: PublishOrderEvent =
-    publish ??
-    ((event) => log?.debug({ type: event.type, orderId: event.order.orderId, seq: event.seq }, 'order event'));
+  const deliver: PublishChangeEvent = publish ?? ((event) => log?.debug(describeEvent(event), 'change event'));
   const handle: StreamLambdaHandler = async (event) => {
     purger?.purge(changedTagsOf(event.Records).tags);
     const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
@@ -137,7 +136,7 @@ export async function streamHandlerFromEnv(
     handler: createStreamHandler({
       doc: dynamo.doc,
       tableName: config.tableName,
-      publish: redis && ((orderEvent) => redis.publish(orderEvent)),
+      publish: redis && ((event) => redis.publish(event)),
       log,
       purger: config.cdnPurgeUrl ? new CdnPurger({ url: config.cdnPurgeUrl, log }) : undefined,
       observe: metrics.observe,

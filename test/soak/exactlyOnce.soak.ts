@@ -226,7 +226,7 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   const subscribers = apis.map((api) => subscribe(api, adminToken));
   probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
   probe.subscribe((event) => {
-    if (!probeHeard.has(event.order.orderId)) probeHeard.set(event.order.orderId, Date.now());
+    if (!probeHeard.has(event.node.orderId)) probeHeard.set(event.node.orderId, Date.now());
   });
   await probe.start();
   await Promise.all(

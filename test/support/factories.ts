@@ -15,7 +15,9 @@ import {
   userToItem,
 } from '../../src/table/codecs.js';
 import { emailGuardKey } from '../../src/table/keys.js';
-import type { OrderModel, ProductModel, UserModel } from '../../src/table/models.js';
+import type { ChangeEventOf } from '../../src/events/changeEvent.js';
+import { ORDER_EVENTS } from '../../src/table/entities/order.js';
+import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../../src/table/models.js';
 
 const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const NOW = '2026-06-01T12:00:00.000Z';
@@ -127,4 +129,24 @@ function countsOf(user: UserModel, orders: readonly OrderModel[]) {
   const counts = noStatusCounts();
   for (const order of mine) counts[order.status] += 1;
   return counts;
+}
+
+/**
+ * The change event of `order` as the stream processor makes it (ORDER_PLACED unless `previous`
+ * gives the status it left), under sequence number `seq`.
+ */
+export function anOrderEvent(
+  order: OrderModel,
+  seq: string,
+  { at = NOW, previous = null }: { at?: string; previous?: { status: OrderStatus } | null } = {},
+): ChangeEventOf<'Order'> {
+  return {
+    entity: 'Order',
+    type: previous ? 'ORDER_STATUS_CHANGED' : 'ORDER_PLACED',
+    seq,
+    at,
+    node: order,
+    previous,
+    topics: ORDER_EVENTS.topicsOf(order),
+  };
 }
