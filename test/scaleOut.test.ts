@@ -21,7 +21,7 @@ import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { aProduct, aUser, anOrder, orderIdOf, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, postGraphQL } from './support/load.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -121,7 +121,8 @@ beforeAll(async () => {
   probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
-    probeCounts.set(event.node.orderId, (probeCounts.get(event.node.orderId) ?? 0) + 1);
+    const orderId = orderIdOf(event);
+    if (orderId) probeCounts.set(orderId, (probeCounts.get(orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
   await probe.start();

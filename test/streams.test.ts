@@ -336,7 +336,7 @@ describe('redelivery', () => {
     // The same batch again: events again (at least once), no counter moves.
     const again = await processRecords(records, deps);
     expect(again).toMatchObject({ failures: [], soldCountChanges: 0 });
-    const sequenceNumbers = (events: OrderEventModel[]) => events.map((event) => event.seq).sort();
+    const sequenceNumbers = (events: ChangeEvent[]) => events.map((event) => event.seq).sort();
     expect(sequenceNumbers(again.events)).toEqual(sequenceNumbers(once.events));
     // Reversed, and the cancelled order's INSERT alone after its cancellation was applied.
     expect(await processRecords([...records].reverse(), deps)).toMatchObject({ failures: [], soldCountChanges: 0 });

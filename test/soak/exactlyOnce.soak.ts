@@ -37,7 +37,7 @@ import { RedisEventBus } from '../../src/events/redisEventBus.js';
 import { productKey, STREAM_CHECKPOINT_PK } from '../../src/table/keys.js';
 import { ChildServers } from '../support/childServers.js';
 import type { ChildServer } from '../support/childServers.js';
-import { aProduct, aUser, store } from '../support/factories.js';
+import { aProduct, aUser, orderIdOf, store } from '../support/factories.js';
 import type { FaultRule } from '../support/faults.js';
 import { seededRandom } from '../../src/seed/seededRandom.js';
 import { endpoint, tokenFor } from '../support/harness.js';
@@ -226,7 +226,8 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   const subscribers = apis.map((api) => subscribe(api, adminToken));
   probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
   probe.subscribe((event) => {
-    if (!probeHeard.has(event.node.orderId)) probeHeard.set(event.node.orderId, Date.now());
+    const orderId = orderIdOf(event);
+    if (orderId && !probeHeard.has(orderId)) probeHeard.set(orderId, Date.now());
   });
   await probe.start();
   await Promise.all(

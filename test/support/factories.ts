@@ -15,7 +15,7 @@ import {
   userToItem,
 } from '../../src/table/codecs.js';
 import { emailGuardKey } from '../../src/table/keys.js';
-import type { ChangeEventOf } from '../../src/events/changeEvent.js';
+import type { ChangeEvent, ChangeEventOf } from '../../src/events/changeEvent.js';
 import { ORDER_EVENTS } from '../../src/table/entities/order.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../../src/table/models.js';
 
@@ -150,3 +150,7 @@ export function anOrderEvent(
     topics: ORDER_EVENTS.topicsOf(order),
   };
 }
+
+/** The order id of an order's change event; undefined for an event about another kind of node. */
+export const orderIdOf = (event: ChangeEvent): string | undefined =>
+  event.entity === 'Order' ? event.node.orderId : undefined;
