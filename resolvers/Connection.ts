@@ -1,4 +1,8 @@
-import type { OrderConnectionResolvers, ProductConnectionResolvers } from '../src/generated/resolvers-types.js';
+import type {
+  OrderConnectionResolvers,
+  ProductConnectionResolvers,
+  ReviewConnectionResolvers,
+} from '../src/generated/resolvers-types.js';
 
 export const OrderConnection: OrderConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
@@ -8,4 +12,9 @@ export const OrderConnection: OrderConnectionResolvers = {
 export const ProductConnection: ProductConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
   totalCount: (page) => (typeof page.totalCount === 'function' ? page.totalCount() : page.totalCount),
+};
+
+export const ReviewConnection: ReviewConnectionResolvers = {
+  nodes: (page) => page.edges.map((edge) => edge.node),
+  totalCount: (page) => page.totalCount(),
 };

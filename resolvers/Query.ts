@@ -2,7 +2,7 @@ import type { Access } from '../src/auth/access.js';
 import { BadUserInputError } from '../src/errors.js';
 import type { QueryResolvers } from '../src/generated/resolvers-types.js';
 import { fromGlobalId } from '../src/graphql/globalId.js';
-import { prefetchUserOrders } from '../src/graphql/lookahead.js';
+import { prefetchProductPage, prefetchUserOrders } from '../src/graphql/lookahead.js';
 import { productListing } from '../src/graphql/productListing.js';
 import { assertId, normalizeCategory, normalizeEmail } from '../src/table/keys.js';
 
@@ -33,7 +33,11 @@ export const Query: QueryResolvers = {
   },
   userByEmail: (_, { email }, { access }) => access.userByEmail(normalizeEmail(email)),
   order: (_, { orderId }, { access }) => access.order(assertId(orderId, 'orderId')),
-  product: (_, { productId }, { access }) => access.product(assertId(productId, 'productId')),
+  product: (_, { productId }, { access, loaders }, info) => {
+    const id = assertId(productId, 'productId');
+    prefetchProductPage(info, loaders, id);
+    return access.product(id);
+  },
   products: async (_, { category, ...args }, { loaders, data }, info) =>
     productListing(category == null ? null : normalizeCategory(category), args, { loaders, schema: data.schema }, info),
   orders: async (_, { status, placedAfter, placedBefore, ...args }, { access, data }) => {

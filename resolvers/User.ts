@@ -1,5 +1,7 @@
 import type { UserResolvers } from '../src/generated/resolvers-types.js';
 import { globalIdOf } from '../src/graphql/globalId.js';
+import { reviewIdOf } from '../src/table/entities/review.js';
+import { assertId } from '../src/table/keys.js';
 
 export const User: UserResolvers = {
   id: (user) => globalIdOf(user),
@@ -16,5 +18,10 @@ export const User: UserResolvers = {
         return user.statusCounts?.[status] ?? null;
       },
     };
+  },
+  // A user is only ever shown to themselves or an admin: their review is theirs to see.
+  review: async (user, { productId }, { loaders }) => {
+    const review = await loaders.review(reviewIdOf(assertId(productId, 'productId'), user.userId));
+    return review?.productId === productId && review.authorId === user.userId ? review : null;
   },
 };

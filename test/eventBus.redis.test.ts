@@ -179,6 +179,43 @@ describe('an API instance on Redis', () => {
     expect(restarted.refusals.byReason.get('stale')).toBe(100);
   });
 
+  it('carries every declared kind of event: a review’s reaches the subscriptions of its product’s topic on another instance', async () => {
+    const { bus: publisher, tableName } = await aBus({ subscribe: false });
+    const { bus } = await aBus({ tableName });
+    const events = new EventFanOut(bus, 100);
+    const watching = events.subscribe({ topic: 'product-reviews:tent-2p' });
+    const elsewhere = events.subscribe({ topic: 'product-reviews:lamp-head' });
+    const review = {
+      kind: 'Review' as const,
+      reviewId: 'r-1',
+      productId: 'tent-2p',
+      authorId: 'alice',
+      rating: 5,
+      title: 'Light',
+      body: '',
+      authorName: 'Alice',
+      verifiedPurchase: true,
+      createdAt: AT,
+      updatedAt: AT,
+      version: 1,
+    };
+    await publisher.publish({
+      entity: 'Review',
+      type: 'REVIEW_ADDED',
+      seq: '50',
+      at: AT,
+      node: review,
+      previous: null,
+      topics: ['product-reviews:tent-2p'],
+    });
+    expect((await watching.next()).value).toMatchObject({ entity: 'Review', seq: '50', node: review });
+    expect(publisher.lost).toBe(0);
+    expect(events.topics.sort()).toEqual(['product-reviews:lamp-head', 'product-reviews:tent-2p']);
+    await Promise.all([watching.return?.(), elsewhere.return?.()]);
+    expect(events.subscriberCount).toBe(0);
+    events.detach();
+  });
+
   it('delivers each change once to a subscriber across a replayed publish and a Redis restart', async () => {
     const { bus: publisher, tableName } = await aBus({ subscribe: false });
     const { bus } = await aBus({ tableName });

@@ -6,17 +6,35 @@
  * page asked for twice under two aliases) into one request.
  */
 import DataLoader from 'dataloader';
-import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
+import { itemToCategory, itemToUser } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
 import { identityOf, NODES, nodeKeyOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
 import type { Range } from '../table/entities/entity.js';
-import { rangesOfKey } from '../table/entities/registry.js';
-import { CATEGORIES, CATEGORY_PRODUCTS, SHOP_PRODUCTS, USER_BY_EMAIL, USER_ORDERS } from '../table/entities/ranges.js';
+import { itemToModel, rangesOfKey } from '../table/entities/registry.js';
+import type { ItemModel } from '../table/entities/registry.js';
+import {
+  CATEGORIES,
+  CATEGORY_PRODUCTS,
+  PRODUCT_REVIEWS,
+  SHOP_PRODUCTS,
+  USER_BY_EMAIL,
+  USER_ORDERS,
+} from '../table/entities/ranges.js';
+import { PRODUCT_RATING } from '../table/entities/review.js';
 import { MAX_CATEGORIES } from '../table/limits.js';
 import { CATEGORIES_PK, categoryCounterKey, emailGSI1PK, itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
-import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
+import type {
+  CategoryModel,
+  NodeModel,
+  OrderModel,
+  OrderStatus,
+  ProductModel,
+  ProductRatingModel,
+  ReviewModel,
+  UserModel,
+} from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
@@ -26,6 +44,8 @@ import type { PlacedWindow } from './pageQueries.js';
 import { DEFAULT_PRODUCT_ORDER, productsQuery } from './productQueries.js';
 import type { ProductFilter, ProductOrder } from './productQueries.js';
 import { readPage } from './pagination.js';
+import { fusableReviewsPage, productReviewsQuery, readProductPage } from './productPage.js';
+import type { ReviewOrder } from './productPage.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 import type { SchemaGate } from './schemaGate.js';
 import { readShardedPage } from './shardedPages.js';
@@ -61,6 +81,12 @@ export interface ShopOrdersPageKey {
   args: ConnectionArgs;
 }
 
+export interface ReviewsPageKey {
+  productId: string;
+  order: ReviewOrder;
+  args: ConnectionArgs;
+}
+
 export interface ProductsPageKey {
   /** null: the whole shop. */
   category: string | null;
@@ -75,11 +101,11 @@ const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
-  const items = new DataLoader<ItemKey, NodeModel | null, string>(
+  const items = new DataLoader<ItemKey, ItemModel | null, string>(
     async (keys) => {
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
       const rows = await batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true });
-      return rows.map((row) => (row ? itemToNode(row) : null));
+      return rows.map((row) => (row ? itemToModel(row) : null));
     },
     { cacheKeyFn: itemKeyId },
   );
@@ -210,6 +236,47 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     return rows.map((row) => (row ? itemToCategory(row).productCount : 0));
   });
 
+  const reviewsPages = new DataLoader<ReviewsPageKey, Page<ReviewModel>, string>(
+    (keys) =>
+      Promise.all(
+        keys.map(async ({ productId, order, args }) => {
+          const { page } = await readPage(dynamo.doc, productReviewsQuery(tableName, productId, order), args, cursors);
+          return page;
+        }),
+      ),
+    { cacheKeyFn: ({ productId, order, args }) => JSON.stringify([productId, order, argsKey(args)]) },
+  );
+
+  /** A product's rating (null before its first review), read with the other point reads of its level. */
+  const rating = (productId: string): Promise<ProductRatingModel | null> =>
+    items.load(PRODUCT_RATING.keyOf({ productId })).then((found) => (found?.kind === 'ProductRating' ? found : null));
+
+  /** Products whose item, rating and first reviews page this request already reads in one Query. */
+  const fusedProducts = new Set<string>();
+  /**
+   * Starts the one read of product `productId`, its rating and its first reviews page `args`
+   * (newest first, src/db/productPage.ts) and primes the `items` and `reviewsPages` loaders with
+   * its parts, so that the product's look-up, Product.rating and Product.reviews find them. Must
+   * run before the product is loaded. Returns false, reading nothing, where the page does not
+   * qualify or the lever is off.
+   */
+  const productWithFirstReviews = (productId: string, order: ReviewOrder, args: ConnectionArgs): boolean => {
+    if (!itemCollections) return false;
+    const reviewsQuery = productReviewsQuery(tableName, productId, order);
+    const size = fusableReviewsPage(order, args, reviewsQuery, cursors);
+    if (size === null || fusedProducts.has(productId)) return false;
+    fusedProducts.add(productId);
+    const read = readProductPage(dynamo.doc, tableName, productId, size, reviewsQuery, cursors);
+    const parts = [read.then(({ product }) => product), read.then(({ rating }) => rating)] as const;
+    const page = read.then(({ reviews }) => reviews);
+    // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
+    for (const promise of [...parts, page]) promise.catch(() => undefined);
+    items.prime(NODES.Product.keyOf(productId), parts[0]);
+    items.prime(PRODUCT_RATING.keyOf({ productId }), parts[1]);
+    reviewsPages.prime({ productId, order, args }, page);
+    return true;
+  };
+
   /** Users whose profile and first orders page this request already reads in one Query. */
   const fusedUsers = new Set<string>();
   /**
@@ -252,6 +319,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     [CATEGORY_PRODUCTS, [productsPages]],
     [SHOP_PRODUCTS, [productsPages]],
     [CATEGORIES, [categories, categoryCounts]],
+    [PRODUCT_REVIEWS, [reviewsPages]],
   ] as [Range<object>, readonly { clearAll(): unknown }[]][]);
 
   return {
@@ -261,12 +329,16 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     shopOrdersPages,
     userWithFirstOrders,
     productsPages,
+    reviewsPages,
+    productWithFirstReviews,
+    rating,
     categoryCounts,
     categories,
     node,
     user: (userId: string) => node('User', userId),
     order: (orderId: string) => node('Order', orderId),
     product: (productId: string) => node('Product', productId),
+    review: (reviewId: string) => node('Review', reviewId),
     /**
      * Drops what this request cached of the items a write touched, and the pages that may list
      * them: the next read goes to DynamoDB.
@@ -274,6 +346,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     forgetTouched: (keys: readonly ItemKey[]) => {
       for (const key of keys) items.clear(key);
       fusedUsers.clear();
+      fusedProducts.clear();
       for (const range of new Set(keys.flatMap(rangesOfKey)))
         for (const pages of pagesOf.get(range) ?? []) pages.clearAll();
     },

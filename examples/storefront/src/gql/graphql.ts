@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   /** createProduct: a product with this productId exists. */
   | 'PRODUCT_EXISTS'
+  /** addReview: the viewer has reviewed this product already (edit that review instead). */
+  | 'REVIEW_EXISTS'
   /** createUser: a user with this userId exists. */
   | 'USER_EXISTS'
   /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
