@@ -4,8 +4,10 @@
  * only trusted documents (PERSISTED_ONLY, the storefront's manifest published to the registry).
  * Clicks through browsing, sorting, filtering, a product page, the cart, a refused and a placed
  * order, "my orders" with infinite scroll, and the placed order's status changing on screen
- * when an admin ships it from another client. STOREFRONT_SCREENSHOT=<file.png> also saves a
- * screenshot of the catalog (npm run storefront:screenshot).
+ * when an admin ships it from another client, then a product's rating and reviews: paged, sorted,
+ * and the shopper's own review written (a refused title shown beside its field), edited and
+ * deleted. STOREFRONT_SCREENSHOT=<file.png> also saves a screenshot of the catalog there, and
+ * one of the product page with its reviews beside it (npm run storefront:screenshot).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,7 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../../src/db/batchWrite.js';
 import { publishManifest } from '../../src/db/documentRegistry.js';
 import { readManifest } from '../../src/pipeline/manifestFormats.js';
-import { demoItems } from '../../src/seed/seed.js';
+import { demoItems, reviewItems } from '../../src/seed/seed.js';
+import { reviewIdOf } from '../../src/table/entities/review.js';
+import type { ReviewModel } from '../../src/table/models.js';
 import { startTestServer, tokenFor } from '../support/harness.js';
 import type { TestServer } from '../support/harness.js';
 
@@ -61,6 +65,28 @@ async function serveStatic(root: string): Promise<Server> {
   return httpServer;
 }
 
+/** A product without demo reviews, given seven by other shoppers (newest first: the last one). */
+const REVIEWED = 'grinder-burr';
+const SEEDED_STARS = [5, 3, 4, 1, 5, 2, 4];
+const seededReviews = (): ReviewModel[] =>
+  SEEDED_STARS.map((rating, i) => {
+    const at = new Date(Date.parse('2026-06-01T10:00:00.000Z') + i * 3_600_000).toISOString();
+    return {
+      kind: 'Review',
+      reviewId: reviewIdOf(REVIEWED, `shopper-${i + 1}`),
+      productId: REVIEWED,
+      authorId: `shopper-${i + 1}`,
+      rating,
+      title: `Review ${i + 1}`,
+      body: i % 3 === 0 ? '' : `What shopper ${i + 1} thinks of it.`,
+      authorName: `Shopper ${i + 1}`,
+      verifiedPurchase: i % 2 === 0,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+  });
+
 /** The admin's own client (not the storefront): its document is published as an app of its own. */
 const SHIP =
   'mutation Ship($input: UpdateOrderStatusInput!) { updateOrderStatus(input: $input) { userErrors { code } } }';
@@ -77,7 +103,7 @@ beforeAll(async () => {
     playground: false,
     cors: { origins: [siteUrl], allowLocalhost: false },
   });
-  await putItems(server.dynamo.doc, server.tableName, demoItems());
+  await putItems(server.dynamo.doc, server.tableName, [...demoItems(), ...reviewItems(seededReviews())]);
   const manifest = JSON.parse(readFileSync(path.join(STOREFRONT, 'src', 'gql', 'persisted-documents.json'), 'utf8'));
   await publishManifest(
     { doc: server.dynamo.doc, tableName: server.tableName },
@@ -226,6 +252,75 @@ describe('the storefront', () => {
     }
     expect(await page.getByTestId('order-row').count()).toBe(total);
     await expect.poll(() => page.getByTestId('order-row').first().locator('.status').textContent()).toBe('SHIPPED');
+  });
+
+  it('shows a product’s rating and reviews, pages and sorts them, and lets the shopper write, edit and delete theirs', async () => {
+    await page.goto(`${siteUrl}/#/product/${REVIEWED}`);
+    const reviewCount = () => page.getByTestId('review-count').textContent();
+    const histogram = () =>
+      Promise.all(
+        [5, 4, 3, 2, 1].map(async (stars) =>
+          Number(await page.getByTestId(`stars-${stars}`).getAttribute('data-count')),
+        ),
+      );
+    const titles = () => page.getByTestId('review').locator('h3').allTextContents();
+    const stars = async () =>
+      (
+        await page
+          .getByTestId('review')
+          .locator('.stars')
+          .evaluateAll((nodes) => nodes.map((n) => n.dataset.rating))
+      ).map(Number);
+    await expect.poll(reviewCount).toBe('7 reviews');
+    expect(await histogram()).toEqual([2, 2, 1, 1, 1]);
+    expect(await page.getByTestId('average').textContent()).toBe('3.4');
+    // Newest first, five a page; "More reviews" reads on from the cursor.
+    await expect.poll(titles).toEqual(['Review 7', 'Review 6', 'Review 5', 'Review 4', 'Review 3']);
+    await page.getByRole('button', { name: 'More reviews' }).click();
+    await expect
+      .poll(titles)
+      .toEqual(['Review 7', 'Review 6', 'Review 5', 'Review 4', 'Review 3', 'Review 2', 'Review 1']);
+    await expect(page.getByRole('button', { name: 'More reviews' }).count()).resolves.toBe(0);
+    if (process.env.STOREFRONT_SCREENSHOT) {
+      await page.screenshot({
+        path: process.env.STOREFRONT_SCREENSHOT.replace(/\.png$/, '-reviews.png'),
+        fullPage: true,
+      });
+    }
+    await page.getByLabel('Sort reviews').selectOption('HIGHEST_RATING');
+    await expect.poll(stars).toEqual([5, 5, 4, 4, 3]);
+    await page.getByLabel('Sort reviews').selectOption('LOWEST_RATING');
+    await expect.poll(stars).toEqual([1, 2, 3, 4, 4]);
+    await page.getByLabel('Sort reviews').selectOption('NEWEST');
+    await expect.poll(titles).toEqual(['Review 7', 'Review 6', 'Review 5', 'Review 4', 'Review 3']);
+
+    // A blank title is the server's INVALID_INPUT, shown beside the field, and nothing is written.
+    await page.getByLabel('Stars', { exact: true }).selectOption('2');
+    await page.getByLabel('Title', { exact: true }).fill('   ');
+    await page.getByLabel('Review', { exact: true }).fill('Grinds evenly, a little loud.');
+    await page.getByRole('button', { name: 'Post review' }).click();
+    await expect.poll(() => page.locator('[data-field="title"]').count()).toBe(1);
+    expect(await page.getByLabel('Title', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await reviewCount()).toBe('7 reviews');
+    // Submitted from the keyboard: Enter in the title field.
+    await page.getByLabel('Title', { exact: true }).fill('Even grind');
+    await page.getByLabel('Title', { exact: true }).press('Enter');
+    await expect.poll(reviewCount).toBe('8 reviews');
+    await expect.poll(titles).toEqual(['Even grind', 'Review 7', 'Review 6', 'Review 5', 'Review 4']);
+    expect(await histogram()).toEqual([2, 2, 1, 2, 1]);
+    expect(await page.getByTestId('review').first().locator('.byline').textContent()).toContain('Alice Example');
+
+    // The form is now the shopper's own review: edit its stars, then delete it.
+    await expect.poll(() => page.getByRole('heading', { name: 'Your review' }).count()).toBe(1);
+    await page.getByLabel('Stars', { exact: true }).selectOption('4');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(histogram).toEqual([2, 3, 1, 1, 1]);
+    expect(await page.getByRole('status').textContent()).toBe('Your review was updated.');
+    await page.getByRole('button', { name: 'Delete review' }).click();
+    await expect.poll(reviewCount).toBe('7 reviews');
+    await expect.poll(titles).toEqual(['Review 7', 'Review 6', 'Review 5', 'Review 4', 'Review 3']);
+    expect(await histogram()).toEqual([2, 2, 1, 1, 1]);
+    await expect.poll(() => page.getByRole('heading', { name: 'Write a review' }).count()).toBe(1);
   });
 
   it('sent every operation by document id, and nothing failed', () => {

@@ -13,6 +13,7 @@ import {
   ProductDetailsDocument,
 } from './gql/graphql';
 import type { CatalogQuery, MyOrdersQuery, OrderDetailsQuery, ProductDetailsQuery, ProductOrder } from './gql/graphql';
+import { Reviews } from './Reviews';
 import { useRoute } from './route';
 
 export function App() {
@@ -199,6 +200,7 @@ function ProductPage({ productId, cart }: { productId: string; cart: Cart }) {
       >
         Add to cart
       </button>
+      <Reviews productId={product.productId} />
     </article>
   );
 }

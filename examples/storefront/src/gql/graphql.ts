@@ -4,6 +4,24 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Input of addReview. */
+export type AddReviewInput = {
+  /** The review, at most 5,000 characters (it may be empty). */
+  body: string;
+  /** The product to review. */
+  productId: string | number;
+  /** Stars, 1 to 5. */
+  rating: number;
+  /** A headline, 1-120 characters. */
+  title: string;
+};
+
+/** Input of deleteReview. */
+export type DeleteReviewInput = {
+  /** The review to delete: its author or an admin may. */
+  reviewId: string | number;
+};
+
 /**
  * Why a mutation changed nothing. Expected business failures come back as `userErrors` in the
  * payload; GraphQL errors are kept for malformed requests and failures of the server.
@@ -78,12 +96,35 @@ export type ProductOrderField =
   /** Unit price, then productId. */
   | 'PRICE';
 
+/** The order of a product's reviews. */
+export type ReviewOrder =
+  /** Most stars first; among equal stars, the newest first. */
+  | 'HIGHEST_RATING'
+  /** Fewest stars first; among equal stars, the oldest first (HIGHEST_RATING read the other way round). */
+  | 'LOWEST_RATING'
+  /** Newest first. */
+  | 'NEWEST';
+
 /** Up or down. */
 export type SortDirection =
   /** Smallest (or A) first. */
   | 'ASC'
   /** Largest (or Z) first. */
   | 'DESC';
+
+/** Input of updateReview. Fields left out stay as they are. */
+export type UpdateReviewInput = {
+  /** New text, at most 5,000 characters. */
+  body?: string | null | undefined;
+  /** The version the client last read; the update fails with VERSION_CONFLICT if it moved on. */
+  expectedVersion: number;
+  /** New stars, 1 to 5. */
+  rating?: number | null | undefined;
+  /** The review to change: only its author may. */
+  reviewId: string | number;
+  /** New headline, 1-120 characters. */
+  title?: string | null | undefined;
+};
 
 export type CatalogQueryVariables = Exact<{
   namePrefix?: string | null | undefined;
@@ -134,6 +175,46 @@ export type OrderDetailsQueryVariables = Exact<{
 
 export type OrderDetailsQuery = { order: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productName: string, quantity: number }> } | null };
 
+export type ProductReviewsQueryVariables = Exact<{
+  productId: string | number;
+  first: number;
+  after?: string | null | undefined;
+  orderBy: ReviewOrder;
+}>;
+
+
+export type ProductReviewsQuery = { product: { productId: string, rating: { count: number, average: number | null, histogram: Array<number> }, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type MyReviewQueryVariables = Exact<{
+  productId: string | number;
+}>;
+
+
+export type MyReviewQuery = { viewer: { userId: string, review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null } | null };
+
+export type StoreReviewFragment = { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number };
+
+export type WriteReviewMutationVariables = Exact<{
+  input: AddReviewInput;
+}>;
+
+
+export type WriteReviewMutation = { addReview: { review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type EditReviewMutationVariables = Exact<{
+  input: UpdateReviewInput;
+}>;
+
+
+export type EditReviewMutation = { updateReview: { review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type RemoveReviewMutationVariables = Exact<{
+  input: DeleteReviewInput;
+}>;
+
+
+export type RemoveReviewMutation = { deleteReview: { deletedReviewId: string | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -152,7 +233,18 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const StoreReviewFragmentDoc = new TypedDocumentString(`
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}
+    `, {"fragmentName":"StoreReview"}) as unknown as TypedDocumentString<StoreReviewFragment, unknown>;
 export const CatalogDocument = new TypedDocumentString(`
     query Catalog($namePrefix: String, $inStock: Boolean, $minPrice: String, $maxPrice: String, $orderBy: ProductOrder, $first: Int, $after: String) {
   products(
@@ -262,3 +354,110 @@ export const OrderDetailsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:ad8b8bfaffd82e6a8ae47ac676591a300abfece4a40287886ae1d7f3a78eee98"}) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
+export const ProductReviewsDocument = new TypedDocumentString(`
+    query ProductReviews($productId: ID!, $first: Int!, $after: String, $orderBy: ReviewOrder!) {
+  product(productId: $productId) {
+    productId
+    rating {
+      count
+      average
+      histogram
+    }
+    reviews(first: $first, after: $after, orderBy: $orderBy) {
+      nodes {
+        ...StoreReview
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:0379fda581f50707a692c14ca91e216f0b28741ff3e335dcadb5962906684337"}) as unknown as TypedDocumentString<ProductReviewsQuery, ProductReviewsQueryVariables>;
+export const MyReviewDocument = new TypedDocumentString(`
+    query MyReview($productId: ID!) {
+  viewer {
+    userId
+    review(productId: $productId) {
+      ...StoreReview
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:667865db3ba80bd554c20a07d69320fa948bebe11f2bb7008d1254077c67477f"}) as unknown as TypedDocumentString<MyReviewQuery, MyReviewQueryVariables>;
+export const WriteReviewDocument = new TypedDocumentString(`
+    mutation WriteReview($input: AddReviewInput!) {
+  addReview(input: $input) {
+    review {
+      ...StoreReview
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:8027016a86b3f40cedeaf6c05debef9159571d2bdef7bee1c4bd31170886531b"}) as unknown as TypedDocumentString<WriteReviewMutation, WriteReviewMutationVariables>;
+export const EditReviewDocument = new TypedDocumentString(`
+    mutation EditReview($input: UpdateReviewInput!) {
+  updateReview(input: $input) {
+    review {
+      ...StoreReview
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:5431e8406db1cce0b5f9633fbead6602a3c89be8da3c7a32aa077a6b0f5aa82a"}) as unknown as TypedDocumentString<EditReviewMutation, EditReviewMutationVariables>;
+export const RemoveReviewDocument = new TypedDocumentString(`
+    mutation RemoveReview($input: DeleteReviewInput!) {
+  deleteReview(input: $input) {
+    deletedReviewId
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:84e68fe27c2578bff953ee3d48f21c20d680cbd30089bab601f5e473423cef86"}) as unknown as TypedDocumentString<RemoveReviewMutation, RemoveReviewMutationVariables>;
