@@ -100,6 +100,18 @@ export type Loaders = ReturnType<typeof createLoaders>;
 const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after, args.last, args.before]);
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
 
+/**
+ * The keys' answers, each key's error as its own. DataLoader fails every key of a batch whose
+ * function rejects, with that one error: a page refused for its arguments (a cursor of another
+ * connection) would otherwise answer for a page asked for beside it in the same tick.
+ */
+const eachOwn = <V>(answers: Promise<V>[]): Promise<(V | Error)[]> =>
+  Promise.all(
+    answers.map((answer) =>
+      answer.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+    ),
+  );
+
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
   const items = new DataLoader<ItemKey, ItemModel | null, string>(
     async (keys) => {
@@ -120,7 +132,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   };
 
   const userByEmail = new DataLoader<string, UserModel | null>((emails) =>
-    Promise.all(
+    eachOwn(
       emails.map(async (email) => {
         const result = await dynamo.doc.send(
           rangeQuery(
@@ -145,7 +157,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   const ordersPages = new DataLoader<OrdersPageKey, Page<OrderModel>, string>(
     (keys) =>
-      Promise.all(
+      eachOwn(
         keys.map(async ({ userId, status, window, args }) => {
           const query = userOrdersQuery(tableName, userId, status, window);
           const { page } = await readPage(dynamo.doc, query, args, cursors);
@@ -163,7 +175,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   // strongly consistent point reads.
   const shopOrdersPages = new DataLoader<ShopOrdersPageKey, Page<OrderModel>, string>(
     (keys) =>
-      Promise.all(
+      eachOwn(
         keys.map(async ({ status, window, args }) => {
           const { page } = await readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors);
           return page;
@@ -174,7 +186,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
   const categories = new DataLoader<'all', CategoryModel[]>((keys) =>
-    Promise.all(
+    eachOwn(
       keys.map(async () => {
         const found: CategoryModel[] = [];
         let startKey: Record<string, unknown> | undefined;
@@ -203,7 +215,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   const productsPages = new DataLoader<ProductsPageKey, Page<ProductModel>, string>(
     (keys) =>
-      Promise.all(
+      eachOwn(
         keys.map(async ({ category, filter, order, args }) => {
           const listing = productsQuery(tableName, category, filter, order);
           const { page } = listing.sharded
@@ -238,7 +250,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
 
   const reviewsPages = new DataLoader<ReviewsPageKey, Page<ReviewModel>, string>(
     (keys) =>
-      Promise.all(
+      eachOwn(
         keys.map(async ({ productId, order, args }) => {
           const { page } = await readPage(dynamo.doc, productReviewsQuery(tableName, productId, order), args, cursors);
           return page;
