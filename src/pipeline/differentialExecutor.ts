@@ -55,9 +55,14 @@ const errorShape = (error: GraphQLError) => ({
  * failed (`data` is null), graphql-js reports, besides that failure, the errors of the fields that
  * happened to settle before it: which ones depends on timing, in graphql-js as much as in a
  * compiled executor. Such an answer is compared on its root fields' errors, as a set.
+ *
+ * Otherwise errors are compared in order within each root field. Between two root fields the
+ * order says which one's reads came back first (a page refused after its user's Query, beside a
+ * field that failed after a BatchGetItem), which is timing too: errors are grouped by the root
+ * field they are under, in the order of the response keys, each group in the order it came.
  */
 export function serializedAnswer(result: ExecutionResult): { data: string; errors: string } {
-  const errors = (result.errors ?? []).map((error) => errorShape(error));
+  const errors = byRootField((result.errors ?? []).map((error) => errorShape(error)));
   return {
     data: result.data === undefined ? 'absent' : JSON.stringify(result.data),
     errors:
@@ -70,6 +75,15 @@ export function serializedAnswer(result: ExecutionResult): { data: string; error
           )
         : JSON.stringify(errors),
   };
+}
+
+/** A stable sort by root response key (errors without a path first), keeping each root field's order. */
+function byRootField<E extends { path: readonly (string | number)[] | null }>(errors: E[]): E[] {
+  const root = (error: E) => (error.path === null ? '' : String(error.path[0]));
+  return errors
+    .map((error, index) => ({ error, index }))
+    .sort((a, b) => (root(a.error) < root(b.error) ? -1 : root(a.error) > root(b.error) ? 1 : a.index - b.index))
+    .map(({ error }) => error);
 }
 
 const costShape = (cost: RequestCost) =>
