@@ -44,7 +44,7 @@ export async function startBenchTable(tableName: string): Promise<BenchTable> {
 
 export type LogEntry = Record<string, unknown> & { msg?: string };
 
-export interface BenchServerOptions extends Pick<AppOptions, 'limits' | 'streams'> {
+export interface BenchServerOptions extends Pick<AppOptions, 'limits' | 'streams' | 'websocket'> {
   /** The server's DynamoDB client; the table's own when absent. */
   dynamo?: Dynamo;
   /** The lowest log level handed to `onLog`. */
@@ -73,5 +73,6 @@ export function startBenchServer(table: BenchTable, options: BenchServerOptions)
     playground: false,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.streams ? { streams: options.streams } : {}),
+    ...(options.websocket ? { websocket: options.websocket } : {}),
   });
 }

@@ -12,15 +12,27 @@
  *   npm run bench:budgets -- --unmetered  budgets out of the way too (what the server did before)
  *   npm run bench:budgets -- --ws         the bombs over a WebSocket (graphql-ws), the probe over HTTP
  */
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
+import { parseCommandLine } from '../src/cli.js';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  name: 'bench:budgets',
+  run: 'npm run bench:budgets --',
+  usage: `[--defaults | --unmetered] [--ws] [--rounds 6] [--only <bomb>]
+
+What an answer bomb costs the server, and what other clients wait meanwhile, on its own DynamoDB
+Local and server (the operation meter at its defaults unless told otherwise).
+
+  --defaults     every limit at its default (the alias limit answers first)
+  --unmetered    the budgets out of the way too (what the server did before them)
+  --ws           the bombs over a WebSocket (graphql-ws), the probe over HTTP
+  --rounds <n>   rounds per bomb (default 6)
+  --only <text>  only the bombs whose name contains this text`,
   options: {
     unmetered: { type: 'boolean', default: false },
     defaults: { type: 'boolean', default: false },
@@ -62,7 +74,15 @@ const app = await startBenchServer(table, {
   },
   limits: {
     ...DEFAULT_LIMITS,
-    ...(values.defaults ? {} : { maxAliases: 100_000, maxCost: UNLIMITED }),
+    ...(values.defaults
+      ? {}
+      : {
+          maxAliases: 100_000,
+          maxCost: UNLIMITED,
+          maxSelectionSetFields: UNLIMITED,
+          maxRepeatedFieldPairs: UNLIMITED,
+          maxSelections: UNLIMITED,
+        }),
     ...(values.unmetered
       ? {
           maxResultEntries: UNLIMITED,

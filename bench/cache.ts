@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { freePort, startLocalDynamo } from '../src/db/local.js';
@@ -23,6 +24,17 @@ import { waitUntil } from '../test/support/waitUntil.js';
 import { USER_ORDERS_QUERY } from './operations.js';
 import { startChild } from './procs.js';
 import type { Child } from './procs.js';
+
+parseCommandLine({
+  name: 'bench:cache',
+  run: 'npm run bench:cache --',
+  usage: `
+
+The response cache against the raw SDK chain on its own DynamoDB Local: cold and warm latency, the
+hit rate of a catalog mix with writes, the cache's bytes under a flood of distinct variables.
+Takes no flags; sized by BENCH_CACHE_ROUNDS (5), BENCH_CACHE_REQUESTS (100), BENCH_CACHE_MIX
+(2000), BENCH_CACHE_FLOOD (3000) and BENCH_CACHE_INDEX_HOLD_MS (1000).`,
+});
 
 const ROUNDS = Number(process.env.BENCH_CACHE_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_CACHE_REQUESTS ?? 100);

@@ -2,6 +2,8 @@
  * `npm run soak:cache`: the staleness soak of the response cache under faults. Three API
  * instances on Redis (STREAM_CONSUMER=false, the shared tier on, everything signed with
  * REDIS_SIGNING_SECRET), one standalone consumer, DynamoDB Local (test/support/cacheFaults.ts).
+ * SOAK_REDIS=cluster runs it on a Redis cluster of three primaries (REDIS_MODE=cluster) instead
+ * of one redis-server; its outage and hang then take the whole cluster.
  *
  * A seeded schedule of segments, each under one fault or none: a lost invalidation, a tag
  * outside the pattern, forged and replayed heartbeats, a Redis outage, a hung Redis (SIGSTOP).
@@ -14,6 +16,7 @@
  * SOAK_MAX_AGE the maximum age in seconds (default 5), SOAK_MAX_MINUTES bounds the run (default 30).
  */
 import { randomUUID } from 'node:crypto';
+import { parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
@@ -21,13 +24,26 @@ import { seededRandom } from '../src/seed/seededRandom.js';
 import { CacheFaultRig, FAULTS } from '../test/support/cacheFaults.js';
 import type { Fault, FaultRun } from '../test/support/cacheFaults.js';
 import { ChildServers } from '../test/support/childServers.js';
-import { RedisServer } from '../test/support/redisServer.js';
+import { startRedis } from '../test/support/testRedis.js';
 import { summarize } from '../test/support/staleReads.js';
+
+parseCommandLine({
+  name: 'soak:cache',
+  run: 'npm run soak:cache --',
+  usage: `
+
+The staleness soak of the response cache under faults: three API instances on Redis, one consumer,
+DynamoDB Local; a seeded schedule of faults (a lost invalidation, a tag outside the pattern, forged
+heartbeats, a Redis outage, a hung Redis) between quiet segments. Exits 1 on any stale answer past
+RESPONSE_CACHE_MAX_AGE + 1 s. Takes no flags; SOAK_WRITES (500), SOAK_SEED (35), SOAK_MAX_AGE (5 s)
+and SOAK_MAX_MINUTES (30) size it.`,
+});
 
 const writes = Number(process.env.SOAK_WRITES ?? 500);
 const seed = Number(process.env.SOAK_SEED ?? 35);
 const maxAgeSeconds = Number(process.env.SOAK_MAX_AGE ?? 5);
 const maxMinutes = Number(process.env.SOAK_MAX_MINUTES ?? 30);
+const redisMode = process.env.SOAK_REDIS === 'cluster' ? 'cluster' : 'single';
 
 /** The schedule: every fault once per round, in a seeded order, between segments without one; 20-60 writes a segment. */
 function schedule(random: () => number): { fault: Fault; writes: number }[] {
@@ -50,7 +66,7 @@ function schedule(random: () => number): { fault: Fault; writes: number }[] {
 }
 
 const local = await startLocalDynamo();
-const redis = await RedisServer.start();
+const redis = await startRedis(redisMode);
 const children = new ChildServers();
 const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
 const tableName = `cache-soak-${randomUUID()}`;
@@ -58,7 +74,7 @@ let failed = false;
 // Ctrl-C (or a timeout's SIGTERM) still stops the children it started.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void Promise.allSettled([children.killAll(), redis.kill(), local.stop()]).then(() => process.exit(130));
+    void Promise.allSettled([children.killAll(), redis.dispose(), local.stop()]).then(() => process.exit(130));
   });
 }
 let rig: CacheFaultRig | undefined;
@@ -106,6 +122,7 @@ try {
   );
   const total = {
     seed,
+    redis: redisMode,
     maxAgeSeconds,
     boundMs: rig.boundMs,
     sdkWrites: runs.reduce((s, r) => s + r.sdkWrites, 0),
@@ -117,7 +134,7 @@ try {
     byFault,
   };
   console.info(
-    `response cache fault soak, 3 instances + consumer + Redis on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
+    `response cache fault soak, 3 instances + consumer + Redis (${redisMode}) on DynamoDB Local:\n${JSON.stringify(total, null, 2)}`,
   );
   failed = total.pastTheBound > 0 || total.sdkWrites < writes;
   if (total.sdkWrites < writes)
@@ -128,7 +145,7 @@ try {
 } finally {
   await rig?.stop();
   await children.killAll();
-  await redis.kill();
+  await redis.dispose();
   dynamo.client.destroy();
   await local.stop();
 }

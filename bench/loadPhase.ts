@@ -40,6 +40,7 @@ export interface LoadPhaseOptions {
   headers: Record<string, string>;
   connections: number[];
   rounds: number;
+  prewarm: boolean;
   warmupSeconds: number;
   durationSeconds: number;
   quietWaitSeconds: number;
@@ -74,8 +75,8 @@ export async function runLoadPhase(options: LoadPhaseOptions): Promise<LoadPhase
   /** After a run: only our processes idle (no backlog carried into the next run). */
   const settleIdle = () => settle(allPids(), 0);
 
-  progress('warming up (JIT, connection pools)');
-  for (const variant of plan.variants) {
+  if (options.prewarm) progress('warming up (JIT, connection pools)');
+  for (const variant of options.prewarm ? plan.variants : []) {
     for (const op of plan.ops.filter((o) => plan.applies(variant, o))) {
       await warmUp({
         target: targetOf(variant),
@@ -146,6 +147,8 @@ async function measureCell(
           seconds: options.durationSeconds,
         },
         options.settleAll,
+        // Without a wait for a quiet machine (--quiet-wait=0, --quick), no re-run for one either.
+        options.quietWaitSeconds > 0 ? undefined : 0,
       );
       await options.settleIdle();
       measured.get(variant.key)?.push(result);

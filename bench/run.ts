@@ -14,12 +14,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signToken } from '../src/auth/tokens.js';
+import { exitWithUsageError, UsageError, usageText } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import type { LocalDynamo } from '../src/db/local.js';
 import { baselineNewTable } from '../src/migrations/runner.js';
-import { silenceSdkNodeVersionNotice } from '../src/runMain.js';
 import { loadBenchConfig, usage } from './config.js';
 import { RAW_PROJECTED, runCostPhase } from './costPhase.js';
 import { buildDataset, seedDataset } from './dataset.js';
@@ -38,26 +38,37 @@ import { evaluateTargets } from './targets.js';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
+const COMMAND = { name: 'bench', run: 'npm run bench --', usage: usage() };
+
 const cleanups: (() => Promise<void>)[] = [];
 async function cleanUp(): Promise<void> {
   while (cleanups.length > 0) {
     const step = cleanups.pop() as () => Promise<void>;
-    await step().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
+    await step().catch((error: unknown) => {
+      if (!stopping) progress(`cleanup: ${String(error)}`);
+    });
   }
 }
+
+/**
+ * Ctrl-C (or SIGTERM): one line, then everything this run started is stopped. Whatever the run
+ * was awaiting may fail meanwhile (its processes got the signal too): that is not reported.
+ */
+let stopping: NodeJS.Signals | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    progress(`\n${signal}: stopping`);
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = signal;
+    progress(`\nbench: stopped by ${signal}; stopping what it started`);
     void cleanUp().then(() => process.exit(130));
   });
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--help')) {
-    console.log(usage());
+  if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(usageText(COMMAND));
     return;
   }
-  silenceSdkNodeVersionNotice();
   const config = loadBenchConfig();
   const started = performance.now();
   const phases: Record<string, number> = {};
@@ -67,14 +78,15 @@ async function main(): Promise<void> {
     phases[name] = (now - phaseStarted) / 1000;
     phaseStarted = now;
   };
-  const onStart = (stop: () => Promise<void>) => cleanups.push(stop);
+  // A process started while a signal is being handled is stopped at once, not left behind.
+  const onStart = (stop: () => Promise<void>) => (stopping ? void stop() : void cleanups.push(stop));
   const runId = `b${Date.now().toString(36)}`;
   const tableName = `Bench-${runId}`;
 
   // --- database, seeding -----------------------------------------------------------------------
   progress('starting DynamoDB Local (in memory)');
   const local: LocalDynamo = await startLocalDynamo();
-  cleanups.push(() => local.stop());
+  onStart(() => local.stop());
   const admin = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
   cleanups.push(async () => admin.client.destroy());
   await ensureTable(admin.client, tableName, local.endpoint);
@@ -116,6 +128,7 @@ async function main(): Promise<void> {
     headers,
     connections: config.connections,
     rounds: config.rounds,
+    prewarm: config.prewarm,
     warmupSeconds: config.warmupSeconds,
     durationSeconds: config.durationSeconds,
     quietWaitSeconds: config.quietWaitSeconds,
@@ -230,7 +243,9 @@ const environment = (): BenchResults['environment'] => ({
 });
 
 main().catch(async (error: unknown) => {
-  progress(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  if (stopping) return;
   await cleanUp();
+  if (error instanceof UsageError) exitWithUsageError(COMMAND, error.message);
+  progress(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

@@ -13,16 +13,27 @@
  *
  *   npm run bench:subscribe-reads -- --sockets 200 --per-socket 25
  */
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
+import { parseCommandLine } from '../src/cli.js';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
 import type { QueryLimits } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { aProduct, aUser, ordersOf as ordersOfUser, store } from '../test/support/factories.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  name: 'bench:subscribe-reads',
+  run: 'npm run bench:subscribe-reads --',
+  usage: `[--sockets 200] [--per-socket 25] [--viewers 1] [--only bounded|unbounded]
+
+What one customer opening many subscriptions costs the table, with the subscribe-read budgets at
+their defaults (bounded) and out of the way (unbounded), on its own DynamoDB Local and servers.
+
+  --sockets <n>      WebSockets opened (default 200)
+  --per-socket <n>   orderUpdated subscriptions per socket (default 25)
+  --viewers <n>      customers the sockets are spread over (default 1)
+  --only <mode>      bounded or unbounded only`,
   options: {
     sockets: { type: 'string', default: '200' },
     'per-socket': { type: 'string', default: '25' },

@@ -10,10 +10,11 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.js';
+import { parseCommandLine } from '../src/cli.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { projectRoot } from '../src/projectRoot.js';
 import { demoItems } from '../src/seed/seed.js';
@@ -21,7 +22,16 @@ import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { waitUntil } from '../test/support/waitUntil.js';
 import { BENCH_AUTH, startBenchServer, startBenchTable } from './benchServer.js';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  name: 'bench:subscriptions',
+  run: 'npm run bench:subscriptions --',
+  usage: `[--orders 40] [--cycles 3000]
+
+What one subscription event costs with fresh loaders, and whether subscribe/complete cycles leave
+anything behind, on its own DynamoDB Local and server.
+
+  --orders <n>   orders placed one at a time, each event measured (default 40)
+  --cycles <n>   subscribe/complete cycles of the leak check (default 3000)`,
   options: { orders: { type: 'string', default: '40' }, cycles: { type: 'string', default: '3000' } },
 });
 const orders = Number(values.orders);

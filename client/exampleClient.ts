@@ -10,8 +10,29 @@
  * know it, the client resends with the full document, as automatic persisted queries do.
  */
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import { CreateUserDocument, PlaceOrderDocument, UserOrdersPageDocument } from './generated/graphql.js';
 import type { TypedDocumentString, UserOrdersPageQuery } from './generated/graphql.js';
+
+// Standalone like the rest of client/: the command line with node:util alone.
+const USAGE = `usage: npm run example:client
+
+Signs up as alice, walks her orders page by page and places an order, against a running server
+(GRAPHQL_URL, default http://localhost:4000/graphql) with a bearer token (TABLEGRAPH_TOKEN; npm run
+example:client mints one). Takes no flags.
+`;
+try {
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+} catch (error) {
+  process.stderr.write(
+    `example:client: ${(error as Error).message.split('.')[0]} (npm run example:client -- --help shows the usage)\n`,
+  );
+  process.exit(2);
+}
 
 const endpoint = process.env.GRAPHQL_URL ?? 'http://localhost:4000/graphql';
 /** A bearer token for alice; `npm run example:client` mints a local one with `npm run token`. */

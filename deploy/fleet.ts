@@ -8,7 +8,7 @@
  *   stream consumers, at least two, sharing the shards through leases in the table;
  * - and ElastiCache Serverless for Valkey between them (valkey.ts).
  * Both services run the one image of containerImage.ts, with `REDIS_MODE=cluster`, and sign
- * what they publish on Valkey with a generated EVENT_SIGNING_SECRET.
+ * what they write to Valkey with a generated REDIS_SIGNING_SECRET.
  */
 import { Aws, Duration } from 'aws-cdk-lib';
 import { Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
@@ -39,8 +39,8 @@ export const FLEET_CPU_TARGET_PERCENT = 60;
 /** ...and each task's requests per minute near this (50 a second: a starting point, not a measurement). */
 export const FLEET_REQUESTS_PER_TASK_PER_MINUTE = 3000;
 /**
- * What REDIS_MODE says to the services: Valkey Serverless is a cluster. The server reads the
- * variable once cluster mode is implemented; until then it is a statement of what it talks to.
+ * What REDIS_MODE says to the services: Valkey Serverless is a cluster (sharded pub/sub, the
+ * shared cache tier's keys hash-tagged into partitions; src/events/redisConnection.ts).
  */
 export const FLEET_REDIS_MODE = 'cluster';
 
@@ -55,7 +55,7 @@ export interface FleetOptions {
   /** The consumer's own settings (telemetry). */
   consumerEnvironment: Record<string, string>;
   secrets: ApiSecrets;
-  eventSigningSecret: Secret;
+  redisSigningSecret: Secret;
 }
 
 export interface Fleet {
@@ -64,7 +64,7 @@ export interface Fleet {
   api: FleetService;
   consumer: FleetService;
   valkey: Valkey;
-  eventSigningSecret: Secret;
+  redisSigningSecret: Secret;
 }
 
 export function createFleet(scope: Construct, options: FleetOptions): Fleet {
@@ -85,7 +85,7 @@ export function createFleet(scope: Construct, options: FleetOptions): Fleet {
   const valkey = createValkey(scope, { vpc, params, clients: [apiGroup, consumerGroup] });
 
   const image = fleetImage();
-  const signing = { EVENT_SIGNING_SECRET: EcsSecret.fromSecretsManager(options.eventSigningSecret) };
+  const signing = { REDIS_SIGNING_SECRET: EcsSecret.fromSecretsManager(options.redisSigningSecret) };
   const common = {
     ...options.shared,
     NODE_ENV: 'production',
@@ -108,6 +108,9 @@ export function createFleet(scope: Construct, options: FleetOptions): Fleet {
       STREAM_CONSUMER: 'false',
       // Longer than the balancer's idle timeout: the balancer closes an idle connection first.
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String((FLEET_IDLE_TIMEOUT_SECONDS + 5) * 1000),
+      // The balancer appends the client's address to X-Forwarded-For: the per-client bounds count
+      // anonymous clients by it, not by the balancer's own address.
+      TRUST_PROXY_HOPS: '1',
       CORS_ORIGINS: params.corsOrigins.valueAsString,
       ...options.apiEnvironment,
     },
@@ -157,5 +160,5 @@ export function createFleet(scope: Construct, options: FleetOptions): Fleet {
   });
   grantDynamo(api.taskRole, 'server', arns);
   grantDynamo(consumer.taskRole, 'consumer', arns);
-  return { cluster, front, api, consumer, valkey, eventSigningSecret: options.eventSigningSecret };
+  return { cluster, front, api, consumer, valkey, redisSigningSecret: options.redisSigningSecret };
 }

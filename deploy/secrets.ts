@@ -40,17 +40,22 @@ export function createSecrets(scope: Construct): ApiSecrets {
   return secrets;
 }
 
-/** The fleet's EVENT_SIGNING_SECRET: the HMAC key of everything its processes publish on Valkey. */
-export function createEventSigningSecret(scope: Construct): Secret {
-  const secret = new Secret(scope, 'EventSigningSecret', {
-    description: 'tablegraph EVENT_SIGNING_SECRET: signs order events and invalidations on Valkey',
+/**
+ * REDIS_SIGNING_SECRET: the HMAC key of everything the stack's processes write to Redis (order
+ * events, invalidations, heartbeats, shared cache entries), the fleet's on Valkey, or the
+ * stream function's on the `-c redis=true` node.
+ */
+export function createRedisSigningSecret(scope: Construct): Secret {
+  const secret = new Secret(scope, 'RedisSigningSecret', {
+    description:
+      'tablegraph REDIS_SIGNING_SECRET: signs change events, invalidations, heartbeats and shared cache entries on Redis',
     generateSecretString: GENERATED,
   });
   Validations.of(secret).acknowledge({
     id: 'AwsSolutions::AwsSolutions-SMG4',
     reason:
-      'No scheduled rotation: every API and consumer task must hold the same key, and a task reads it when it ' +
-      'starts; rotate by hand, then redeploy both services (docs/deploy.md, "Rotating the secrets").',
+      'No scheduled rotation: every process on the Redis must hold the same key, and each reads it when it ' +
+      'starts; rotate by hand, then redeploy all of them (docs/deploy.md, "Rotating the secrets").',
   });
   return secret;
 }

@@ -8,6 +8,7 @@
  */
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { alarmsTo, createAlarms } from './alarms.js';
 import { createGraphQLApi } from './api.js';
@@ -20,7 +21,7 @@ import { defineParameters } from './parameters.js';
 import { grantDynamo } from './permissions.js';
 import type { TableArns } from './permissions.js';
 import { createRedis } from './redis.js';
-import { createEventSigningSecret, createSecrets, grantSecrets, secretEnvironment } from './secrets.js';
+import { createRedisSigningSecret, createSecrets, grantSecrets, secretEnvironment } from './secrets.js';
 import { createStreamProcessor } from './streamProcessor.js';
 import { createTable } from './table.js';
 import { defineTelemetryParameters, grantTelemetry, telemetryEnvironment } from './telemetry.js';
@@ -79,15 +80,27 @@ export class TablegraphStack extends Stack {
 
     // No NODE_ENV=production here: that mode guards the API's cursor and token secrets, which
     // this function neither uses nor may read. The fleet's consumers read the stream instead: a
-    // second reader of every shard would do all the work twice.
+    // second reader of every shard would do all the work twice. On Redis it signs what it
+    // publishes there (events, invalidations, heartbeats) for the API instances in the VPC.
+    const redisSigning = redis ? createRedisSigningSecret(this) : undefined;
     const streams = props.fleet
       ? undefined
       : createStreamProcessor(this, {
           streamArn: arns.stream,
-          environment: { ...shared, ...telemetryEnvironment(otel, 'tablegraph-stream-lambda') },
+          environment: {
+            ...shared,
+            ...(redisSigning ? { REDIS_SIGNING_SECRET_ARN: redisSigning.secretArn } : {}),
+            ...telemetryEnvironment(otel, 'tablegraph-stream-lambda'),
+          },
           network: redis?.network,
         });
     if (streams) grantDynamo(streams.role, 'streams', arns);
+    if (streams && redisSigning) {
+      // Only the call the function's secret loader makes (src/lambda/secrets.ts).
+      streams.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [redisSigning.secretArn] }),
+      );
+    }
     grantTelemetry(this, otel, streams ? [api.role, streams.role] : [api.role]);
 
     const topic = createAlarms(this, { params, api, streams, table });
@@ -107,7 +120,7 @@ export class TablegraphStack extends Stack {
         },
         consumerEnvironment: fleetTelemetry(otel, 'tablegraph-consumer'),
         secrets,
-        eventSigningSecret: createEventSigningSecret(this),
+        redisSigningSecret: createRedisSigningSecret(this),
       });
       createFleetAlarms(alarmsTo(this, topic), fleet, fleetParams);
     }
@@ -120,6 +133,12 @@ export class TablegraphStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'CursorSecretArn', { value: secrets.cursorSecret.secretArn });
     new CfnOutput(this, 'JwtSecretArn', { value: secrets.jwtSecret.secretArn });
+    if (redisSigning) {
+      new CfnOutput(this, 'RedisSigningSecretArn', {
+        value: redisSigning.secretArn,
+        description: 'REDIS_SIGNING_SECRET of the API instances you run on the Redis node',
+      });
+    }
     if (fleet) fleetOutputs(this, fleet);
   }
 }
@@ -140,5 +159,5 @@ function fleetOutputs(stack: Stack, fleet: Fleet): void {
     description: "Point your domain's CNAME (or alias) here; its certificate is FleetCertificateArn",
   });
   new CfnOutput(stack, 'FleetClusterName', { value: fleet.cluster.clusterName });
-  new CfnOutput(stack, 'FleetEventSigningSecretArn', { value: fleet.eventSigningSecret.secretArn });
+  new CfnOutput(stack, 'FleetRedisSigningSecretArn', { value: fleet.redisSigningSecret.secretArn });
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { projectRoot } from '../src/projectRoot.js';
 
 interface CostEntry {
@@ -16,14 +16,28 @@ interface CostEntry {
   amazon: { readUnits: number; writeUnits: number; indexWriteUnits?: number; requests: number };
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
+const COMMAND = {
+  name: 'capacity',
+  run: 'npm run capacity --',
+  usage: `<operation>=<per second> ... [--target 70] [--results <file.json>]
+
+Turns a traffic mix into the read and write capacity a provisioned table needs, from the
+per-operation costs the benchmark computed for Amazon DynamoDB (npm run bench), e.g.
+npm run capacity -- userOrders=50 categoryPage=200 placeOrder=5
+
+  --target <percent>      the auto-scaling target utilisation (default 70)
+  --results <file.json>   the benchmark's results (default bench/results/latest.json)`,
   options: {
     results: { type: 'string', default: path.join(projectRoot(), 'bench', 'results', 'latest.json') },
     target: { type: 'string', default: '70' },
   },
-});
+  allowPositionals: true,
+} as const;
 
+const { values, positionals } = parseCommandLine(COMMAND);
+const target = Number(values.target) / 100;
+if (!(target > 0 && target <= 1)) exitWithUsageError(COMMAND, `--target must be a percentage above 0 and at most 100`);
+if (positionals.length === 0) exitWithUsageError(COMMAND, 'name at least one <operation>=<per second>');
 if (!existsSync(values.results)) {
   console.error(`capacity: ${values.results} not found; run npm run bench first`);
   process.exit(1);
@@ -32,13 +46,6 @@ const costs = (JSON.parse(readFileSync(values.results, 'utf8')) as { costs: Cost
   (entry) => entry.variant === 'server',
 );
 const known = new Map(costs.map((entry) => [entry.op, entry.amazon]));
-const target = Number(values.target) / 100;
-if (positionals.length === 0 || !(target > 0 && target <= 1)) {
-  console.error(
-    `usage: npm run capacity -- <operation>=<per second> ... [--target 70]\noperations: ${[...known.keys()].join(', ')}`,
-  );
-  process.exit(2);
-}
 
 let rcu = 0;
 let wcu = 0;
@@ -48,8 +55,10 @@ for (const term of positionals) {
   const rate = Number(rateText);
   const cost = op ? known.get(op) : undefined;
   if (!cost || !(rate >= 0)) {
-    console.error(`capacity: "${term}" is not <operation>=<per second> (operations: ${[...known.keys()].join(', ')})`);
-    process.exit(2);
+    exitWithUsageError(
+      COMMAND,
+      `"${term}" is not <operation>=<per second> (operations: ${[...known.keys()].join(', ')})`,
+    );
   }
   // Writes to GSI1 cost write units of their own; the benchmark reports them apart.
   const writes = cost.writeUnits + (cost.indexWriteUnits ?? 0);

@@ -4,9 +4,21 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseCommandLine } from '../src/cli.js';
 import { generatedDocs } from './docs/generated.js';
 
-const check = process.argv.includes('--check');
+const { values } = parseCommandLine({
+  name: 'docs',
+  run: 'npm run docs --',
+  usage: `[--check]
+
+Writes the generated pages of docs/ (configuration.md, errors.md, and the generated blocks of
+others) from their sources.
+
+  --check   writes nothing; exits 1 when a checked-in page is out of date`,
+  options: { check: { type: 'boolean', default: false } },
+});
+const check = values.check;
 let stale = 0;
 for (const { file, text } of await generatedDocs()) {
   const relative = path.relative(process.cwd(), file);

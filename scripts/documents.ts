@@ -14,7 +14,7 @@
  * Exit codes: 0 done, 1 refused (the reason on stderr), 2 bad usage.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { loadScriptConfig } from '../src/config/index.js';
 import { listManifests, publishManifest, RegistryError, retireManifest } from '../src/db/documentRegistry.js';
 import { openDatabase } from '../src/db/open.js';
@@ -22,31 +22,37 @@ import { checkManifest } from '../src/pipeline/manifestCheck.js';
 import { ManifestFormatError, readManifest } from '../src/pipeline/manifestFormats.js';
 import { InvalidKeyError } from '../src/table/keys.js';
 
-const USAGE = `usage: npm run documents -- publish --app <name> --version <version> <manifest.json>
-       npm run documents -- check <manifest.json>
-       npm run documents -- list [--app <name>]
-       npm run documents -- retire --app <name> --version <version>`;
+const COMMAND = {
+  name: 'documents',
+  run: 'npm run documents --',
+  usage: `<command> ...
+
+The trusted-documents registry, in the table: every server instance trusts what is published
+within DOCUMENTS_REFRESH_MS. A manifest is codegen's persisted-documents.json, Apollo's
+persisted-query manifest or Relay's persisted_queries.json.
+
+  publish --app <name> --version <version> <manifest.json>   checks the manifest, then publishes it
+  check <manifest.json>                                      validates it against the schema only
+  list [--app <name>]                                        every manifest, active or retired
+  retire --app <name> --version <version>                    its documents are no longer trusted
+
+Exit codes: 0 done, 1 refused (the reason on stderr), 2 bad usage.`,
+  options: { app: { type: 'string' }, version: { type: 'string' } },
+  allowPositionals: true,
+} as const;
 
 const fail = (code: number, message: string): never => {
+  if (code === 2) exitWithUsageError(COMMAND, message);
   console.error(`documents: ${message}`);
   process.exit(code);
 };
 
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: { app: { type: 'string' }, version: { type: 'string' } },
-    });
-  } catch (error) {
-    return fail(2, `${(error as Error).message}\n${USAGE}`);
-  }
-})();
+const { values, positionals } = parseCommandLine(COMMAND);
 const [command, file] = positionals;
 
 /** Reads and checks a manifest file; exits 1 with every problem found. */
 async function checkedManifest(path: string | undefined) {
-  if (!path) return fail(2, USAGE);
+  if (!path) return fail(2, 'which manifest? name its file');
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
@@ -70,7 +76,9 @@ async function checkedManifest(path: string | undefined) {
 }
 
 const needAppVersion = (): { app: string; version: string } =>
-  values.app && values.version ? { app: values.app, version: values.version } : fail(2, USAGE);
+  values.app && values.version
+    ? { app: values.app, version: values.version }
+    : fail(2, `${command} needs --app <name> and --version <version>`);
 
 if (command === 'check') {
   const manifest = await checkedManifest(file);
@@ -79,7 +87,14 @@ if (command === 'check') {
   );
   process.exit(0);
 }
-if (command !== 'publish' && command !== 'list' && command !== 'retire') fail(2, USAGE);
+if (command !== 'publish' && command !== 'list' && command !== 'retire') {
+  fail(
+    2,
+    command
+      ? `unknown command "${command}": publish, check, list or retire`
+      : 'which command? publish, check, list or retire',
+  );
+}
 
 const target = command === 'list' ? undefined : needAppVersion();
 const manifest = command === 'publish' ? await checkedManifest(file) : undefined;

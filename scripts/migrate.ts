@@ -6,28 +6,38 @@
  * Uses the DynamoDB Local of a server running on DATA_DIR if there is one, else starts its own
  * (or uses DYNAMODB_ENDPOINT / DYNAMODB_MODE=aws).
  */
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { loadScriptConfig } from '../src/config/index.js';
 import { openDatabase } from '../src/db/open.js';
 import { DEFAULT_RATE } from '../src/migrations/capacityLimiter.js';
 import { baselineNewTable, migrate, migrationStatus } from '../src/migrations/runner.js';
 
-const { values } = parseArgs({
+const COMMAND = {
+  name: 'migrate',
+  run: 'npm run migrate --',
+  usage: `[--status] [--rcu <units/s>] [--wcu <units/s>]
+
+Applies the table's pending migrations (an interrupted one resumes from its checkpoint), paced to
+a capacity budget. Uses the DynamoDB Local of a server running on DATA_DIR if there is one, else
+starts its own (or uses DYNAMODB_ENDPOINT, or DYNAMODB_MODE=aws).
+
+  --status          lists the migrations and where the table stands; changes nothing
+  --rcu <units/s>   read capacity to spend per second (default ${DEFAULT_RATE.readUnitsPerSecond})
+  --wcu <units/s>   write capacity to spend per second (default ${DEFAULT_RATE.writeUnitsPerSecond})`,
   options: {
     status: { type: 'boolean', default: false },
     rcu: { type: 'string', default: String(DEFAULT_RATE.readUnitsPerSecond) },
     wcu: { type: 'string', default: String(DEFAULT_RATE.writeUnitsPerSecond) },
   },
-});
+} as const;
+
+const { values } = parseCommandLine(COMMAND);
 const rate = { readUnitsPerSecond: Number(values.rcu), writeUnitsPerSecond: Number(values.wcu) };
 for (const [flag, value] of [
   ['--rcu', rate.readUnitsPerSecond],
   ['--wcu', rate.writeUnitsPerSecond],
 ] as const) {
-  if (!(value > 0)) {
-    console.error(`migrate: ${flag} must be a positive number of capacity units per second`);
-    process.exit(2);
-  }
+  if (!(value > 0)) exitWithUsageError(COMMAND, `${flag} must be a positive number of capacity units per second`);
 }
 
 const config = loadScriptConfig();

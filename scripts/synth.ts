@@ -10,6 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { renderStackTemplate } from '../deploy/synth.js';
 import type { SynthOptions } from '../deploy/synth.js';
+import { parseCommandLine } from '../src/cli.js';
 import { projectRoot } from '../src/projectRoot.js';
 
 const TEMPLATES: [file: string, options: SynthOptions][] = [
@@ -17,7 +18,19 @@ const TEMPLATES: [file: string, options: SynthOptions][] = [
   ['stack.fleet.template.json', { redis: false, fleet: true }],
 ];
 
-const check = process.argv.includes('--check');
+const { values } = parseCommandLine({
+  name: 'synth',
+  run: 'npm run synth --',
+  usage: `[--check]
+
+Synthesizes the AWS stack (the CDK app in deploy/) offline into deploy/stack.template.json, and
+with the long-running tier (-c fleet=true) into deploy/stack.fleet.template.json. An
+unacknowledged cdk-nag finding fails it.
+
+  --check   writes nothing; exits 1 when a checked-in template is out of date`,
+  options: { check: { type: 'boolean', default: false } },
+});
+const check = values.check;
 const stale: string[] = [];
 for (const [name, options] of TEMPLATES) {
   const file = path.join(projectRoot(), 'deploy', name);

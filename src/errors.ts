@@ -21,8 +21,18 @@ export const ErrorCode = {
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** The field needs a table migration that has not been applied (`npm run migrate`). */
   MIGRATION_PENDING: 'MIGRATION_PENDING',
-  /** A WebSocket connection already runs as many operations as it may. */
+  /**
+   * A WebSocket connection already runs as many operations as it may, or the client (a signed-in
+   * user, else an address) as many subscriptions across its connections (`extensions.limit` names
+   * the setting): complete one first.
+   */
   TOO_MANY_OPERATIONS: 'TOO_MANY_OPERATIONS',
+  /**
+   * The client (a signed-in user, else an address) already holds as many WebSockets and
+   * Server-Sent Events streams open on this server as it may (CLIENT_MAX_CONNECTIONS, HTTP 429):
+   * close one first. A WebSocket over the bound is closed with 1008 and this reason.
+   */
+  TOO_MANY_CONNECTIONS: 'TOO_MANY_CONNECTIONS',
   /**
    * A Server-Sent Events stream resumed with a Last-Event-ID older than the events this
    * instance still holds: events may have been missed, so refetch what the page shows.

@@ -20,13 +20,15 @@ import { SchemaGate } from './db/schemaGate.js';
 import { baselineNewTable, migrate } from './migrations/runner.js';
 import { watchMigrations } from './migrations/watch.js';
 import type { OpenDatabase } from './db/open.js';
-import { RedisInvalidationBus } from './events/invalidationBus.js';
-import { startRedisEventBus } from './events/busFromConfig.js';
-import type { RedisEventBus } from './events/redisEventBus.js';
-import { CdnPurger } from './streams/cdnPurge.js';
+import { redisSettingsOf, startRedisMessaging } from './events/redisFromConfig.js';
+import type { RedisMessaging } from './events/redisFromConfig.js';
+import { cdnPurgerFrom } from './streams/cdnPurge.js';
+import type { CdnPurger } from './streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from './streams/cdnPurgeMetrics.js';
+import { demoData } from './seed/demoData.js';
 import { seedDemoIfNeeded } from './seed/seed.js';
 import { createStreamsClient } from './streams/streamsClient.js';
-import { playgroundAssets } from './transports/http/playground/bundle.js';
+import { playgroundAssets, PlaygroundNotBuiltError } from './transports/http/playground/bundle.js';
 import { SharedTier } from './pipeline/responseCache/sharedTier.js';
 import { isIndexTag } from './table/dependencies.js';
 import { createRuntime } from './runtime.js';
@@ -35,6 +37,7 @@ import type { Runtime } from './runtime.js';
 import { assertPortFree, PortInUseError, serveHttp } from './transports/http/server.js';
 import type { RunningServer } from './transports/http/server.js';
 import { runMain } from './runMain.js';
+import { parseCommandLine } from './cli.js';
 
 /** Failures whose message is a complete instruction to the user: printed alone, no stack trace. */
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError, PortInUseError];
@@ -59,8 +62,7 @@ async function main(): Promise<Logger> {
   let runtime: Runtime | undefined;
   let server: RunningServer | undefined;
   let streamsClient: DynamoDBStreamsClient | undefined;
-  let bus: RedisEventBus | undefined;
-  let invalidations: RedisInvalidationBus | undefined;
+  let redis: RedisMessaging | undefined;
   let sharedCache: SharedTier | undefined;
   let purger: CdnPurger | undefined;
   // Before anything makes a span or a registry (nothing is loaded without an OTLP endpoint).
@@ -71,8 +73,7 @@ async function main(): Promise<Logger> {
     await runtime?.stop();
     await purger?.close();
     await telemetry?.shutdown();
-    await bus?.close();
-    await invalidations?.close();
+    await redis?.close();
     await sharedCache?.stop();
     streamsClient?.destroy();
     await db?.close();
@@ -103,35 +104,27 @@ async function main(): Promise<Logger> {
       ? createStreamsClient({ endpoint: db.endpoint, region: config.region })
       : undefined;
     // Only a server that reads the stream itself purges the CDN (else the consumer does).
-    if (streamsClient && config.cdnPurgeUrl) {
-      purger = new CdnPurger({ url: config.cdnPurgeUrl, log: log.child({ component: 'cdn-purge' }) });
-    }
-    const purge = purger && ((tags: readonly string[]) => purger?.purge(tags));
-    bus = await startRedisEventBus(config, { log: log.child({ component: 'redis' }), subscribe: true });
-    if (config.redisUrl) {
-      const redis = { url: config.redisUrl, signingSecret: config.redisSigningSecret };
-      if (config.responseCache && !config.streamConsumer) {
-        invalidations = new RedisInvalidationBus({
-          ...redis,
-          tableName: config.tableName,
-          log: log.child({ component: 'invalidations' }),
-          subscribe: true,
-        });
-        await invalidations.start();
-        if (config.responseCache.shared) {
-          sharedCache = new SharedTier({
-            redis,
-            tableName: config.tableName,
-            maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
-            holdDownMs: config.responseCache.indexHoldMs,
-            // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
-            maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
-            isIndexTag,
-            log: log.child({ component: 'response-cache' }),
-          });
-          await sharedCache.start();
-        }
-      }
+    if (streamsClient) purger = cdnPurgerFrom(config, log.child({ component: 'cdn-purge' }));
+    // An instance whose cache hears of changes over Redis (standalone consumers or the stream Lambda feed it).
+    const cacheFedByRedis = config.responseCache !== undefined && !config.streamConsumer;
+    redis = await startRedisMessaging(config, {
+      log: log.child({ component: 'redis' }),
+      subscribe: true,
+      invalidations: cacheFedByRedis ? 'listen' : undefined,
+    });
+    const redisSettings = redisSettingsOf(config);
+    if (redisSettings && cacheFedByRedis && config.responseCache?.shared) {
+      sharedCache = new SharedTier({
+        redis: redisSettings,
+        tableName: config.tableName,
+        maxAgeMs: config.responseCache.maxAgeSeconds * 1000,
+        holdDownMs: config.responseCache.indexHoldMs,
+        // The bound of one answer in memory (a tenth of the cache, entryStore.ts).
+        maxEntryBytes: Math.floor(config.responseCache.maxBytes / 10),
+        isIndexTag,
+        log: log.child({ component: 'response-cache' }),
+      });
+      await sharedCache.start();
     }
     runtime = await createRuntime({
       data: {
@@ -155,28 +148,33 @@ async function main(): Promise<Logger> {
           client: streamsClient,
           consumerName: config.streamConsumerName,
           pollIntervalMs: config.streamPollMs,
-          purge,
+          purge: purger,
         }),
-      bus,
+      bus: redis?.events,
       eventDedupeWindow: config.eventDedupeWindow,
       costDetails: config.costDetails,
       responseCache: config.responseCache,
       explainCache: config.nodeEnv !== 'production',
-      invalidations,
+      invalidations: redis?.invalidations,
       sharedCache,
       executor: config.executor,
     });
+    if (purger && runtime.metrics) registerCdnPurgeMetrics(runtime.metrics.registry, purger);
     server = await serveHttp(runtime, {
       host: config.host,
       port: config.port,
       http: config.http,
       websocket: config.websocket,
+      trustProxyHops: config.trustProxyHops,
       playground: config.playground && {
         defaultHeaders: devTokens ? { Authorization: `Bearer ${devTokens.alice}` } : {},
       },
       cors: { origins: config.corsOrigins, allowLocalhost: config.nodeEnv === 'development' },
       metrics: config.metrics,
       shutdownGraceMs: config.shutdownGraceMs,
+      devSignIn: config.devSignIn
+        ? { users: demoData().users.map((user) => user.userId), auth: config.auth }
+        : undefined,
     });
     log.info(
       { url: server.url, database: db.where, table: config.tableName, eventBus: runtime.events.bus.health().kind },
@@ -188,12 +186,15 @@ async function main(): Promise<Logger> {
         'development tokens (valid 12 h; npm run token -- --sub <userId> --role customer|admin makes more)',
       );
     }
-    // Bundle the playground now (once per install, cached) rather than on the first page view;
-    // not where it is off (production, the container image, which has no sources to build it from).
+    // Development bundles the playground now (once per install, cached) rather than on the first
+    // page view; a production install serves npm run build's, and says so if there is none.
     if (config.playground) {
       playgroundAssets().then(
         (dir) => log.debug({ dir }, 'playground assets ready'),
-        (error: unknown) => log.error({ err: error }, 'playground build failed'),
+        (error: unknown) =>
+          error instanceof PlaygroundNotBuiltError
+            ? log.warn(`playground: ${error.message}`)
+            : log.error({ err: error }, 'playground build failed'),
       );
     }
   } catch (error) {
@@ -224,4 +225,15 @@ async function prepareSchema(db: OpenDatabase, config: Config, log: Logger): Pro
   return gate;
 }
 
+parseCommandLine({
+  name: 'tablegraph',
+  run: 'npm start --',
+  usage: `
+
+Starts the API server: GraphQL over HTTP, WebSocket and SSE at /graphql, the playground in
+development, /healthz, /readyz and /metrics. With no configuration it starts DynamoDB Local
+(Java 17+) persisting to ./.data/, creates the table and seeds the demo data on the first start.
+Takes no flags: every setting is an environment variable (docs/configuration.md). Production
+runs the build directly: npm run build && node dist/src/main.js.`,
+});
 runMain('tablegraph', main, USER_FACING);

@@ -2,8 +2,6 @@
  * How a long-running entry point runs (`npm start`, `npm run consumer`): one place for what
  * every one of them needs around its `main`.
  *
- * - The AWS SDK's notice that its 2027 releases need Node 22 is filtered out: harmless here
- *   (the versions are pinned), and it would bury the one-line start-up errors.
  * - A rejection nobody handles is logged and counted, and the process goes on (see
  *   docs/decisions/unhandled-rejections.md): graphql-js may abandon a sibling field's promise
  *   when a non-null field fails first, and under Node's default a late rejection of it would
@@ -35,16 +33,6 @@ export function countUnhandledRejections(registry: Registry): void {
   });
 }
 
-/** Drops the AWS SDK's NodeVersionSupportWarning and hands every other warning to Node's own handlers. */
-export function silenceSdkNodeVersionNotice(): void {
-  const defaultHandlers = process.listeners('warning');
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name === 'NodeVersionSupportWarning' || warning.message.includes('NodeVersionSupportWarning')) return;
-    for (const handler of defaultHandlers) handler(warning);
-  });
-}
-
 /**
  * Runs `main`, which resolves with the process's logger once it has one (an unhandled rejection
  * before that goes to a plain JSON logger). Never rejects: a failed `main` exits the process.
@@ -54,7 +42,6 @@ export function runMain(
   main: () => Promise<Pick<Logger, 'error'>>,
   userFacingErrors: readonly ErrorClass[],
 ): void {
-  silenceSdkNodeVersionNotice();
   let log: Pick<Logger, 'error'> = pino({ name });
   process.on('unhandledRejection', (reason) => {
     rejections += 1;

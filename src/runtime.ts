@@ -30,6 +30,7 @@ import type { Pipeline } from './pipeline/pipeline.js';
 import type { CostDetails } from './pipeline/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
 import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
+import { startFeedProber } from './pipeline/responseCache/feedProber.js';
 import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
@@ -66,6 +67,12 @@ export interface RuntimeOptions {
    */
   documentsRefreshMs?: number;
   documentsPolling?: 'timer' | 'on-request';
+  /**
+   * What a reload of the registry reads: every document's text (`all`, the default), or each
+   * manifest's index, with a text read when a request names its document (`index`: the Lambda,
+   * whose every cold start would otherwise read the whole registry).
+   */
+  documentsLoad?: 'all' | 'index';
   /** Keep a Prometheus registry (default true; the Lambda has none). */
   metricsRegistry?: boolean;
   /** Metrics the caller made (the Lambda's, written as EMF lines): used instead of a registry of the runtime's own. */
@@ -132,6 +139,7 @@ export async function createRuntime({
   persistedOnly = false,
   documentsRefreshMs = DEFAULT_DOCUMENTS_REFRESH_MS,
   documentsPolling = 'timer',
+  documentsLoad = 'all',
   metricsRegistry = true,
   useMetrics,
   sseReplayEvents,
@@ -154,6 +162,7 @@ export async function createRuntime({
     tableName: data.tableName,
     documents: trusted,
     intervalMs: documentsRefreshMs,
+    load: documentsLoad,
     log: log.child({ component: 'documents' }),
   });
   const events = new EventFanOut(bus, sseReplayEvents, eventDedupeWindow);
@@ -169,7 +178,18 @@ export async function createRuntime({
         shared: sharedCache,
       })
     : undefined;
-  if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache);
+  // An instance fed over Redis probes a silent feed through the stream, whoever reads it (feedProber.ts).
+  const prober =
+    cache && invalidations
+      ? startFeedProber({
+          doc: data.dynamo.doc,
+          tableName: data.tableName,
+          feed: cache.feed,
+          writer: invalidations.from,
+          log: log.child({ component: 'response-cache' }),
+        })
+      : undefined;
+  if (cache && metrics) registerResponseCacheMetrics(metrics.registry, cache, prober);
   if (metrics && (events.bus.refusals || invalidations || sharedCache)) {
     registerRedisMetrics(
       metrics.registry,
@@ -207,6 +227,7 @@ export async function createRuntime({
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await apollo.stop();
+      prober?.stop();
       await documents.stop();
       await consumer?.stop();
       events.detach();

@@ -12,7 +12,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
-import { CdnPurger } from '../src/streams/cdnPurge.js';
+import { Registry } from 'prom-client';
+import { loadConsumerConfig } from '../src/config/index.js';
+import { CdnPurger, cdnPurgerFrom } from '../src/streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../src/streams/cdnPurgeMetrics.js';
 import { productKey } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import { aProduct, store } from './support/factories.js';
@@ -21,6 +24,8 @@ import { endpoint } from './support/harness.js';
 interface Receiver {
   url: string;
   posts: { tags: string[] }[];
+  /** The headers of each POST, in order. */
+  headers: http.IncomingHttpHeaders[];
   /** Status of each next POST (200 once the list is used up). */
   statuses: number[];
   /** Resolves at the next POST answered 2xx. */
@@ -30,6 +35,7 @@ interface Receiver {
 
 async function startReceiver(): Promise<Receiver> {
   const posts: { tags: string[] }[] = [];
+  const headers: http.IncomingHttpHeaders[] = [];
   const statuses: number[] = [];
   const waiters: ((post: { tags: string[] }) => void)[] = [];
   const server = http.createServer((req, res) => {
@@ -39,6 +45,7 @@ async function startReceiver(): Promise<Receiver> {
       const status = statuses.shift() ?? 200;
       const post = JSON.parse(body) as { tags: string[] };
       posts.push(post);
+      headers.push(req.headers);
       res.writeHead(status).end();
       if (status < 300) for (const waiter of waiters.splice(0)) waiter(post);
     });
@@ -47,6 +54,7 @@ async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/purge`,
     posts,
+    headers,
     statuses,
     nextPurge: () => new Promise((resolve) => waiters.push(resolve)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -61,6 +69,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   receiver.posts.length = 0;
+  receiver.headers.length = 0;
   receiver.statuses.length = 0;
 });
 afterAll(async () => {
@@ -111,6 +120,39 @@ describe('the CDN purger', () => {
     expect(performance.now() - started).toBeLessThan(200);
     await purger.drain();
     expect(purger.stats).toMatchObject({ posts: 0, failedAttempts: 6, lostTags: 1000 });
+  });
+
+  it('sends the headers of CDN_PURGE_HEADERS with every POST: the purge API credentials', async () => {
+    const { cdnPurgeUrl, cdnPurgeHeaders } = loadConsumerConfig({
+      CDN_PURGE_URL: receiver.url,
+      CDN_PURGE_HEADERS: 'Authorization=Bearer%20purge-token,Fastly-Key=key-1',
+    });
+    const purger = cdnPurgerFrom({ cdnPurgeUrl, cdnPurgeHeaders }, log);
+    purger?.purge(['product:a']);
+    await purger?.drain();
+    expect(receiver.headers).toEqual([
+      expect.objectContaining({
+        authorization: 'Bearer purge-token',
+        'fastly-key': 'key-1',
+        'content-type': 'application/json',
+      }),
+    ]);
+  });
+
+  it('shows what it purged and what it lost in /metrics', async () => {
+    receiver.statuses.push(500, 500);
+    const registry = new Registry();
+    const purger = new CdnPurger({ url: receiver.url, log, retryDelayMs: 10, maxAttempts: 2 });
+    registerCdnPurgeMetrics(registry, purger);
+    purger.purge(['product:lost-1', 'product:lost-2']);
+    await purger.drain();
+    purger.purge(['product:kept']);
+    await purger.drain();
+    const text = await registry.metrics();
+    expect(text).toContain('tablegraph_cdn_purge_tags_total{outcome="lost"} 2');
+    expect(text).toContain('tablegraph_cdn_purge_tags_total{outcome="purged"} 1');
+    expect(text).toContain('tablegraph_cdn_purge_posts_total{outcome="failed"} 2');
+    expect(text).toContain('tablegraph_cdn_purge_queued_tags 0');
   });
 
   it('bounds its queue', async () => {

@@ -44,7 +44,7 @@ const taskEnv = () => ({
   AWS_ACCESS_KEY_ID: 'test',
   AWS_SECRET_ACCESS_KEY: 'test',
   REDIS_URL: redis.url,
-  EVENT_SIGNING_SECRET: 'container-test-event-signing-secret-of-48-characters',
+  REDIS_SIGNING_SECRET: 'container-test-redis-signing-secret-of-48-characters',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'info',
 });

@@ -13,7 +13,7 @@ import { DEV_JWT_SECRET } from '../src/config/index.js';
 import { freePort } from '../src/db/local.js';
 import { EMULATOR_UNSYNCED_MS } from './support/harness.js';
 import { pollUntil } from './support/load.js';
-import { isAlive, runNode } from './support/serverProcess.js';
+import { dynamoLocalPidsFor, isAlive, runNode, stderrLines } from './support/serverProcess.js';
 import type { NodeProcess } from './support/serverProcess.js';
 
 const AUTH = { secret: DEV_JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' };
@@ -138,5 +138,30 @@ describe('the embedded DynamoDB Local', () => {
     const after = await gql('{ viewer { userId email } }');
     expect(after.data?.viewer).toEqual({ userId: 'phoenix', email: 'phoenix@example.com' });
     expect(server.child.exitCode).toBeNull();
+  }, 90_000);
+
+  it('refuses, in one line, a second server told to use the port this one holds, and never serves its data', async () => {
+    const before = pidRecord();
+    const otherDir = path.join(path.dirname(dataDir), 'second');
+    const second = runNode('src/main.ts', {
+      LOG_LEVEL: 'info',
+      PORT: String(await freePort()),
+      DATA_DIR: otherDir,
+      DYNAMODB_LOCAL_PORT: String(dynamoPort),
+      STREAM_CONSUMER: 'false',
+      SEED_DEMO_DATA: 'false',
+    });
+    expect(await second.exited).toEqual({ code: 1, signal: null });
+    expect(stderrLines(second.stderr())).toEqual([
+      expect.stringMatching(
+        new RegExp(`^tablegraph: Port ${dynamoPort} for DynamoDB Local is in use .*DYNAMODB_LOCAL_PORT`),
+      ),
+    ]);
+    expect(second.logs.some((line) => line.msg.startsWith('tablegraph ready at'))).toBe(false);
+    expect(dynamoLocalPidsFor(otherDir)).toEqual([]);
+    // The first server and its database carry on untouched.
+    expect(pidRecord()).toEqual(before);
+    expect(isAlive(before.pid)).toBe(true);
+    expect((await fetch(`${origin}/readyz`)).status).toBe(200);
   }, 90_000);
 });

@@ -34,6 +34,8 @@ afterAll(async () => {
 const COST_BOMB = `{ user(userId: "alice") { orders(first: 100) { nodes { orderId user {
   orders(first: 100) { nodes { orderId total { amount } items { productId } } } } } } } }`;
 const TOKEN_BOMB = `{ ${'__typename '.repeat(DEFAULT_LIMITS.maxTokens + 500)} }`;
+/** A 7.3 kB document under the token limit whose validation alone cost hundreds of milliseconds. */
+const VALIDATION_BOMB = `{ ${'viewer { userId } '.repeat(490)}}`;
 const OVERSIZED = { query: '{ __typename }', variables: { padding: 'x'.repeat(DEFAULT_LIMITS.maxBodyBytes + 1) } };
 
 const [categoryHash] = [...loadPersistedDocuments()].find(([, document]) => document.includes('query CategoryPage'))!;
@@ -45,6 +47,8 @@ interface PolicyCase {
   codes: string[];
   /** Refused before execution: no data, and a 4xx status where the transport has one. */
   refused?: boolean;
+  /** Sent without a token (an admin's otherwise). */
+  anonymous?: boolean;
   check?: (outcome: Outcome) => void;
 }
 
@@ -62,6 +66,15 @@ const CASES: PolicyCase[] = [
     request: { query: TOKEN_BOMB },
     refused: true,
     codes: ['GRAPHQL_PARSE_FAILED'],
+  },
+  {
+    name: 'refuses an anonymous validation bomb (viewer { userId } 490 times) before validating it',
+    server: () => production,
+    request: { query: VALIDATION_BOMB },
+    anonymous: true,
+    refused: true,
+    codes: ['GRAPHQL_VALIDATION_FAILED'],
+    check: (outcome) => expect(outcome.errors[0]?.extensions?.limit).toBe('MAX_REPEATED_FIELD_PAIRS'),
   },
   {
     name: 'refuses a message over MAX_BODY_BYTES',
@@ -130,8 +143,8 @@ const CASES: PolicyCase[] = [
 ];
 
 describe.each(TRANSPORTS)('over %s', (transport: TransportName) => {
-  it.each(CASES)('$name', async ({ server, request, codes, refused = false, check }) => {
-    const outcome = await server().send(transport, request);
+  it.each(CASES)('$name', async ({ server, request, codes, refused = false, anonymous = false, check }) => {
+    const outcome = await server().send(transport, request, anonymous ? null : undefined);
     expect(codesOf(outcome)).toEqual(codes);
     if (outcome.status !== null) expect(outcome.status >= 400).toBe(refused);
     if (refused) expect(outcome.data ?? null).toBeNull();
@@ -174,5 +187,35 @@ describe.each(TRANSPORTS)('a mutation over %s', (transport: TransportName) => {
     const cost = /"cost":\{"dynamodb":(\{[^}]*\})/.exec(outcome.raw ?? '')?.[1];
     expect(JSON.parse(cost ?? '{}')).toMatchObject({ requests: 2, writeCapacityUnits: expect.any(Number) });
     expect(JSON.parse(cost ?? '{}').writeCapacityUnits).toBeGreaterThan(0);
+  });
+});
+
+describe.each(['HTTP', 'SSE', 'Lambda'] as const)('a GET over %s', (transport) => {
+  it('never runs a mutation, even with a token and the preflight header', async () => {
+    const productId = `get-mutation-${transport.toLowerCase()}`;
+    const outcome = await production.send(
+      transport,
+      {
+        query: `mutation { createProduct(input: { productId: "${productId}", name: "Forged", description: "made by a GET",
+          category: "books", price: "1.00", stock: 1 }) { product { productId } } }`,
+      },
+      undefined,
+      { method: 'GET', headers: { 'apollo-require-preflight': 'true' } },
+    );
+    expect(outcome.status).toBe(405);
+    expect(codesOf(outcome)).toEqual(['BAD_REQUEST']);
+    expect(outcome.data ?? null).toBeNull();
+    const read = await production.send(transport, { query: `{ product(productId: "${productId}") { name } }` });
+    expect(read.data).toEqual({ product: null });
+  });
+
+  it('still runs a query', async () => {
+    const outcome = await production.send(
+      transport,
+      { query: '{ product(productId: "tent-2p") { name } }' },
+      undefined,
+      { method: 'GET', headers: { 'apollo-require-preflight': 'true' } },
+    );
+    expect(outcome.data).toEqual({ product: { name: expect.any(String) } });
   });
 });

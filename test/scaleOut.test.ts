@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from 'graphql-ws';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { RedisEventBus } from '../src/events/redisEventBus.js';
+import { openEventBus } from './support/redisBus.js';
+import type { OpenedEventBus } from './support/redisBus.js';
 import { streamHandlerFromEnv } from '../src/lambda/streams.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
@@ -53,7 +53,7 @@ const ordersPlaced: string[] = [];
 const answeredAt = new Map<string, number>();
 /** Publish-to-receipt times through Redis, as a process subscribed to the channel sees them. */
 const redisLatencies: number[] = [];
-let probe: RedisEventBus;
+let probe: OpenedEventBus;
 /** Duplicate deliveries counted by consumers that have since stopped. */
 let duplicatesOfStopped = 0;
 /** How often the probe received each order's events, and who waits for a count. */
@@ -119,14 +119,13 @@ beforeAll(async () => {
     Promise.all([0, 1].map(() => children.startConsumer(endpoint(), tableName, consumerEnv()))),
     Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv))),
   ]);
-  probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
+  probe = await openEventBus({ url: redis.url }, tableName);
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
     const orderId = orderIdOf(event);
     if (orderId) probeCounts.set(orderId, (probeCounts.get(orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
-  await probe.start();
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });
   const adminToken = await tokenFor('scale-admin', 'admin');
   const everythingQuery = 'subscription { orderEvents { order { orderId } } }';

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
+import { failOnIds } from './support/faults.js';
 import { codesOf, startTransportServer, TRANSPORTS } from './support/transports.js';
 import type { Outcome, TransportName, TransportServer } from './support/transports.js';
 
@@ -34,28 +35,52 @@ function expectStopped(outcome: Outcome, transport: TransportName, budget: strin
   expect(outcome.status).toBe({ WebSocket: null, SSE: 200, HTTP: 400, Lambda: 400 }[transport]);
 }
 
+/** The cost estimate and the selection pre-check out of the way (the alias limit is set per server). */
+const DOCUMENT_LIMITS_LIFTED = {
+  maxCost: 100_000_000,
+  maxSelectionSetFields: 100_000,
+  maxRepeatedFieldPairs: 100_000,
+  maxSelections: 100_000,
+};
+
 let open: TransportServer;
 let tight: TransportServer;
+/** Reads of a category named after it fail inside DynamoDB's client: `products` (non-null) fails, and nulls `data`. */
+const FAILING_CATEGORY = 'budget-failing-category';
+/**
+ * The entries of the answer to NULLED: its two root fields and the product's two fields (the
+ * failing page counts none). Counted twice, the compiled executor's run and its re-run on
+ * graphql-js would be over this.
+ */
+const NULLED_ENTRIES = 5;
+const NULLED = `{ a: product(productId: "tent-2p") { name description } products(category: "${FAILING_CATEGORY}") { nodes { name } } }`;
+let nulling: TransportServer;
 beforeAll(async () => {
-  [open, tight] = await Promise.all([
+  [open, tight, nulling] = await Promise.all([
     // Limits of the document out of the way: only the meter stands between a bomb and the answer.
-    startTransportServer({ limits: { ...DEFAULT_LIMITS, maxAliases: 10_000, maxCost: 100_000_000 } }),
+    startTransportServer({ limits: { ...DEFAULT_LIMITS, ...DOCUMENT_LIMITS_LIFTED, maxAliases: 10_000 } }),
     startTransportServer({
       limits: {
         ...DEFAULT_LIMITS,
+        ...DOCUMENT_LIMITS_LIFTED,
         maxAliases: 1000,
-        maxCost: 100_000_000,
         maxOperationRequests: 2,
         maxOperationReadUnits: 3,
         maxResultEntries: 400,
         maxResultBytes: 8000,
       },
     }),
+    startTransportServer({
+      limits: { ...DEFAULT_LIMITS, maxResultEntries: NULLED_ENTRIES },
+      configureClient: failOnIds({ leaky: FAILING_CATEGORY }),
+    }),
   ]);
-  await Promise.all([open, tight].map(({ server }) => putItems(server.dynamo.doc, server.tableName, demoItems())));
+  await Promise.all(
+    [open, tight, nulling].map(({ server }) => putItems(server.dynamo.doc, server.tableName, demoItems())),
+  );
 });
 afterAll(async () => {
-  await Promise.all([open?.stop(), tight?.stop()]);
+  await Promise.all([open?.stop(), tight?.stop(), nulling?.stop()]);
 });
 
 describe.each(TRANSPORTS)('the operation meter over %s', (transport) => {
@@ -103,6 +128,14 @@ describe.each(TRANSPORTS)('the operation meter over %s', (transport) => {
     });
     expect(codesOf(outcome)).toEqual(['BUDGET_EXCEEDED']);
     expect(['readCapacityUnits', 'entries', 'bytes']).toContain(outcome.errors[0]?.extensions?.budget);
+  });
+
+  it('counts an answer in which a non-null field nulled its parent once, whichever executor ran it', async () => {
+    // The suite runs EXECUTOR=differential: the compiled executor answers (running the operation
+    // again on graphql-js for a nulled parent) and graphql-js checks the answer.
+    const outcome = await nulling.send(transport, { query: NULLED });
+    expect(codesOf(outcome)).toEqual(['INTERNAL_SERVER_ERROR']);
+    expect(outcome.data ?? null).toBeNull();
   });
 
   it('stops an answer whose bytes exceed the budget while it is built', async () => {

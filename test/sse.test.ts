@@ -6,8 +6,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeEventOf } from '../src/events/changeEvent.js';
-import { aProduct, aUser, anOrder, anOrderEvent, store } from './support/factories.js';
+import { aProduct, aUser, placedEvents, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 import { parseSse } from './support/transports.js';
@@ -91,11 +90,7 @@ class Stream {
   }
 }
 
-let seq = 10n ** 20n;
-const anEvent = (): ChangeEventOf<'Order'> => {
-  seq += 7n; // sequence numbers grow, with gaps
-  return anOrderEvent(anOrder(alice, [product]), seq.toString(), { at: new Date().toISOString() });
-};
+const anEvent = placedEvents(alice, [product], 10n ** 20n);
 
 /** Resolves once the server has `count` subscribers (a stream is registered, or gone). */
 const subscribers = (target: TestServer, count: number) =>

@@ -144,8 +144,8 @@ describe('the API service', () => {
 
   it('gets its secrets from Secrets Manager through ECS, never in its environment', () => {
     const { container } = task('server');
-    expect(secretNames(container)).toEqual(['CURSOR_SECRET', 'EVENT_SIGNING_SECRET', 'JWT_SECRET']);
-    for (const name of ['CURSOR_SECRET', 'JWT_SECRET', 'EVENT_SIGNING_SECRET'])
+    expect(secretNames(container)).toEqual(['CURSOR_SECRET', 'JWT_SECRET', 'REDIS_SIGNING_SECRET']);
+    for (const name of ['CURSOR_SECRET', 'JWT_SECRET', 'REDIS_SIGNING_SECRET'])
       expect(environment(container)).not.toHaveProperty(name);
     expect(resources('AWS::SecretsManager::Secret')).toHaveLength(3);
   });
@@ -177,6 +177,11 @@ describe('the API service', () => {
     const serverKeepAlive = Number(environment(task('server').container).HTTP_KEEP_ALIVE_TIMEOUT_MS);
     expect(serverKeepAlive).toBeGreaterThan(idleSeconds * 1000);
     expect(serverKeepAlive).toBeGreaterThan(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs);
+  });
+
+  it('counts anonymous clients by their own address behind the balancer, not by the balancer’s', () => {
+    // The balancer appends one X-Forwarded-For entry; the server trusts exactly that one.
+    expect(environment(task('server').container).TRUST_PROXY_HOPS).toBe('1');
   });
 
   it('serves HTTPS with a certificate (80 redirects), plain HTTP on 80 without', () => {
@@ -234,7 +239,7 @@ describe('the consumer service', () => {
       NODE_ENV: 'production',
       CONSUMER_PORT: String(CONSUMER_PORT),
     });
-    expect(secretNames(container)).toEqual(['EVENT_SIGNING_SECRET']);
+    expect(secretNames(container)).toEqual(['REDIS_SIGNING_SECRET']);
     expect(container.HealthCheck.Command.join(' ')).toContain(`http://127.0.0.1:${CONSUMER_PORT}/healthz`);
   });
 });
@@ -263,8 +268,8 @@ describe('least privilege', () => {
 
   it("lets each execution role read only its own service's secrets", () => {
     for (const [name, secrets] of [
-      ['server', ['CursorSecret', 'EventSigningSecret', 'JwtSecret']],
-      ['consumer', ['EventSigningSecret']],
+      ['server', ['CursorSecret', 'JwtSecret', 'RedisSigningSecret']],
+      ['consumer', ['RedisSigningSecret']],
     ] as const) {
       const roleId = idOf(task(name).task.Properties.ExecutionRoleArn);
       const read = statementsOf(roleId)

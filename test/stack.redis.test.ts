@@ -68,6 +68,24 @@ describe('the stack with Redis', () => {
       );
     }
   });
+
+  it('gives the stream function a generated REDIS_SIGNING_SECRET, which it alone may read', () => {
+    const [secretId] = resources('AWS::SecretsManager::Secret').find(([, secret]) =>
+      String(secret.Properties.Description).includes('REDIS_SIGNING_SECRET'),
+    ) as [string, Resource];
+    const functions = resources('AWS::Lambda::Function');
+    const streamFunction = functions.find(([, fn]) => fn.Properties.Environment.Variables.REDIS_SIGNING_SECRET_ARN);
+    expect(streamFunction?.[1].Properties.Description).toContain('stream processing');
+    expect(streamFunction?.[1].Properties.Environment.Variables.REDIS_SIGNING_SECRET_ARN).toEqual({ Ref: secretId });
+    const readers = resources('AWS::IAM::Policy').filter(([, policy]) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`),
+    );
+    expect(readers.map(([, policy]) => policy.Properties.PolicyDocument.Statement)).toEqual([
+      expect.arrayContaining([
+        { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } },
+      ]),
+    ]);
+  });
 });
 
 describe('cdk-nag', () => {

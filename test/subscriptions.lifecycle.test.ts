@@ -164,10 +164,14 @@ describe('socket bounds', () => {
       WS_IDLE_TIMEOUT_MS: '1000',
       WS_KEEPALIVE_MS: '500',
       WS_CONNECTION_INIT_TIMEOUT_MS: '200',
+      CLIENT_MAX_CONNECTIONS: '5',
+      CLIENT_MAX_SUBSCRIPTIONS: '6',
     }).websocket;
     expect(websocket).toEqual({
       maxSockets: 7,
       maxOperationsPerSocket: 3,
+      maxConnectionsPerClient: 5,
+      maxSubscriptionsPerClient: 6,
       idleTimeoutMs: 1000,
       keepAliveMs: 500,
       connectionInitTimeoutMs: 200,

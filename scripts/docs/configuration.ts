@@ -16,6 +16,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 function typeOf(spec: VarSpec): string {
   if (typeof spec.type !== 'string') return `one of ${spec.type.map((value) => `\`${value}\``).join(', ')}`;
+  if (spec.type === 'count') return 'whole number';
   return spec.type === 'integer' ? 'positive integer' : spec.type;
 }
 

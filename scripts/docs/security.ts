@@ -40,6 +40,21 @@ function queryLimits(): string {
     ['directives', { variable: 'MAX_QUERY_DIRECTIVES' }, 'graphql-armor'],
     ['tokens', { variable: 'MAX_QUERY_TOKENS' }, "graphql-js's parser (`parseOptions.maxTokens`)"],
     [
+      'fields in one selection set',
+      { variable: 'MAX_SELECTION_SET_FIELDS' },
+      '`src/pipeline/selectionShape.ts`, before validation: fragments merged in, repeats counted',
+    ],
+    [
+      'pairs of fields sharing a response key',
+      { variable: 'MAX_REPEATED_FIELD_PAIRS' },
+      '`src/pipeline/selectionShape.ts`, before validation: summed over the merged selection sets (see "Validation bombs")',
+    ],
+    [
+      'selections',
+      { variable: 'MAX_SELECTIONS' },
+      '`src/pipeline/selectionShape.ts`, before validation: a fragment counts wherever it is spread',
+    ],
+    [
       'estimated cost',
       { variable: 'MAX_QUERY_COST' },
       '`src/pipeline/queryCost.ts` (graphql-query-complexity with list-aware estimators): every list counts, large fields weigh more (see "Bounds on what one request may cost") — refused with `QUERY_TOO_COMPLEX`',

@@ -1,14 +1,15 @@
 /**
  * A fleet on one machine, as docs/scale-out.md's second topology runs it: one DynamoDB Local
  * (the fleet's own, persisting to `<DATA_DIR>/fleet`, or the DYNAMODB_ENDPOINT given), one
- * redis-server on a free port, N API instances (`src/main.ts`, STREAM_CONSUMER=false) and the
- * stream consumers (`src/consumer/main.ts`) on it, with a fresh EVENT_SIGNING_SECRET. The first
+ * redis-server on a free port (or, with `redisCluster`, a cluster of three primaries:
+ * redisCluster.ts), N API instances (`src/main.ts`, STREAM_CONSUMER=false) and the stream
+ * consumers (`src/consumer/main.ts`) on it, with a fresh REDIS_SIGNING_SECRET. The first
  * instance creates, migrates and seeds the table before the others start, so they never race.
  * stop() undoes it in order, at any time, start-up included: the API instances and consumers
  * (SIGTERM: requests finish, leases are released), then Redis, then the database.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadScriptConfig } from '../../src/config/index.js';
 import { freePort, LocalDynamoError, startLocalDynamo } from '../../src/db/local.js';
@@ -17,12 +18,15 @@ import { projectRoot } from '../../src/projectRoot.js';
 import { assertPortFree, PortInUseError } from '../../src/transports/http/server.js';
 import { startMember } from './member.js';
 import type { Member, OutputLine } from './member.js';
+import { clusterNodeArgs, createCluster } from './redisCluster.js';
 
 export interface FleetOptions {
   /** API instances, on ports `port`, `port + 1`, ...; `port` 0 gives each a free port. */
   instances: number;
   port: number;
   consumers: number;
+  /** Three redis-server primaries joined in a cluster (REDIS_MODE=cluster) instead of one. */
+  redisCluster?: boolean | undefined;
   /** The fleet's own environment: the members inherit it, with the fleet's settings on top. */
   env: NodeJS.ProcessEnv;
   /** A line for the terminal: a member's warning, the database restarting. */
@@ -33,6 +37,7 @@ export interface FleetOptions {
 export interface FleetAddresses {
   apis: { name: string; url: string }[];
   consumers: { name: string; url: string }[];
+  /** REDIS_URL as the members have it (a cluster's seed nodes, comma-separated). */
   redisUrl: string;
   /** The database's endpoint, and where its data lives. */
   dynamodb: string;
@@ -94,8 +99,9 @@ export function createFleet(options: FleetOptions): Fleet {
   const stopRunning = async () => {
     stopping = true;
     for (const member of members) member.quiet();
-    await Promise.all(members.filter((member) => member.name !== 'redis').map((member) => member.stop()));
-    await Promise.all(members.filter((member) => member.name === 'redis').map((member) => member.stop()));
+    const isRedis = (member: Member) => member.name.startsWith('redis');
+    await Promise.all(members.filter((member) => !isRedis(member)).map((member) => member.stop()));
+    await Promise.all(members.filter(isRedis).map((member) => member.stop()));
     await local?.stop();
   };
   /** After every wait of start-up: a stop() meanwhile ends it there. */
@@ -157,26 +163,52 @@ export function createFleet(options: FleetOptions): Fleet {
       where = `${endpoint} (data in ${shown(home)})`;
     }
 
-    const redisPort = await freePort();
-    const redis = launch(
-      'redis',
-      'redis-server',
-      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      options.env,
+    const startRedis = async (name: string, args: string[]) => {
       // Its own notices (memory overcommit, no config file) are not the fleet's business: in its log only.
-      false,
-    );
-    await redis
-      .waitForLine((line) => line.text.includes('Ready to accept connections'), START_TIMEOUT_MS)
-      .catch((error: unknown) => {
-        goOn();
-        throw new FleetError(
-          /ENOENT/.test((error as Error).message)
-            ? 'redis-server is not installed: apt-get install redis-server (Debian/Ubuntu), or brew install redis'
-            : (error as Error).message,
-        );
+      const redis = launch(name, 'redis-server', args, options.env, false);
+      await redis
+        .waitForLine((line) => line.text.includes('Ready to accept connections'), START_TIMEOUT_MS)
+        .catch((error: unknown) => {
+          goOn();
+          throw new FleetError(
+            /ENOENT/.test((error as Error).message)
+              ? 'redis-server is not installed: apt-get install redis-server (Debian/Ubuntu), or brew install redis'
+              : (error as Error).message,
+          );
+        });
+    };
+    let redisUrl: string;
+    if (options.redisCluster) {
+      // A new cluster each run: the state of the last one names ports that are not this run's.
+      const clusterHome = path.join(home, 'redis-cluster');
+      rmSync(clusterHome, { recursive: true, force: true });
+      const ports: number[] = [];
+      for (let i = 1; i <= 3; i++) {
+        const [port, busPort] = [await freePort(), await freePort()];
+        const dir = path.join(clusterHome, `node-${i}`);
+        mkdirSync(dir, { recursive: true });
+        ports.push(port);
+        await startRedis(`redis-${i}`, clusterNodeArgs(port, busPort, dir));
+      }
+      goOn();
+      await createCluster(ports).catch((error: unknown) => {
+        throw new FleetError(`the redis cluster did not form: ${(error as Error).message}`);
       });
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+      redisUrl = ports.map((port) => `redis://127.0.0.1:${port}`).join(',');
+    } else {
+      const redisPort = await freePort();
+      await startRedis('redis', [
+        '--port',
+        String(redisPort),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ]);
+      redisUrl = `redis://127.0.0.1:${redisPort}`;
+    }
 
     const level = options.env.LOG_LEVEL ?? '';
     const memberEnv = {
@@ -184,8 +216,11 @@ export function createFleet(options: FleetOptions): Fleet {
       DYNAMODB_MODE: 'endpoint',
       DYNAMODB_ENDPOINT: endpoint,
       REDIS_URL: redisUrl,
+      REDIS_MODE: options.redisCluster ? 'cluster' : 'single',
       // Every member signs and checks what crosses Redis; a new key each run.
-      EVENT_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      REDIS_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      // Its older name, were it set here, would contradict the run's key.
+      EVENT_SIGNING_SECRET: undefined,
       LOG_FORMAT: 'json',
       LOG_LEVEL: CHATTY_LEVELS.has(level) ? level : 'info',
     };

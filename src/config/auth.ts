@@ -1,5 +1,5 @@
 import type { ProcessConfig } from './process.js';
-import { ConfigError, duration, given, text } from './read.js';
+import { ConfigError, duration, flag, given, text } from './read.js';
 import type { Env } from './read.js';
 
 /** How tokens are verified (src/auth/tokens.ts). */
@@ -16,6 +16,24 @@ export interface AuthConfig {
 
 /** Signs local tokens outside production; printed nowhere, and refused by production mode. */
 export const DEV_JWT_SECRET = 'tablegraph-development-jwt-secret';
+
+/**
+ * DEV_SIGN_IN: whether the server signs in the demo users itself (src/transports/http/devSignIn.ts).
+ * Never in production, and never without a local secret to sign with; by default only where the
+ * demo users are seeded (not in aws mode).
+ */
+export function readDevSignIn(
+  env: Env,
+  { nodeEnv, mode }: Pick<ProcessConfig, 'nodeEnv'> & { mode: string },
+): { devSignIn: boolean } {
+  const asked = flag(env, 'DEV_SIGN_IN');
+  const jwks = given(env, 'JWT_JWKS_URL');
+  if (asked && nodeEnv === 'production') {
+    throw new ConfigError('DEV_SIGN_IN is for development: in production an identity provider issues the tokens');
+  }
+  if (asked && jwks) throw new ConfigError('DEV_SIGN_IN signs tokens with JWT_SECRET: it cannot with JWT_JWKS_URL');
+  return { devSignIn: asked ?? (nodeEnv === 'development' && !jwks && mode !== 'aws') };
+}
 
 /** JWT_MAX_AGE as the spec defaults it, for an AuthConfig built without one. */
 export const defaultJwtMaxAgeSeconds = (): number => duration({}, 'JWT_MAX_AGE');

@@ -1,7 +1,7 @@
 /** The configuration: the spec of every environment variable, its readers, one loader per process. */
 export { ENV_SPEC, SPEC_SECTIONS } from './spec.js';
 export type { EnvName, Reader, VarSpec } from './spec.js';
-export { ConfigError } from './read.js';
+export { ConfigError, durationSeconds } from './read.js';
 export type { ProcessConfig } from './process.js';
 export type { DatabaseConfig, DynamoMode, LocalDatabaseConfig } from './database.js';
 export { defaultJwtMaxAgeSeconds, DEV_JWT_SECRET } from './auth.js';

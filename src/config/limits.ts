@@ -7,6 +7,12 @@ export interface QueryLimits {
   maxAliases: number;
   maxDirectives: number;
   maxTokens: number;
+  /** Fields in one selection set, fragments merged in (src/pipeline/selectionShape.ts). */
+  maxSelectionSetFields: number;
+  /** Pairs of fields sharing a response key in one selection set, summed over the document. */
+  maxRepeatedFieldPairs: number;
+  /** Selections in one document, each fragment counted where it is spread. */
+  maxSelections: number;
   /** Estimated cost: connection sizes multiply their selections (see src/pipeline/queryCost.ts). */
   maxCost: number;
   /** Largest request body, in bytes. */
@@ -36,6 +42,9 @@ export function readLimits(env: Env): { limits: QueryLimits } {
       maxAliases: integer(env, 'MAX_QUERY_ALIASES'),
       maxDirectives: integer(env, 'MAX_QUERY_DIRECTIVES'),
       maxTokens: integer(env, 'MAX_QUERY_TOKENS'),
+      maxSelectionSetFields: integer(env, 'MAX_SELECTION_SET_FIELDS'),
+      maxRepeatedFieldPairs: integer(env, 'MAX_REPEATED_FIELD_PAIRS'),
+      maxSelections: integer(env, 'MAX_SELECTIONS'),
       maxCost: integer(env, 'MAX_QUERY_COST'),
       maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
       maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES'),

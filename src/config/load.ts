@@ -5,7 +5,7 @@
  */
 import { readApi } from './api.js';
 import type { ApiConfig } from './api.js';
-import { readAuth } from './auth.js';
+import { readAuth, readDevSignIn } from './auth.js';
 import type { AuthConfig } from './auth.js';
 import { readDatabase, readLocalDatabase } from './database.js';
 import type { DatabaseConfig, LocalDatabaseConfig } from './database.js';
@@ -29,7 +29,7 @@ import type { LambdaTelemetrySettings, TelemetrySettings } from './telemetry.js'
 export type Config = ProcessConfig &
   DatabaseConfig &
   LocalDatabaseConfig &
-  ApiConfig & { auth: AuthConfig; limits: QueryLimits } & ServerConfig &
+  ApiConfig & { auth: AuthConfig; devSignIn: boolean; limits: QueryLimits } & ServerConfig &
   SubscriptionsConfig &
   StreamOutputConfig &
   InProcessConsumerConfig & { responseCache: ResponseCacheConfig | undefined; telemetry: TelemetrySettings };
@@ -44,6 +44,7 @@ export function loadServerConfig(env: Env = process.env): Config {
     ...readLocalDatabase(env),
     ...readApi(env, proc),
     ...readAuth(env, proc),
+    ...readDevSignIn(env, { ...proc, mode: database.mode }),
     ...readLimits(env),
     ...readServer(env, proc),
     ...readSubscriptions(env),

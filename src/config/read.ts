@@ -41,6 +41,16 @@ export function integer<N extends NamesOfType<'integer'>>(env: Env, name: N): Va
   return number;
 }
 
+/** A whole number, 0 allowed (how many of something: TRUST_PROXY_HOPS). */
+export function count(env: Env, name: NamesOfType<'count'>): number {
+  const value = raw(env, name) ?? '0';
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) {
+    throw new ConfigError(`${name} must be a whole number (0 or more), got "${value}"`);
+  }
+  return number;
+}
+
 export function seconds(env: Env, name: NamesOfType<'seconds'>): number {
   const value = raw(env, name) ?? '0';
   const number = Number(value);
@@ -56,12 +66,17 @@ const DURATION_UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d:
 export function duration<N extends NamesOfType<'duration'>>(env: Env, name: N): Value<N, number> {
   const value = raw(env, name);
   if (value === undefined) return undefined as Value<N, number>;
+  const number = durationSeconds(value);
+  if (number === undefined)
+    throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${value}"`);
+  return number;
+}
+
+/** `3600`, `30m`, `24h`, `7d` in whole seconds (at least 1); undefined for anything else. */
+export function durationSeconds(value: string): number | undefined {
   const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value.trim());
   const number = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 1) : NaN;
-  if (!Number.isInteger(number) || number < 1) {
-    throw new ConfigError(`${name} must be a duration such as 3600, 30m or 24h, got "${value}"`);
-  }
-  return number;
+  return Number.isInteger(number) && number >= 1 ? number : undefined;
 }
 
 /** A comma-separated list; blanks around items are dropped. */

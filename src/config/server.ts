@@ -1,5 +1,5 @@
 import type { ProcessConfig } from './process.js';
-import { flag, integer, oneOf, origins, port, text } from './read.js';
+import { count, flag, integer, oneOf, origins, port, text } from './read.js';
 import type { Env } from './read.js';
 
 /** Bounds on what one slow or idle client can hold (docs/security.md). */
@@ -44,6 +44,8 @@ export interface ServerConfig {
   /** /metrics access, and its own port (undefined: the main port). */
   metrics: { token: string | undefined; port: number | undefined };
   http: HttpLimits;
+  /** Proxies in front that append to X-Forwarded-For: the client's address is the one the outermost saw. */
+  trustProxyHops: number;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
 }
@@ -69,6 +71,7 @@ export function readServer(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     metrics: { ...listener.metrics, port: port(env, 'METRICS_PORT') },
     http: readHttpLimits(env),
+    trustProxyHops: count(env, 'TRUST_PROXY_HOPS'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS'),
   };
 }

@@ -1,17 +1,44 @@
 import os from 'node:os';
 import type { DatabaseConfig } from './database.js';
 import type { ProcessConfig } from './process.js';
-import { ConfigError, flag, httpUrl, integer, port, text } from './read.js';
+import { ConfigError, flag, httpUrl, integer, oneOf, pairs, port, text } from './read.js';
+import { parseRedisUrl } from './redisUrl.js';
+import type { RedisMode } from './redisUrl.js';
 import type { Env } from './read.js';
 
 /** Where what a stream reader finds goes: read by every process that reads the table's stream. */
 export interface StreamOutputConfig {
   /** Change events (and the response cache's invalidations) travel over Redis pub/sub instead of staying in the process. */
   redisUrl: string | undefined;
+  /** One Redis node, or a cluster whose seed nodes `redisUrl` lists. */
+  redisMode: RedisMode;
   /** Signs everything written to Redis, and refuses what is read there unsigned, forged or replayed. */
   redisSigningSecret: string | undefined;
   /** Where the stream reader POSTs the public tags of each change (src/streams/cdnPurge.ts). */
   cdnPurgeUrl: string | undefined;
+  /** Headers of each purge POST (its credentials). */
+  cdnPurgeHeaders: Record<string, string>;
+}
+
+/**
+ * CDN_PURGE_URL, refused with credentials in it: fetch cannot send a URL with `user:pass@`, and
+ * a URL is not a secret (it is logged, shown in a console, written into a stack's template).
+ */
+function cdnPurgeUrl(env: Env): string | undefined {
+  const url = httpUrl(env, 'CDN_PURGE_URL');
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('CDN_PURGE_URL must be an http:// or https:// URL');
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(
+      'CDN_PURGE_URL must not carry credentials (user:pass@): put them in CDN_PURGE_HEADERS, e.g. Authorization=Basic%20<base64 of user:pass>',
+    );
+  }
+  return url;
 }
 
 /**
@@ -21,9 +48,8 @@ export interface StreamOutputConfig {
  */
 export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): StreamOutputConfig {
   const redisUrl = text(env, 'REDIS_URL');
-  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)');
-  }
+  const redisMode = oneOf(env, 'REDIS_MODE');
+  if (redisUrl) parseRedisUrl(redisUrl, redisMode);
   const secret = text(env, 'REDIS_SIGNING_SECRET');
   const oldName = text(env, 'EVENT_SIGNING_SECRET');
   if (secret !== undefined && oldName !== undefined && secret !== oldName) {
@@ -42,7 +68,13 @@ export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nod
       'REDIS_URL is set without REDIS_SIGNING_SECRET in production: set REDIS_SIGNING_SECRET (32+ characters, the same on every instance, consumer and stream Lambda), or REDIS_TRUSTED=true if only trusted processes can reach that Redis',
     );
   }
-  return { redisUrl, redisSigningSecret, cdnPurgeUrl: httpUrl(env, 'CDN_PURGE_URL') };
+  return {
+    redisUrl,
+    redisMode,
+    redisSigningSecret,
+    cdnPurgeUrl: cdnPurgeUrl(env),
+    cdnPurgeHeaders: pairs(env, 'CDN_PURGE_HEADERS'),
+  };
 }
 
 /** The server's in-process stream consumer. */

@@ -7,6 +7,10 @@ export interface WebSocketLimits {
   maxSockets: number;
   /** Operations (mostly subscriptions) one socket may run at once. */
   maxOperationsPerSocket: number;
+  /** WebSockets and SSE streams one client (a user, else an address) may hold open. */
+  maxConnectionsPerClient: number;
+  /** Subscriptions one client may run at once, over both transports. */
+  maxSubscriptionsPerClient: number;
   /** A socket with no operation for this long after connection_init is closed. */
   idleTimeoutMs: number;
   /** Ping interval; a socket that did not answer the previous ping is dropped. */
@@ -28,6 +32,8 @@ export function readWebSocketLimits(env: Env): WebSocketLimits {
   return {
     maxSockets: integer(env, 'WS_MAX_SOCKETS'),
     maxOperationsPerSocket: integer(env, 'WS_MAX_OPERATIONS_PER_SOCKET'),
+    maxConnectionsPerClient: integer(env, 'CLIENT_MAX_CONNECTIONS'),
+    maxSubscriptionsPerClient: integer(env, 'CLIENT_MAX_SUBSCRIPTIONS'),
     idleTimeoutMs: integer(env, 'WS_IDLE_TIMEOUT_MS'),
     keepAliveMs: integer(env, 'WS_KEEPALIVE_MS'),
     connectionInitTimeoutMs: integer(env, 'WS_CONNECTION_INIT_TIMEOUT_MS'),

@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ConfigError, loadConsumerConfig } from '../config/index.js';
+import { parseCommandLine } from '../cli.js';
 import { runMain } from '../runMain.js';
 import { handleStopSignals } from '../shutdown.js';
 import { startTelemetry } from '../telemetry/start.js';
@@ -26,17 +27,19 @@ import { openDatabase } from '../db/open.js';
 import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
-import { RedisInvalidationBus } from '../events/invalidationBus.js';
-import { startRedisEventBus } from '../events/busFromConfig.js';
+import { startRedisMessaging } from '../events/redisFromConfig.js';
+import type { RedisMessaging } from '../events/redisFromConfig.js';
 import { baselineNewTable } from '../migrations/runner.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
-import { changedTagsOf } from '../streams/changedTags.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { StreamConsumer } from '../streams/consumer.js';
+import { redisInvalidations } from '../streams/redisInvalidations.js';
+import { StreamOutputs } from '../streams/streamOutputs.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
 import { healthRoutes } from '../transports/http/health.js';
 import { serveMetrics } from '../transports/http/metricsRoute.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
-import { invalidationPublisher } from './invalidationPublisher.js';
 
 const USER_FACING = [ConfigError, LocalDynamoError, DatabaseUnreachableError];
 
@@ -48,7 +51,7 @@ async function main(): Promise<Logger> {
   let consumer: StreamConsumer | undefined;
   let server: http.Server | undefined;
   let bus: EventBus | undefined;
-  let invalidations: RedisInvalidationBus | undefined;
+  let redis: RedisMessaging | undefined;
   let purger: CdnPurger | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
@@ -58,26 +61,16 @@ async function main(): Promise<Logger> {
     await telemetry?.shutdown();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await bus?.close();
-    await invalidations?.close();
+    await redis?.close();
     streams?.destroy();
     await db?.close();
   });
 
   try {
-    const redis = await startRedisEventBus(config, { log, subscribe: false });
-    if (redis && config.redisUrl) {
-      bus = redis;
-      invalidations = new RedisInvalidationBus({
-        url: config.redisUrl,
-        signingSecret: config.redisSigningSecret,
-        tableName: config.tableName,
-        log,
-        subscribe: false,
-        // Its heartbeats are checked against the lease table under this name.
-        from: owner,
-      });
-      await invalidations.start();
-    } else {
+    // Its heartbeats are checked against the lease table under its owner name.
+    redis = await startRedisMessaging(config, { log, subscribe: false, invalidations: 'publish', from: owner });
+    if (redis) bus = redis.events;
+    else {
       // Still useful (soldCount), but no API instance hears of the events.
       log.warn('REDIS_URL is not set: the consumer keeps soldCount but its change events reach no subscriber');
       bus = new InProcessEventBus();
@@ -87,10 +80,16 @@ async function main(): Promise<Logger> {
     // A table this process created is at the current schema, as one `npm start` creates.
     if (db.tableCreated) await baselineNewTable(db.dynamo.doc, config.tableName);
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
+    const invalidations = redis?.invalidations;
     const metrics = createConsumerMetrics(() => consumer, eventBus, invalidations);
-    const publisher = invalidations && invalidationPublisher(invalidations, config.consumerGroup);
     // The consumer purges the CDN: it is the one process that sees every change once.
-    const purge = config.cdnPurgeUrl ? (purger = new CdnPurger({ url: config.cdnPurgeUrl, log })) : undefined;
+    purger = cdnPurgerFrom(config, log);
+    if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
+    const outputs = new StreamOutputs({
+      publish: (event) => eventBus.publish(event),
+      invalidations: invalidations && redisInvalidations(invalidations, config.consumerGroup),
+      purge: purger,
+    });
     consumer = new StreamConsumer({
       dynamo: db.dynamo,
       streams,
@@ -98,18 +97,12 @@ async function main(): Promise<Logger> {
       consumerName: config.consumerGroup,
       pollIntervalMs: config.streamPollMs,
       leases: { owner, ttlMs: config.leaseTtlMs },
-      publish: (event) => eventBus.publish(event),
+      publish: outputs.publish,
       onBatch: (batch) => metrics.observe(batch),
-      onRecords:
-        (publisher || purge) &&
-        ((records) => {
-          const changed = changedTagsOf(records);
-          publisher?.tags(changed);
-          purge?.purge(changed.tags);
-        }),
+      onRecords: (records) => outputs.changed(records),
       log,
     });
-    publisher?.watch(consumer);
+    outputs.watch(consumer);
     const running = consumer;
     // The API's route handlers: /healthz and /readyz by the same rules (readiness: DynamoDB answers
     // and the consumer runs), /metrics with the same METRICS_TOKEN and loopback rule.
@@ -153,4 +146,14 @@ async function main(): Promise<Logger> {
   return log;
 }
 
+parseCommandLine({
+  name: 'consumer',
+  run: 'npm run consumer --',
+  usage: `
+
+A standalone stream consumer: reads the table's stream (soldCount, change events), publishes the
+events to Redis (REDIS_URL) and serves /healthz, /readyz and /metrics on CONSUMER_PORT. Run two
+or more for fail-over; API instances then run with STREAM_CONSUMER=false. Takes no flags: every
+setting is an environment variable (docs/configuration.md).`,
+});
 runMain('tablegraph consumer', main, USER_FACING);

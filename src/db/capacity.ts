@@ -2,9 +2,10 @@
  * Per-request DynamoDB cost accounting. Every execution context holds its own RequestCost and
  * a document client bound to it (`costed`, client.ts): each call a resolver, loader or write
  * makes through the context is added to that record, so no resolver or loader has to remember
- * to count. The record travels with the context, not through AsyncLocalStorage: on Node 20 an
- * active AsyncLocalStorage runs a hook for every promise of the process, and a GraphQL
- * execution makes thousands (docs/performance.md measures what that cost).
+ * to count. The record travels with the context, not through AsyncLocalStorage: the context
+ * already reaches every resolver, loader and write, and each execution of an operation (the
+ * differential mode runs two) counts into its own record without a second way of finding it
+ * (docs/decisions/cost-record-in-context.md, with what AsyncLocalStorage costs on Node 24).
  */
 export interface RequestCost {
   /** DynamoDB API calls made (one per command sent, retries by the SDK not included). */

@@ -9,6 +9,10 @@
  * publish that fails leaves at most documents no manifest points at; a concurrent publish of
  * the same app and version cannot overwrite another's documents. Servers poll the head (one
  * GetItem) and reload only when its revision moved.
+ *
+ * Each manifest's partition also holds its index: the ids of its documents, a few items in all.
+ * A process that serves few of the documents (the GraphQL Lambda, at every cold start) reads the
+ * index and fetches a document's text when a request names it (loadActiveIndex, readDocumentText).
  */
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -21,8 +25,12 @@ import {
   appManifestKey,
   DOCUMENT_REGISTRY_HEAD_KEY,
   DOCUMENT_REGISTRY_PK,
+  documentKeyIn,
+  MANIFEST_DOCUMENT_SK_PREFIX,
+  MANIFEST_INDEX_SK_PREFIX,
   manifestDocumentKey,
   manifestDocumentsPK,
+  manifestIndexKey,
 } from '../table/keys.js';
 import { deleteItems, putItems } from './batchWrite.js';
 
@@ -46,6 +54,35 @@ export interface ManifestRecord {
   retiredAt?: string | undefined;
   /** Names the partition of the manifest's documents (a digest of their hashes). */
   contentId: string;
+  /** Items of its index (loadActiveIndex); absent on a manifest published before there was one. */
+  indexParts?: number | undefined;
+}
+
+/** A trusted document as the index names it: its ids, and the partition that holds its text. */
+export interface IndexEntry {
+  id: string;
+  sha256: string;
+  partition: string;
+}
+
+/** Documents listed in one index item: at about 130 bytes each, far below DynamoDB's 400 KB. */
+const INDEX_ENTRIES_PER_PART = 2000;
+
+/** The index items of a manifest: one line per document, `<sha256>` or `<sha256> <id>`. */
+export function indexParts(
+  record: Pick<ManifestRecord, 'app' | 'version' | 'contentId'>,
+  documents: readonly TrustedDocument[],
+) {
+  const lines = documents.map(({ id, sha256 }) => (id === sha256 ? sha256 : `${sha256} ${id}`));
+  const parts: Item[] = [];
+  for (let start = 0; start < lines.length; start += INDEX_ENTRIES_PER_PART) {
+    parts.push({
+      ...manifestIndexKey(record.app, record.version, record.contentId, parts.length),
+      entityType: EntityType.Meta,
+      entries: lines.slice(start, start + INDEX_ENTRIES_PER_PART).join('\n'),
+    });
+  }
+  return parts;
 }
 
 export interface RegistryHead {
@@ -125,6 +162,7 @@ const recordOf = (item: Item): ManifestRecord => ({
   publishedAt: item.publishedAt as string,
   retiredAt: item.retiredAt as string | undefined,
   contentId: item.contentId as string,
+  indexParts: item.indexParts as number | undefined,
 });
 
 export interface RegistryOptions {
@@ -151,6 +189,8 @@ export async function publishManifest(
     publishedAt: now.toISOString(),
     contentId: contentIdOf(documents),
   };
+  const index = indexParts(record, documents);
+  record.indexParts = index.length;
   if (record.documentCount > REGISTRY_BOUNDS.maxDocuments || record.bytes > REGISTRY_BOUNDS.maxBytes) {
     throw registryFull(record);
   }
@@ -165,6 +205,7 @@ export async function publishManifest(
       document,
     })),
   );
+  await putItems(doc, tableName, index);
   try {
     await doc.send(new TransactWriteCommand(publishTransaction(tableName, record)));
   } catch (error) {
@@ -270,7 +311,8 @@ export async function readRegistryHead({ doc, tableName }: RegistryOptions): Pro
   };
 }
 
-async function queryDocuments(doc: DynamoDBDocumentClient, tableName: string, record: ManifestRecord) {
+/** The items of a manifest's partition: all of them, or those whose sort key starts with `prefix`. */
+async function queryDocuments(doc: DynamoDBDocumentClient, tableName: string, record: ManifestRecord, prefix?: string) {
   const items: Item[] = [];
   const pk = manifestDocumentsPK(record.app, record.version, record.contentId);
   let start: Record<string, unknown> | undefined;
@@ -278,8 +320,8 @@ async function queryDocuments(doc: DynamoDBDocumentClient, tableName: string, re
     const page = await doc.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
+        KeyConditionExpression: prefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
         ExclusiveStartKey: start,
       }),
     );
@@ -298,11 +340,60 @@ export async function loadActiveDocuments(
 ): Promise<{ revision: number; documents: TrustedDocument[] }> {
   const { revision } = await readRegistryHead(options);
   const active = (await listManifests(options)).filter((record) => record.status === 'active');
-  const pages = await Promise.all(active.map((record) => queryDocuments(options.doc, options.tableName, record)));
-  const documents = pages.flat().map((item) => ({
-    id: item.id as string,
-    sha256: item.sha256 as string,
-    document: item.document as string,
-  }));
-  return { revision, documents };
+  const pages = await Promise.all(
+    active.map((record) => queryDocuments(options.doc, options.tableName, record, MANIFEST_DOCUMENT_SK_PREFIX)),
+  );
+  return { revision, documents: pages.flat().map(documentOf) };
+}
+
+const documentOf = (item: Item): TrustedDocument => ({
+  id: item.id as string,
+  sha256: item.sha256 as string,
+  document: item.document as string,
+});
+
+/**
+ * What every active manifest trusts, without the documents' texts: the index items of each
+ * manifest (a few reads whatever the documents weigh), with the revision they were read at. A
+ * manifest published before manifests had an index is read whole, its texts returned beside.
+ */
+export async function loadActiveIndex(
+  options: RegistryOptions,
+): Promise<{ revision: number; entries: IndexEntry[]; documents: TrustedDocument[] }> {
+  const { revision } = await readRegistryHead(options);
+  const active = (await listManifests(options)).filter((record) => record.status === 'active');
+  const read = await Promise.all(
+    active.map(async (record) => {
+      const partition = manifestDocumentsPK(record.app, record.version, record.contentId);
+      if (record.indexParts === undefined) {
+        const whole = await queryDocuments(options.doc, options.tableName, record, MANIFEST_DOCUMENT_SK_PREFIX);
+        const documents = whole.map(documentOf);
+        return { entries: documents.map(({ id, sha256 }) => ({ id, sha256, partition })), documents };
+      }
+      const parts = await queryDocuments(options.doc, options.tableName, record, MANIFEST_INDEX_SK_PREFIX);
+      const entries = parts.flatMap((part) =>
+        (part.entries as string).split('\n').map((line) => {
+          const space = line.indexOf(' ');
+          const sha256 = space === -1 ? line : line.slice(0, space);
+          return { id: space === -1 ? sha256 : line.slice(space + 1), sha256, partition };
+        }),
+      );
+      return { entries, documents: [] };
+    }),
+  );
+  return {
+    revision,
+    entries: read.flatMap((manifest) => manifest.entries),
+    documents: read.flatMap((manifest) => manifest.documents),
+  };
+}
+
+/** The text of one trusted document, by its manifest's partition and its sha256; undefined when gone. */
+export async function readDocumentText(
+  { doc, tableName }: RegistryOptions,
+  partition: string,
+  sha256: string,
+): Promise<string | undefined> {
+  const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: documentKeyIn(partition, sha256) }));
+  return Item?.document as string | undefined;
 }

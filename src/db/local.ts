@@ -7,8 +7,10 @@
  *
  * DynamoDB Local has no authentication and no bind option: java runs our launcher
  * (java/LoopbackDynamoDBLocal.java), which binds its listener to 127.0.0.1 before it starts,
- * so other hosts cannot reach it. With `restart`, a java child that dies (kill -9, an OOM
- * kill) is started again on the same port and files, with backoff; its data is on disk.
+ * so other hosts cannot reach it. Start-up waits for the launcher to say that it listens on the
+ * port, so a port that another process answers on is a clear refusal, never that process's
+ * data. With `restart`, a java child that dies (kill -9, an OOM kill) is started again on the
+ * same port and files, with backoff; its data is on disk.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -136,6 +138,31 @@ function processCommandLine(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Resolves once `child` says that it listens on `port` (the launcher prints the port it bound,
+ * read back from its own connector). Connecting to the port alone would not do: another
+ * server's DynamoDB Local may answer there while this child fails to bind.
+ */
+function waitForListening(child: ChildProcess, port: number, deadline: number): Promise<void> {
+  const line = new RegExp(`LoopbackDynamoDBLocal: listening on 127\\.0\\.0\\.1:${port}\\b`);
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.stdout?.off('data', onData);
+      reject(new LocalDynamoError(`DynamoDB Local did not start listening on port ${port} in time`));
+    }, deadline - Date.now());
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4000);
+      if (!line.test(seen)) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', () => clearTimeout(timer));
+  });
 }
 
 function waitForPort(port: number, deadline: number, child: ChildProcess): Promise<void> {
@@ -289,13 +316,13 @@ async function spawnDynamo(
     });
     child.once('exit', (code, signal) => {
       const tooOld = /UnsupportedClassVersionError/.test(output);
-      const busy = /Address already in use|BindException/.test(output);
+      const busy = /port in use|Address already in use|BindException/.test(output);
       reject(
         new LocalDynamoError(
           tooOld
             ? 'DynamoDB Local needs Java 17 or newer: install openjdk-17-jre-headless or set DYNAMODB_ENDPOINT'
             : busy
-              ? `Port ${chosenPort} for DynamoDB Local is in use: set DYNAMODB_LOCAL_PORT to a free port`
+              ? `Port ${chosenPort} for DynamoDB Local is in use (another process, perhaps another server's DynamoDB Local, holds it): set DYNAMODB_LOCAL_PORT to a free port`
               : `DynamoDB Local exited during start-up (${signal ?? `code ${code}`}): ${lastLine(output)}`,
         ),
       );
@@ -303,7 +330,9 @@ async function spawnDynamo(
   });
 
   try {
-    await Promise.race([failed, waitForPort(chosenPort, Date.now() + startTimeoutMs, child)]);
+    const deadline = Date.now() + startTimeoutMs;
+    await Promise.race([failed, waitForListening(child, chosenPort, deadline)]);
+    await Promise.race([failed, waitForPort(chosenPort, deadline, child)]);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

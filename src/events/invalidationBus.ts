@@ -1,10 +1,11 @@
 /**
- * The response cache's invalidations between processes, on a Redis pub/sub channel of their own
- * (`tablegraph:invalidations:<table>`), apart from the change events: stream consumers (and the
- * instance that ran a mutation) publish the dependency tags a change touched; every API
- * instance evicts them. Consumers also publish a heartbeat while they read the stream, naming
- * the lease tenures they read under: an instance serves from its cache only while heartbeats
- * that its lease table confirms arrive (src/pipeline/responseCache/).
+ * The response cache's invalidations between processes, on a channel of their own of the
+ * process's RedisChannels (`tablegraph:{<table>:invalidations}`), apart from the change events:
+ * stream readers (and the instance that ran a mutation) publish the dependency tags a change
+ * touched; every API instance evicts them. Stream readers also publish heartbeats, naming the
+ * lease tenures they read under (consumers) or the feed probe they read (any reader): an
+ * instance serves from its cache only while heartbeats it can confirm arrive
+ * (src/pipeline/responseCache/redisFeed.ts).
  *
  * Every message is a signed envelope (signedEnvelope.ts) holding a body of
  * invalidationMessages.ts. On receipt:
@@ -27,19 +28,24 @@ import {
   parseInvalidation,
   tagsBodies,
 } from './invalidationMessages.js';
-import type { Invalidation, InvalidationMessage } from './invalidationMessages.js';
-import { closeAll, connectWithin, openRedis, redisChannel } from './redisConnection.js';
-import type { RedisClient, RedisSettings } from './redisConnection.js';
-import { Freshness, openEnvelope, RefusalCounter, Sealer } from './signedEnvelope.js';
+import type { Heartbeat, Invalidation, InvalidationMessage } from './invalidationMessages.js';
+import type { RedisChannels } from './redisChannels.js';
+import { topicChannel } from './redisNames.js';
+import { SignedChannel } from './signedChannel.js';
+import type { SignedMessage } from './signedChannel.js';
+import { RefusalCounter } from './signedEnvelope.js';
+import type { Refusal } from './signedEnvelope.js';
 
-export const invalidationsChannel = (tableName: string): string => redisChannel('invalidations', tableName);
+export const invalidationsChannel = (tableName: string): string => topicChannel(tableName, 'invalidations');
 
 const PURPOSE = 'invalidation';
 
-export interface InvalidationBusOptions extends RedisSettings {
+export interface InvalidationBusOptions {
+  /** The process's pub/sub (the caller starts and closes it). */
+  channels: RedisChannels;
   tableName: string;
   log: Pick<Logger, 'debug' | 'info' | 'warn'>;
-  /** Listen to the channel (API instances); a consumer that only publishes says false. */
+  /** Listen to the channel (API instances); a stream reader that only publishes says false. */
   subscribe: boolean;
   /** This publisher's name (a consumer's lease owner: its heartbeats are checked against it). */
   from?: string | undefined;
@@ -54,17 +60,12 @@ export type InvalidationEvent = InvalidationMessage | { kind: 'gap'; reason: str
 export type InvalidationListener = (event: InvalidationEvent) => void;
 
 export class RedisInvalidationBus {
-  private readonly publisher: RedisClient;
-  private readonly subscriber: RedisClient | undefined;
+  private readonly signed: SignedChannel;
   readonly channel: string;
-  private readonly sealer: Sealer;
-  private readonly freshness: Freshness;
-  private readonly now: () => number;
   private readonly listeners = new Set<InvalidationListener>();
   private readonly downListeners = new Set<() => void>();
+  private readonly stopListening: (() => void) | undefined;
   private closed = false;
-  /** Messages refused or undecodable on receipt, by reason. */
-  readonly refusals: RefusalCounter;
   /** Messages that could not be published (Redis down or failing), logged once per interval. */
   private readonly losses: RefusalCounter;
   /** Published invalidations that widened a tag to its kind or to everything, logged once per interval. */
@@ -74,56 +75,67 @@ export class RedisInvalidationBus {
 
   constructor(private readonly options: InvalidationBusOptions) {
     this.channel = invalidationsChannel(options.tableName);
-    this.now = options.now ?? Date.now;
-    this.sealer = new Sealer(PURPOSE, options.signingSecret, options.from);
-    this.freshness = new Freshness({ now: this.now });
-    this.refusals = new RefusalCounter('invalidation messages on redis', options.log, options.warnIntervalMs);
+    this.signed = new SignedChannel({
+      channels: options.channels,
+      name: this.channel,
+      purpose: PURPOSE,
+      maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
+      what: 'invalidation messages on redis',
+      log: options.log,
+      from: options.from,
+      warnIntervalMs: options.warnIntervalMs,
+      now: options.now,
+    });
     this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
     this.widenings = new RefusalCounter(
       'invalidation tags outside the tag pattern (widened, not dropped)',
       options.log,
       options.warnIntervalMs,
     );
-    this.publisher = openRedis(options, { role: 'invalidations-publisher', log: options.log });
-    if (options.subscribe) {
-      const subscriber = openRedis(options, { role: 'invalidations-subscriber', log: options.log, subscriber: true });
-      // Resubscribe on every ready (see redisEventBus.ts); a closed connection has lost messages.
-      subscriber.on('ready', () => void this.subscribeChannel());
-      subscriber.on('close', () => {
-        this.freshness.connectionLost();
-        for (const listener of this.downListeners) listener();
-      });
-      subscriber.on('messageBuffer', (channel: Buffer, raw: Buffer) => this.deliver(channel.toString(), raw));
-      this.subscriber = subscriber;
-    }
+    this.stopListening = options.subscribe
+      ? this.signed.listen({
+          message: (message) => this.deliver(message),
+          refused: (reason) => this.refused(reason),
+          // A closed subscription has lost messages.
+          lost: () => {
+            for (const listener of this.downListeners) listener();
+          },
+        })
+      : undefined;
   }
 
-  /** Connects (and subscribes); resolves once connected or after `waitMs` (it keeps reconnecting). */
-  async start(waitMs = 2000): Promise<void> {
-    const listening = this.subscriber?.connect().then(() => this.subscribeChannel());
-    await connectWithin(Promise.all([this.publisher.connect().catch(() => undefined), listening]), waitMs);
+  /** Messages refused or undecodable on receipt, by reason. */
+  get refusals(): RefusalCounter {
+    return this.signed.refusals;
+  }
+
+  /** This publisher's name, as its heartbeats carry it. */
+  get from(): string {
+    return this.signed.from;
   }
 
   /**
    * Publishes an invalidation, split into messages under the byte bound. Never rejects: a
    * message that cannot be sent is counted in `lost` and logged once per interval (the
-   * instances notice the silence: the same Redis carries the heartbeats).
+   * instances notice the silence: the same Redis carries the heartbeats). Resolves true when
+   * every message was sent.
    */
   async publishTags(
     invalidation: Invalidation,
     extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined } = {},
-  ): Promise<void> {
+  ): Promise<boolean> {
     if (invalidation.everything || invalidation.kinds.length > 0) {
       this.widenings.count(invalidation.everything ? 'everything' : 'kind', { kinds: invalidation.kinds });
     }
     const bodies = tagsBodies(invalidation, extra);
     this.splits += bodies.length - 1;
-    await Promise.all(bodies.map((body) => this.send(body)));
+    const sent = await Promise.all(bodies.map((body) => this.send(body)));
+    return sent.every(Boolean);
   }
 
-  /** A consumer's proof of life, naming tenures it reads under (checked against the lease table). */
-  publishHeartbeat(group: string, tenures: readonly { shardId: string; epoch: number }[]): Promise<void> {
-    return this.send(heartbeatBody(group, tenures));
+  /** A stream reader's proof of life (see Heartbeat); resolves true when it was sent. */
+  publishHeartbeat(heartbeat: Omit<Heartbeat, 'kind' | 'from'>): Promise<boolean> {
+    return this.send(heartbeatBody(heartbeat));
   }
 
   /** Messages that could not be published. */
@@ -142,54 +154,32 @@ export class RedisInvalidationBus {
     this.downListeners.add(listener);
   }
 
-  async close(): Promise<void> {
+  /** Stops listening; the connections are the caller's (RedisChannels). */
+  close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
     this.downListeners.clear();
-    await closeAll([this.publisher, ...(this.subscriber ? [this.subscriber] : [])]);
+    this.stopListening?.();
+    return Promise.resolve();
   }
 
-  private async send(body: string): Promise<void> {
-    if (this.closed || this.publisher.status !== 'ready') {
-      this.losses.count('redis is not connected', { channel: this.channel });
-      return;
-    }
-    try {
-      // Sealed right before PUBLISH: one connection keeps the numbers in order.
-      await this.publisher.publish(this.channel, this.sealer.seal(body, this.now()));
-    } catch {
-      this.losses.count('publish failed', { channel: this.channel });
-    }
+  private async send(body: string): Promise<boolean> {
+    const outcome = this.closed ? 'not-connected' : await this.signed.send(body);
+    if (outcome === 'sent') return true;
+    this.losses.count(outcome === 'failed' ? 'publish failed' : 'redis is not connected', { channel: this.channel });
+    return false;
   }
 
-  private async subscribeChannel(): Promise<void> {
-    if (!this.subscriber) return;
-    this.freshness.subscribing(this.now());
-    await this.subscriber.subscribe(this.channel).catch(() => undefined);
+  private refused(reason: Refusal): void {
+    // Without a secret anyone's message is as good as a publisher's: one we cannot read may have been one.
+    const unreadable = reason === 'malformed' || reason === 'too-large';
+    if (!this.options.channels.settings.signingSecret && unreadable) this.emit({ kind: 'gap', reason });
   }
 
-  private deliver(channel: string, raw: Buffer): void {
-    if (channel !== this.channel) return;
-    const { signingSecret } = this.options;
-    const opened = openEnvelope(raw, {
-      purpose: PURPOSE,
-      secret: signingSecret,
-      maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
-    });
-    if (!opened.ok) {
-      this.refusals.count(opened.reason, { channel });
-      // Without a secret anyone's message is as good as a consumer's: one we cannot read may have been one.
-      if (!signingSecret) this.emit({ kind: 'gap', reason: opened.reason });
-      return;
-    }
-    const stale = this.freshness.check(opened.from, opened.seq, opened.at);
-    if (stale) {
-      this.refusals.count(stale, { channel, from: opened.from });
-      return;
-    }
+  private deliver(opened: SignedMessage): void {
     const { message, problem } = parseInvalidation(opened.body, opened.from);
     if (!message) {
-      this.refusals.count('undecodable', { channel, problem });
+      this.refusals.count('undecodable', { channel: this.channel, problem });
       this.emit({ kind: 'gap', reason: `undecodable: ${problem}` });
       return;
     }

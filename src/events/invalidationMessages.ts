@@ -36,6 +36,24 @@ export interface Invalidation {
   everything: boolean;
 }
 
+/**
+ * A stream reader's proof that changes reach the instances now. A consumer names some of the
+ * lease tenures it reads under (checked against the lease table); any reader that read a feed
+ * probe (an item the instances write when their feed falls silent, src/streams/feedProbe.ts)
+ * names the newest one's write time: the instances' invalidations are then current up to it.
+ */
+export interface Heartbeat {
+  kind: 'heartbeat';
+  /** The publisher (a consumer's lease owner name), from the envelope. */
+  from: string;
+  /** The consumer name whose leases it holds (the stream Lambda: its function's reader name). */
+  group: string;
+  /** Some of the shard tenures it holds: checked against the lease table. */
+  tenures: { shardId: string; epoch: number }[];
+  /** When the newest feed probe it read was written (epoch ms, the writer's clock). */
+  probe?: number | undefined;
+}
+
 export type InvalidationMessage =
   | (Invalidation & {
       kind: 'tags';
@@ -44,15 +62,7 @@ export type InvalidationMessage =
       /** The W3C traceparents of the writes that made the changes, when they were traced. */
       traceparents?: string[] | undefined;
     })
-  | {
-      kind: 'heartbeat';
-      /** The publishing consumer (its lease owner name), from the envelope. */
-      from: string;
-      /** The consumer name whose leases it holds. */
-      group: string;
-      /** Some of the shard tenures it holds: checked against the lease table. */
-      tenures: { shardId: string; epoch: number }[];
-    };
+  | Heartbeat;
 
 /** A tag's kind: before its first `:` (the whole tag without one); a refused tag widens to it. */
 export const kindOf = (tag: string): string => {
@@ -126,11 +136,12 @@ export function tagsBodies(
   return bodies;
 }
 
-export const heartbeatBody = (group: string, tenures: readonly { shardId: string; epoch: number }[]): string =>
+export const heartbeatBody = ({ group, tenures, probe }: Omit<Heartbeat, 'kind' | 'from'>): string =>
   JSON.stringify({
     kind: 'heartbeat',
     group,
     tenures: tenures.slice(0, MAX_HEARTBEAT_TENURES).map(({ shardId, epoch }) => [shardId, epoch]),
+    ...(probe === undefined ? {} : { probe }),
   });
 
 /**
@@ -156,7 +167,9 @@ export function parseInvalidation(body: string, from: string): { message?: Inval
         return { problem: 'bad tenures' };
       tenures.push({ shardId, epoch: epoch as number });
     }
-    return { message: { kind: 'heartbeat', from, group: m.group, tenures } };
+    if (m.probe !== undefined && !Number.isSafeInteger(m.probe)) return { problem: 'bad probe' };
+    const probe = m.probe as number | undefined;
+    return { message: { kind: 'heartbeat', from, group: m.group, tenures, ...(probe === undefined ? {} : { probe }) } };
   }
   if (m.kind !== 'tags' || !Array.isArray(m.tags)) return { problem: 'neither tags nor a heartbeat' };
   const sorted = sortTags(m.tags as unknown[]);

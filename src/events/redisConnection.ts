@@ -1,9 +1,16 @@
 /**
- * How every part of a process reaches Redis: the change event bus, the response cache's
- * invalidation bus and its shared tier all open their connections here, with one set of
- * options, and name their channels here. A later Redis mode (a cluster, channels per topic)
- * changes this module, not the three users.
+ * How every part of a process reaches Redis, one node or a cluster: the channels of
+ * redisChannels.ts (change events, invalidations, heartbeats) and the response cache's shared
+ * tier open their connections here, with one set of options, and name their channels and keys
+ * here (redisNames.ts).
  *
+ * - `REDIS_MODE=single` (the default): `REDIS_URL` is one `redis://` or `rediss://` URL, and
+ *   each connection is an ioredis `Redis`.
+ * - `REDIS_MODE=cluster`: `REDIS_URL` is a comma-separated list of seed nodes (one is enough;
+ *   the others are tried when it is down), and each connection is an ioredis `Cluster` that
+ *   follows the slots. Every node is reached by the name it is given, not by an address looked
+ *   up first (`dnsLookup`): ElastiCache's TLS certificates name the host, and ElastiCache
+ *   Serverless (cluster mode only) answers with host names.
  * - ioredis reconnects forever, quickly at first (a restart takes a moment), then no more often
  *   than every 2 s.
  * - A command issued while disconnected fails at once (no offline queue: a queue would replay
@@ -14,14 +21,23 @@
  * - Every connection has an 'error' listener (ioredis prints each failed reconnect otherwise)
  *   that logs at debug: the users report what matters (lost, refused, down) themselves.
  */
-import { Redis } from 'ioredis';
-import type { RedisOptions } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { parseRedisUrl } from '../config/redisUrl.js';
+import type { RedisMode, RedisNode } from '../config/redisUrl.js';
+
+export type { RedisMode, RedisNode } from '../config/redisUrl.js';
 
 /** Where a process's Redis is and whether what it reads there is authenticated. */
 export interface RedisSettings {
-  /** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. */
+  /**
+   * `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS; in cluster mode a
+   * comma-separated list of such URLs (seed nodes, without a database number).
+   */
   url: string;
+  /** One node (default) or a cluster. */
+  mode?: RedisMode | undefined;
   /**
    * REDIS_SIGNING_SECRET: every message and cache entry written is signed, and everything read
    * is refused unless signed with it and fresh (signedEnvelope.ts).
@@ -29,8 +45,8 @@ export interface RedisSettings {
   signingSecret?: string | undefined;
 }
 
-/** The connection client every user gets (a cluster client would be one more member here). */
-export type RedisClient = Redis;
+/** A connection: to one node, or to a cluster (which holds one per node it needs). */
+export type RedisClient = Redis | Cluster;
 
 /** Reconnection backoff: doubling from `baseDelayMs` up to `maxDelayMs`. */
 export interface Backoff {
@@ -53,20 +69,7 @@ export interface OpenRedisOptions {
   backoff?: Backoff | undefined;
 }
 
-/** Refuses a URL ioredis would misread, naming what was expected. */
-export function assertRedisUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(`REDIS_URL must be a redis:// or rediss:// URL, got "${url}"`);
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new Error(`REDIS_URL must start with redis:// or rediss://, got "${parsed.protocol}//"`);
-  }
-}
-
-/** The options of every connection (exported for the unit test that pins them). */
+/** The options of every connection to one node (exported for the unit test that pins them). */
 export function redisOptions(options: Omit<OpenRedisOptions, 'log'>): RedisOptions {
   const { baseDelayMs, maxDelayMs } = options.backoff ?? RECONNECT_BACKOFF;
   return {
@@ -80,10 +83,61 @@ export function redisOptions(options: Omit<OpenRedisOptions, 'log'>): RedisOptio
   };
 }
 
+/** What a node's connection needs to know of REDIS_URL besides its address: TLS and credentials. */
+export function nodeAuth(node: RedisNode): Pick<RedisOptions, 'tls' | 'username' | 'password'> {
+  return {
+    ...(node.tls ? { tls: {} } : {}),
+    ...(node.username ? { username: node.username } : {}),
+    ...(node.password ? { password: node.password } : {}),
+  };
+}
+
+/**
+ * The options of a cluster connection (exported for the unit test that pins them): every node
+ * connection as redisOptions says, the cluster's own reconnection on the same backoff.
+ */
+export function clusterOptions(options: Omit<OpenRedisOptions, 'log'>, seed: RedisNode): ClusterOptions {
+  const { retryStrategy, enableOfflineQueue, lazyConnect, ...node } = redisOptions(options);
+  return {
+    lazyConnect,
+    enableOfflineQueue,
+    clusterRetryStrategy: retryStrategy,
+    // The name as given: TLS checks it, and ElastiCache Serverless's nodes are names, not addresses.
+    dnsLookup: (address, callback) => callback(null, address),
+    slotsRefreshTimeout: 2000,
+    redisOptions: { ...node, ...nodeAuth(seed) },
+  };
+}
+
 /** A connection, not yet connected (`connect()` it, or use `connectWithin`). */
 export function openRedis(settings: RedisSettings, options: OpenRedisOptions): RedisClient {
-  assertRedisUrl(settings.url);
-  const connection = new Redis(settings.url, redisOptions(options));
+  const mode = settings.mode ?? 'single';
+  const nodes = parseRedisUrl(settings.url, mode);
+  const connection: RedisClient =
+    mode === 'cluster'
+      ? new Cluster(
+          nodes.map(({ host, port }) => ({ host, port })),
+          clusterOptions(options, nodes[0] as RedisNode),
+        )
+      : new Redis(settings.url, redisOptions(options));
+  connection.on('error', (error: Error) => options.log.debug({ err: error, role: options.role }, 'redis error'));
+  return connection;
+}
+
+/**
+ * A connection to one node of a cluster (`host:port`, as the cluster's slot map names it), with
+ * REDIS_URL's TLS and credentials: a sharded subscription is served by the node that owns its
+ * channel's slot (shardSubscriber.ts).
+ */
+export function openNode(settings: RedisSettings, nodeKey: string, options: OpenRedisOptions): Redis {
+  const seed = parseRedisUrl(settings.url, settings.mode ?? 'single')[0] as RedisNode;
+  const colon = nodeKey.lastIndexOf(':');
+  const connection = new Redis({
+    ...redisOptions(options),
+    ...nodeAuth(seed),
+    host: nodeKey.slice(0, colon),
+    port: Number(nodeKey.slice(colon + 1)),
+  });
   connection.on('error', (error: Error) => options.log.debug({ err: error, role: options.role }, 'redis error'));
   return connection;
 }
@@ -106,10 +160,3 @@ export async function closeAll(connections: readonly RedisClient[]): Promise<voi
   await connectWithin(Promise.all(connections.map((connection) => connection.quit().catch(() => undefined))), 1000);
   for (const connection of connections) connection.disconnect();
 }
-
-/** The pub/sub channels of one table: each deployment (and each test file) has its own. */
-export const redisChannel = (topic: 'change-events' | 'invalidations', tableName: string): string =>
-  `tablegraph:${topic}:${tableName}`;
-
-/** The prefix of the response cache's keys of one table. */
-export const responseCachePrefix = (tableName: string): string => `tablegraph:rc:${tableName}:`;

@@ -92,6 +92,9 @@ export function createGraphQLHandler(
       documentsRefreshMs: config.documentsRefreshMs,
       // No timer runs while a function is frozen: the registry is looked at on a request's time.
       documentsPolling: 'on-request',
+      // Each cold start reads the registry's index, not every document: a text is read when a
+      // request names its document, and kept for the next ones.
+      documentsLoad: 'index',
       // Nothing scrapes a function: its metrics go to the log as EMF lines (./invocation.ts).
       useMetrics: metrics,
     }).catch((error: unknown) => {

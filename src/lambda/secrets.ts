@@ -2,7 +2,8 @@
  * Secrets of a Lambda function, read once at cold start from AWS Secrets Manager. The stack
  * (deploy/secrets.ts) puts `<NAME>_ARN` in the environment, never a value: `CURSOR_SECRET_ARN`
  * and `JWT_SECRET_ARN`, `OTEL_EXPORTER_OTLP_HEADERS_ARN` when a collector wants a key, and
- * `REDIS_SIGNING_SECRET_ARN` for the stream Lambda on a signed Redis. resolveSecrets() returns an environment in which each `<NAME>` holds
+ * `REDIS_SIGNING_SECRET_ARN` for the stream Lambda on a signed Redis, `CDN_PURGE_HEADERS_ARN` when the CDN's purge API
+ * wants credentials. resolveSecrets() returns an environment in which each `<NAME>` holds
  * its secret's value, and the Lambda's loader (src/config/load.ts) reads that as it reads any environment.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -14,6 +15,7 @@ export const SECRET_VARIABLES = [
   'JWT_SECRET',
   'OTEL_EXPORTER_OTLP_HEADERS',
   'REDIS_SIGNING_SECRET',
+  'CDN_PURGE_HEADERS',
 ] as const;
 
 /** Reads one secret's string value; throws when it cannot. */

@@ -9,14 +9,19 @@
  * events may be published again). Without the setting Lambda retries the whole batch, which
  * is equally safe, only slower. Deploy with DYNAMODB_MODE=aws and TABLE_NAME.
  *
- * With REDIS_URL (ElastiCache, `rediss://` for in-transit encryption) the change events are published
- * to Redis, where every API instance hears them (src/events/redisEventBus.ts); the connection
- * is opened on a cold start and kept across invocations. An event published while Redis is
- * unreachable is lost (logged, never a failed batch: soldCount must go on).
- *
- * With CDN_PURGE_URL the public dependency tags of each batch are POSTed to it
- * (src/streams/cdnPurge.ts) and the invocation waits for the POSTs (bounded by their retries):
- * a frozen function sends nothing.
+ * What a batch turns into besides soldCount is the same as for every reader of the stream
+ * (src/streams/streamOutputs.ts), and the invocation waits for all of it before it returns (a
+ * frozen function sends nothing):
+ * - with REDIS_URL (ElastiCache, `rediss://` for in-transit encryption; REDIS_MODE=cluster for a
+ *   cluster) the events go to Redis, where every API instance hears them, and so do the batch's
+ *   dependency tags and, when the batch held a feed probe, a heartbeat naming it: API instances
+ *   fed by this function cache, and know within their feed timeout when it stops (the function
+ *   is not invoked while the stream is idle: the instances' probes are what it answers, see
+ *   src/streams/feedProbe.ts). The connections are opened on a cold start and kept across
+ *   invocations. What cannot be published while Redis is unreachable is lost (logged and
+ *   counted, never a failed batch: soldCount must go on);
+ * - with CDN_PURGE_URL the public tags are POSTed to it (src/streams/cdnPurge.ts), bounded by
+ *   the POSTs' retries.
  *
  * Telemetry starts at cold start from the OTEL_* settings (a secret OTLP header by
  * OTEL_EXPORTER_OTLP_HEADERS_ARN); each invocation ends with its EMF lines and a bounded flush
@@ -27,13 +32,18 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { pino } from 'pino';
 import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
-import { startRedisEventBus } from '../events/busFromConfig.js';
+import { startRedisMessaging } from '../events/redisFromConfig.js';
+import { registerRedisMetrics } from '../events/redisMetrics.js';
 import { describeEvent } from '../events/changeEvent.js';
 import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
-import { CdnPurger } from '../streams/cdnPurge.js';
-import { changedTagsOf } from '../streams/changedTags.js';
+import { cdnPurgerFrom } from '../streams/cdnPurge.js';
+import type { CdnPurger } from '../streams/cdnPurge.js';
+import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { processRecords } from '../streams/processor.js';
 import type { ProcessResult, PublishChangeEvent, StreamLog } from '../streams/processor.js';
+import { redisInvalidations } from '../streams/redisInvalidations.js';
+import { StreamOutputs } from '../streams/streamOutputs.js';
+import type { InvalidationOutput } from '../streams/streamOutputs.js';
 import { registerStreamMetrics } from '../streams/streamMetrics.js';
 import { startTelemetry } from '../telemetry/start.js';
 import type { Telemetry } from '../telemetry/start.js';
@@ -43,6 +53,9 @@ import { coldStart, resolveSecrets, secretsManagerReader } from './secrets.js';
 /** The function's `service.name` and EMF `service` dimension, unless OTEL_SERVICE_NAME says otherwise. */
 export const STREAM_LAMBDA_SERVICE = 'tablegraph-stream-lambda';
 
+/** The reader name the function's heartbeats carry (it holds no lease: its probes vouch for it). */
+export const STREAM_LAMBDA_READER = 'stream-lambda';
+
 export type StreamLambdaHandler = (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>;
 
 export interface StreamHandlerOptions {
@@ -50,6 +63,8 @@ export interface StreamHandlerOptions {
   tableName: string;
   /** Where change events go; without it they are only logged (debug). */
   publish?: PublishChangeEvent | undefined;
+  /** Where each batch's tags and heartbeats go (Redis: the API instances' caches). */
+  invalidations?: InvalidationOutput | undefined;
   log?: StreamLog | undefined;
   /** Told what each batch did (the function's metrics). */
   observe?: ((result: ProcessResult, event: DynamoDBStreamEvent) => void) | undefined;
@@ -64,16 +79,22 @@ export function createStreamHandler({
   doc,
   tableName,
   publish,
+  invalidations,
   log,
   observe,
   end,
   purger,
 }: StreamHandlerOptions): StreamLambdaHandler {
-  const deliver: PublishChangeEvent = publish ?? ((event) => log?.debug(describeEvent(event), 'change event'));
+  const outputs = new StreamOutputs({
+    publish: publish ?? ((event) => log?.debug(describeEvent(event), 'change event')),
+    invalidations,
+    purge: purger,
+  });
   const handle: StreamLambdaHandler = async (event) => {
-    purger?.purge(changedTagsOf(event.Records).tags);
-    const result = await processRecords(event.Records, { doc, tableName, publish: deliver, log });
-    await purger?.drain();
+    outputs.changed(event.Records);
+    const result = await processRecords(event.Records, { doc, tableName, publish: outputs.publish, log });
+    outputs.alive();
+    await outputs.settle();
     observe?.(result, event);
     const first = result.failures[0];
     if (!first) return { batchItemFailures: [] };
@@ -113,7 +134,8 @@ function lambdaMetrics(dynamoClient: Parameters<typeof instrumentClient>[0]) {
 
 /**
  * The handler as the environment configures it (TABLE_NAME, DYNAMODB_MODE / DYNAMODB_ENDPOINT,
- * REDIS_URL), and how to close its connections (tests; a Lambda keeps them for the next event).
+ * REDIS_URL, REDIS_MODE, REDIS_SIGNING_SECRET), and how to close its connections (tests; a
+ * Lambda keeps them for the next event).
  */
 export async function streamHandlerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -131,14 +153,19 @@ export async function streamHandlerFromEnv(
   const dynamo = createDynamo({ endpoint: config.endpoint, region: config.region });
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
-  const redis = await startRedisEventBus(config, { log, subscribe: false });
+  const redis = await startRedisMessaging(config, { log, subscribe: false, invalidations: 'publish' });
+  // Invalidations it could not publish, in its EMF lines as in a consumer's /metrics.
+  if (redis) registerRedisMetrics(metrics.registry, [], redis.invalidations);
+  const purger = cdnPurgerFrom(config, log);
+  if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
   return {
     handler: createStreamHandler({
       doc: dynamo.doc,
       tableName: config.tableName,
-      publish: redis && ((event) => redis.publish(event)),
+      publish: redis && ((event) => redis.events.publish(event)),
+      invalidations: redis?.invalidations && redisInvalidations(redis.invalidations, STREAM_LAMBDA_READER),
       log,
-      purger: config.cdnPurgeUrl ? new CdnPurger({ url: config.cdnPurgeUrl, log }) : undefined,
+      purger,
       observe: metrics.observe,
       end: invocationEnd({
         config,

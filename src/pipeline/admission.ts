@@ -5,9 +5,10 @@
  * 1. `source`: the document's text, from the request or the trusted documents (the server's
  *    manifest and the registry's, trustedDocuments.ts); PERSISTED_ONLY refuses anything else
  *    here, before parsing.
- * 2. `document`: parsing with the token limit, then validation with graphql-js's rules, the
- *    armor limits (depth, aliases, directives) and, where introspection is off, the rule that
- *    refuses `__schema`/`__type`. Admitted documents are cached by their sha256.
+ * 2. `document` (documentStage.ts): parsing with the token limit, the selection pre-check,
+ *    validation with graphql-js's rules, the armor limits (depth, aliases, directives) and, where
+ *    introspection is off, the rule that refuses `__schema`/`__type`; admitted and refused
+ *    documents are remembered by the sha256 of their text.
  * 3. `operation`: the operation to run, a subscription only over a streaming transport
  *    (WebSocket, SSE), and the list-aware cost limit (which needs the variables).
  *
@@ -17,15 +18,15 @@
  * documents this module parsed and validated. A refusal is a list of coded GraphQL errors and
  * the HTTP status that goes with it; no stage ever throws at its caller.
  */
-import { createHash } from 'node:crypto';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { getOperationAST, GraphQLError, OperationTypeNode, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
+import { getOperationAST, GraphQLError, OperationTypeNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { QueryLimits } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
+import { createDocumentStage, sha256 } from './documentStage.js';
 import { queryCost } from './queryCost.js';
 import type { DocumentLookup } from './trustedDocuments.js';
+
+export { PARSE_FAILED, sha256, VALIDATION_FAILED } from './documentStage.js';
 
 /** Where an operation came from; only the streaming ones (`ws`, `sse`) may carry subscriptions. */
 export type Transport = 'http' | 'ws' | 'sse' | 'lambda';
@@ -40,6 +41,8 @@ export interface OperationRequest {
   persistedHash?: string | null | undefined;
   operationName?: string | null | undefined;
   variables?: Readonly<Record<string, unknown>> | null | undefined;
+  /** The HTTP method that carried it (a GET never runs a mutation); unset over WebSocket. */
+  method?: string | undefined;
 }
 
 export interface Refusal {
@@ -69,38 +72,7 @@ export interface AdmissionOptions {
 
 export type Admission = ReturnType<typeof createAdmission>;
 
-/** The error code Apollo Server gives to parse and validation failures; every transport uses it. */
-export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
-export const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
-
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/** Re-codes an error of graphql-js, keeping its locations, for a 400 answer. */
-const coded = (error: GraphQLError, code: string, extra: Record<string, unknown> = {}): GraphQLError =>
-  new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    originalError: error.originalError,
-    extensions: { ...error.extensions, ...extra, code, http: { status: 400 } },
-  });
-
-/**
- * Where introspection is off: refuses `__schema` and `__type` (graphql-js's own rule would
- * also flag every field below them, one error each).
- */
-const NoIntrospection: ValidationRule = (context) => ({
-  Field(node) {
-    if (node.name.value === '__schema' || node.name.value === '__type') {
-      context.reportError(
-        new GraphQLError('GraphQL introspection is not allowed, but the query contained __schema or __type', {
-          nodes: [node],
-        }),
-      );
-    }
-  },
-});
 
 const refuse = (status: number, ...errors: GraphQLError[]): Refusal => ({ ok: false, errors, status });
 
@@ -108,31 +80,8 @@ const refusal = (message: string, code: string, extensions: Record<string, unkno
   new GraphQLError(message, { extensions: { ...extensions, code, http: { status: 400 } } });
 
 export function createAdmission({ schema, limits, introspection, persistedOnly, documents }: AdmissionOptions) {
-  const parseOptions: ParseOptions = { maxTokens: limits.maxTokens };
-  const armor = new ApolloArmor({
-    maxDepth: { n: limits.maxDepth, flattenFragments: true },
-    // Every alias counts, `__typename`'s too (armor lets those through by default): each one is
-    // another entry of the answer.
-    maxAliases: { n: limits.maxAliases, allowList: [] },
-    maxDirectives: { n: limits.maxDirectives },
-    // graphql-js enforces this itself while parsing (parseOptions).
-    maxTokens: { enabled: false },
-    // The connection-aware cost limit (stage 3) replaces armor's.
-    costLimit: { enabled: false },
-    // "Did you mean ...?" hints are removed by the one error formatter (errorMasking.ts).
-    blockFieldSuggestion: { enabled: false },
-  }).protect();
-  /** Our rules beside graphql-js's own (Apollo adds specifiedRules itself). */
-  const validationRules: ValidationRule[] = [...armor.validationRules, ...(introspection ? [] : [NoIntrospection])];
-  const allRules = [...specifiedRules, ...validationRules];
-  // Documents that passed stage 2, by sha256 of their text: Apollo's documentStore too.
-  // The hash of each admitted document, for the operation span (operationSpans.ts).
-  const hashes = new WeakMap<DocumentNode, string>();
-  const admitted = new InMemoryLRUCache<DocumentNode>({
-    maxSize: 2 ** 20 * 16,
-    sizeCalculation: (document) => InMemoryLRUCache.sizeCalculation(document),
-  });
-
+  const stage = createDocumentStage({ schema, limits, introspection, documents });
+  const { document } = stage;
   /**
    * PERSISTED_ONLY: only manifest documents, sent by hash or in full. Null when the request may
    * go on. Apollo's transports call this alone (Apollo resolves hashes itself, APQ included).
@@ -171,26 +120,9 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     );
   }
 
-  async function document(text: string, hash = sha256(text)): Promise<{ ok: true; document: DocumentNode } | Refusal> {
-    const cached = await admitted.get(hash);
-    if (cached) return { ok: true, document: cached };
-    let parsed: DocumentNode;
-    try {
-      parsed = parse(text, parseOptions);
-    } catch (error) {
-      if (error instanceof GraphQLError) return refuse(400, coded(error, PARSE_FAILED));
-      throw error;
-    }
-    const errors = validate(schema, parsed, allRules);
-    if (errors.length > 0) return refuse(400, ...errors.map((error) => coded(error, VALIDATION_FAILED)));
-    await admitted.set(hash, parsed);
-    hashes.set(parsed, hash);
-    return { ok: true, document: parsed };
-  }
-
   function operation(
     admittedDocument: DocumentNode,
-    request: Pick<OperationRequest, 'operationName' | 'variables'>,
+    request: Pick<OperationRequest, 'operationName' | 'variables' | 'method'>,
     transport: Transport,
   ): AdmittedOperation | Refusal {
     const operationName = request.operationName ?? null;
@@ -208,6 +140,16 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
           'Subscriptions are served over WebSocket (graphql-ws protocol on this URL) or Server-Sent Events (graphql-sse at /graphql/stream)',
           'BAD_REQUEST',
         ),
+      );
+    }
+    // A GET is a read a browser, a crawler or a prefetching proxy may send on its own: it may run
+    // a query, or open a subscription (EventSource only sends GET), never a mutation.
+    if (found.operation === OperationTypeNode.MUTATION && request.method?.toUpperCase() === 'GET') {
+      return refuse(
+        405,
+        new GraphQLError('A GET request never runs a mutation: send it with POST', {
+          extensions: { code: 'BAD_REQUEST', http: { status: 405 } },
+        }),
       );
     }
     const variables = { ...(request.variables ?? {}) };
@@ -252,19 +194,13 @@ export function createAdmission({ schema, limits, introspection, persistedOnly, 
     source,
     document,
     operation,
-    parseOptions,
-    validationRules,
+    parseOptions: stage.parseOptions,
+    validationRules: stage.validationRules,
+    stats: stage.stats,
     /** The sha256 of an admitted document, and whether it is one of the manifest's. */
-    describe: (admittedDocument: DocumentNode): { hash: string | undefined; persisted: boolean } => {
-      const hash = hashes.get(admittedDocument);
-      return { hash, persisted: hash !== undefined && documents.has(hash) };
-    },
-    /** Read-only for Apollo: only stage 2 adds documents. */
-    documentStore: {
-      get: (key: string) => admitted.get(key.slice(key.lastIndexOf(':') + 1)),
-      set: async () => undefined,
-      delete: async () => undefined,
-    },
+    describe: stage.describe,
+    /** Read-only for Apollo: only the document stage adds documents. */
+    documentStore: stage.documentStore,
   };
 }
 

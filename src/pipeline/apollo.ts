@@ -45,7 +45,7 @@ export function createApollo(
           await admission.document(source, queryHash);
         },
         async didResolveOperation({ document, request }) {
-          const verdict = admission.operation(document, request, transport);
+          const verdict = admission.operation(document, { ...request, method: request.http?.method }, transport);
           // Apollo answers one error thrown here, with the status in its extensions.
           const [refusal] = verdict.ok ? [] : verdict.errors;
           if (refusal) throw refusal;

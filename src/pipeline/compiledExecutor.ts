@@ -18,7 +18,7 @@
  *   graphql-js stops completing the parent's remaining fields once one fails synchronously;
  *   graphql-jit completes them all and reports their errors too. The query is executed again by
  *   graphql-js on the same loaders (their cache makes the second run read little or nothing),
- *   and its answer is the one sent. Mutations are never executed twice: theirs is graphql-jit's;
+ *   and its answer is the one sent, and the one the operation's meter counts (meter.ts `restart`). Mutations are never executed twice: theirs is graphql-jit's;
  * - `compile-error`: anything graphql-jit refuses to compile.
  *
  * graphql-jit's errors are rebuilt as graphql-js GraphQLErrors (with `extensions`, the path and
@@ -39,6 +39,7 @@ import type {
   SelectionSetNode,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { BudgetExceededError, meterOf } from './meter.js';
 
 /** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
 export type FallbackClass =
@@ -178,6 +179,16 @@ export function hasBubbledNull(result: ExecutionResult): boolean {
   return false;
 }
 
+/**
+ * True when the operation's meter stopped the run and no other error did: graphql-js would have
+ * counted the same fields up to the same budget, so its answer is BUDGET_EXCEEDED too, and running
+ * it again would only build that much once more. With another error in the answer, graphql-js may
+ * have stopped completing a parent before the budget was reached: then it runs again.
+ */
+const stoppedByMeterAlone = (args: ExecutionArgs, answer: ExecutionResult): boolean =>
+  meterOf(args.contextValue)?.exceeded !== undefined &&
+  (answer.errors ?? []).every((error) => (error.originalError ?? error) instanceof BudgetExceededError);
+
 const isPromiseLike = <T>(value: unknown): value is PromiseLike<T> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
@@ -233,6 +244,13 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     return execute(args);
   };
   const rerun = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+    // The operation's meter counts the answer that is sent, once: graphql-js's, not both.
+    try {
+      meterOf(args.contextValue)?.restart(args);
+    } catch (error) {
+      if (error instanceof BudgetExceededError) return { errors: [error] };
+      throw error;
+    }
     const result = await fallBack(args, 'null-bubbling');
     reran.add(result);
     return result;
@@ -247,7 +265,7 @@ export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallb
     const finish = (answer: ExecutionResult): Promise<ExecutionResult> | ExecutionResult => {
       // Refused variables: no resolver ran, so graphql-js can answer in its own words.
       if (!('data' in answer) && answer.errors?.length) return fallBack(args, 'variables');
-      if (entry.mutation || !hasBubbledNull(answer)) return normalized(answer);
+      if (entry.mutation || !hasBubbledNull(answer) || stoppedByMeterAlone(args, answer)) return normalized(answer);
       return rerun(args);
     };
     return isPromiseLike<ExecutionResult>(result) ? Promise.resolve(result).then(finish) : finish(result);

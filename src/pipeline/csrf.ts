@@ -6,12 +6,13 @@
  * - a GET whose operation is a query and which carries no ambient credentials (no `Cookie`);
  * - a GET of a trusted document whose operation is a query or a subscription.
  *
- * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation, and the
- * only credential this server reads is a Bearer token in `Authorization`, which a browser never
- * attaches by itself: a cross-site page can make it send a GET only anonymously, to read what
- * the attacker could read himself, at a cost admission and the meter bound. Cookies are this
- * server's business only if a front door turns them into a token; a request that carries them
- * needs the header like any other. urql sends its queries as GET without a custom header by default.
+ * Why that is safe (docs/decisions/csrf-trusted-get.md): a GET never runs a mutation (admission
+ * refuses one with 405, on every route), and the only credential this server reads is a Bearer
+ * token in `Authorization`, which a browser never attaches by itself: a cross-site page can make
+ * it send a GET only anonymously, to read what the attacker could read himself, at a cost
+ * admission and the meter bound. Cookies are this server's business only if a front door turns
+ * them into a token; a request that carries them needs the header like any other. urql sends its
+ * queries as GET without a custom header by default.
  */
 import { getOperationAST, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { ParseOptions } from 'graphql';
@@ -68,10 +69,9 @@ export function createCsrfCheck(documents: DocumentLookup, parseOptions: ParseOp
     const text = typeof request.query === 'string' && request.query !== '' ? request.query : undefined;
     const hash = text !== undefined ? sha256(text) : request.persistedHash;
     if (typeof hash !== 'string') return { trusted: false, operation: null };
-    const known = documents.get(hash);
-    const source = known ?? text;
+    const source = documents.get(hash) ?? text;
     if (source === undefined) return { trusted: false, operation: null };
-    return { trusted: known !== undefined, operation: operationOf(hash, source, request.operationName) };
+    return { trusted: documents.has(hash), operation: operationOf(hash, source, request.operationName) };
   }
 
   function readsOnly(header: (name: string) => string | undefined, request: OperationRequest): boolean {

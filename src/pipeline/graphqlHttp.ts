@@ -5,7 +5,8 @@
  *
  * In order: the body under the body limit (httpBody.ts: 413, 415, 400), a `documentId` or Relay
  * `doc_id` read as the persisted-query extension Apollo resolves (operationRequest.ts), CSRF
- * prevention (csrf.ts), PERSISTED_ONLY (the admission's source stage), then Apollo Server's
+ * prevention (csrf.ts), PERSISTED_ONLY (the admission's source stage), the document stage of
+ * admission for a document sent as text (parse, selection pre-check, validation), then Apollo Server's
  * `executeHTTPGraphQLRequest` with the pipeline's context, and the ETag of a public answer
  * (a 304 to a matching If-None-Match). A refusal before Apollo answers in GraphQL's shape
  * (`{ errors }`, `private, no-store`) and is logged and counted by the reporter like any other.
@@ -20,6 +21,7 @@ import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { Transport } from './admission.js';
 import { etagOf, NO_STORE } from './httpCaching.js';
 import { BodyRefused, parseJsonBody, readBody } from './httpBody.js';
+import { acceptsOnlyJson } from './jsonErrorStatus.js';
 import type { BodySource } from './httpBody.js';
 import { operationRequestOf, withPersistedQuery } from './operationRequest.js';
 import type { Pipeline } from './pipeline.js';
@@ -139,10 +141,34 @@ export async function handleGraphQLHttp(
     method === 'GET' ? Object.fromEntries(new URLSearchParams(request.search)) : isRecord(body) ? body : {};
   const rewritten = withPersistedQuery(params, (id) => pipeline.documents.sha256Of(id));
   const operation = operationRequestOf(rewritten);
+  // A document sent by id may be trusted without its text at hand (the Lambda reads the
+  // registry's index): read it now, before anything looks it up.
+  if (!operation.query && typeof operation.persistedHash === 'string') {
+    try {
+      await pipeline.documents.ensure(operation.persistedHash);
+    } catch (error) {
+      pipeline.log.error({ err: error }, 'trusted document could not be read from the registry');
+      return refuse(503, [
+        new GraphQLError('The trusted documents cannot be read right now; try again shortly', {
+          extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
+        }),
+      ]);
+    }
+  }
   const refusal =
     pipeline.csrf(method, (name) => headers.get(name), operation) ??
     (method === 'GET' || method === 'POST' ? pipeline.admission.persistedOnlyCheck(operation) : null);
   if (refusal) return refuse(refusal.status, refusal.errors);
+  // The document goes through admission's document stage before Apollo sees it: Apollo would
+  // parse and validate a refused document once more to word its refusal, and a refusal
+  // remembered by its hash would cost a full validation again.
+  if (typeof operation.query === 'string' && operation.query !== '') {
+    const admitted = await pipeline.admission.document(operation.query);
+    if (!admitted.ok) {
+      const jsonClient = acceptsOnlyJson(headers.get('accept'));
+      return refuse(jsonClient ? 200 : admitted.status, admitted.errors);
+    }
+  }
 
   const httpGraphQLRequest: HTTPGraphQLRequest = {
     method,

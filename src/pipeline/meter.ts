@@ -229,6 +229,27 @@ export class OperationMeter {
     return value;
   }
 
+  /**
+   * Starts counting the answer again, for an execution that replaces the one counted so far (the
+   * compiled executor's re-run on graphql-js, compiledExecutor.ts): the answer sent is the re-run's,
+   * so only its entries and bytes count. DynamoDB requests and read units stay counted, since the
+   * first run did spend them; the re-run reads through the same loaders, so it adds little. A stop
+   * for requests or read units therefore holds at once in the re-run; a stop for entries or bytes
+   * was about an answer that is thrown away. Throws BUDGET_EXCEEDED when the root fields alone
+   * exceed a budget.
+   */
+  restart(args: ExecutionArgs): void {
+    this.entries = 0;
+    this.bytes = 0;
+    this.stopped = undefined;
+    try {
+      this.root(args);
+    } catch (error) {
+      // As in runMetered: variables that do not coerce are the executor's to refuse.
+      if (error instanceof BudgetExceededError) throw error;
+    }
+  }
+
   /** Counts the operation's root fields (their object is the root value, which no field returns). */
   root(args: ExecutionArgs): void {
     const operation = getOperationAST(args.document, args.operationName);

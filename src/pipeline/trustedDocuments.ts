@@ -1,14 +1,17 @@
 /**
  * The documents this server trusts: its own manifest (client/generated/persisted-documents.json)
  * and every active app manifest of the registry in the table (src/db/documentRegistry.ts),
- * kept fresh by polling the registry's head. Admission, Apollo's persisted queries, the CSRF
- * rule and the metric labels all look documents up here, by sha256 hex or by a client's own
- * id (Relay's md5), so a newly published manifest is admitted everywhere at once, without a
- * restart.
+ * kept fresh by polling the registry's head. A server holds every text; the Lambda holds the
+ * registry's index and reads a text when a request names it (`ensure`), in a bounded cache.
+ * Admission, Apollo's persisted queries, the CSRF rule and the metric labels all look documents
+ * up here, by sha256 hex or by a client's own id (Relay's md5), so a newly published manifest is
+ * admitted everywhere at once, without a restart.
  */
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { loadActiveDocuments, readRegistryHead } from '../db/documentRegistry.js';
-import type { RegistryOptions, TrustedDocument } from '../db/documentRegistry.js';
+import { loadActiveDocuments, loadActiveIndex, readDocumentText, readRegistryHead } from '../db/documentRegistry.js';
+import type { IndexEntry, RegistryOptions, TrustedDocument } from '../db/documentRegistry.js';
+import { sha256 as sha256Of } from './documentStage.js';
 
 /** What admission and the persisted-queries cache need: a document's text by its id. */
 export interface DocumentLookup {
@@ -17,9 +20,27 @@ export interface DocumentLookup {
   has(id: string): boolean;
 }
 
+/** Reads the text of an indexed document from the registry (readDocumentText). */
+export type FetchDocument = (partition: string, sha256: string) => Promise<string | undefined>;
+
+/**
+ * Texts of indexed documents read on demand, kept at most: a request names one document, and a
+ * function that serves a few apps asks for the same few again and again.
+ */
+const FETCHED_MAX_BYTES = 4 * 2 ** 20;
+
 export class TrustedDocuments implements DocumentLookup {
+  /** The texts at hand: the server's own, and the registry's (all of them, or those of unindexed manifests). */
   private byHash = new Map<string, string>();
   private aliases = new Map<string, string>();
+  /** Trusted documents whose text is read when a request names one (`ensure`), by sha256: their partition. */
+  private indexed = new Map<string, string>();
+  private readonly fetched = new LRUCache<string, string>({
+    max: 1000,
+    maxSize: FETCHED_MAX_BYTES,
+    sizeCalculation: (text) => Math.max(1, text.length),
+  });
+  private fetch: FetchDocument | undefined;
   /** The registry revision the current set was read at (-1: not read yet). */
   revision = -1;
 
@@ -28,21 +49,41 @@ export class TrustedDocuments implements DocumentLookup {
     this.replace([], -1);
   }
 
+  /** The text of a trusted document; for an indexed one, only once `ensure` has read it. */
   get(id: string): string | undefined {
-    return this.byHash.get(id) ?? this.byHash.get(this.aliases.get(id) ?? '');
+    const sha256 = this.sha256Of(id);
+    return sha256 === undefined ? undefined : (this.byHash.get(sha256) ?? this.fetched.get(sha256));
   }
 
   has(id: string): boolean {
-    return this.get(id) !== undefined;
+    const sha256 = this.sha256Of(id);
+    return sha256 !== undefined && (this.byHash.has(sha256) || this.indexed.has(sha256));
   }
 
   /** The sha256 of a trusted document's text, for an id of any kind. */
   sha256Of(id: string): string | undefined {
-    return this.byHash.has(id) ? id : this.aliases.get(id);
+    return this.byHash.has(id) || this.indexed.has(id) ? id : this.aliases.get(id);
   }
 
   get size(): number {
-    return this.byHash.size;
+    return this.byHash.size + this.indexed.size;
+  }
+
+  /**
+   * Reads the text of the indexed document `id` names, unless it is at hand already: a request
+   * for a document by id waits for this before admission looks it up. Nothing happens for an id
+   * nobody trusts, so an unknown id costs no read. A text whose sha256 is not the one indexed is
+   * not kept. Rejects when the registry cannot be read.
+   */
+  async ensure(id: string): Promise<void> {
+    const sha256 = this.sha256Of(id);
+    if (sha256 === undefined || this.byHash.has(sha256) || this.fetched.has(sha256)) return;
+    const partition = this.indexed.get(sha256);
+    if (partition === undefined || !this.fetch) return;
+    const text = await this.fetch(partition, sha256);
+    if (text !== undefined && sha256Of(text) === sha256) {
+      this.fetched.set(sha256, text);
+    }
   }
 
   /** The document texts (for the operation names metrics may use as labels). */
@@ -52,20 +93,48 @@ export class TrustedDocuments implements DocumentLookup {
 
   /** Swaps in the registry's documents (the server's own stay). */
   replace(documents: readonly TrustedDocument[], revision: number): void {
+    this.replaceIndex([], documents, revision, undefined);
+  }
+
+  /**
+   * Swaps in the registry's index: `entries` trusted, their texts read by `fetch` when asked for
+   * (`ensure`), and `documents` whose texts are at hand (the server's own stay).
+   */
+  replaceIndex(
+    entries: readonly IndexEntry[],
+    documents: readonly TrustedDocument[],
+    revision: number,
+    fetch: FetchDocument | undefined,
+  ): void {
     const byHash = new Map(this.own);
     const aliases = new Map<string, string>();
+    const indexed = new Map<string, string>();
     for (const { id, sha256, document } of documents) {
       byHash.set(sha256, document);
       if (id !== sha256) aliases.set(id, sha256);
     }
+    for (const { id, sha256, partition } of entries) {
+      if (!byHash.has(sha256)) indexed.set(sha256, partition);
+      if (id !== sha256) aliases.set(id, sha256);
+    }
     this.byHash = byHash;
     this.aliases = aliases;
+    this.indexed = indexed;
+    // A retired manifest's texts must not outlive it.
+    this.fetched.clear();
+    this.fetch = fetch;
     this.revision = revision;
   }
 }
 
 export interface RegistryPollerOptions extends RegistryOptions {
   documents: TrustedDocuments;
+  /**
+   * `all` reads every document's text at each reload (a server, which may be asked for any);
+   * `index` reads each manifest's index and a text when a request names it (the Lambda, whose
+   * cold starts would otherwise read the whole registry). Default `all`.
+   */
+  load?: 'all' | 'index';
   /** How often the registry head is read; a change is served within about this long. */
   intervalMs: number;
   log: Pick<Logger, 'warn' | 'info'>;
@@ -88,6 +157,15 @@ export function startRegistryPoller(options: RegistryPollerOptions) {
     const { revision } = await readRegistryHead(options);
     checkedAt = Date.now();
     if (revision === documents.revision) return;
+    if (options.load === 'index') {
+      const loaded = await loadActiveIndex(options);
+      documents.replaceIndex(loaded.entries, loaded.documents, loaded.revision, (partition, sha256) =>
+        readDocumentText(options, partition, sha256),
+      );
+      options.onReload?.();
+      log.info({ revision: loaded.revision, documents: loaded.entries.length }, 'trusted documents index reloaded');
+      return;
+    }
     const loaded = await loadActiveDocuments(options);
     documents.replace(loaded.documents, loaded.revision);
     options.onReload?.();

@@ -10,13 +10,18 @@
  * fails (network error, timeout, a status outside 2xx) is retried `maxAttempts` times in all with
  * a doubling delay, then its tags are given up and counted. The queue is bounded too: tags past
  * `maxQueuedTags` are dropped and counted. Whatever is given up stays in the CDN until its
- * max-age (CACHE_MAX_AGE), which bounds a missed purge.
+ * max-age (CACHE_MAX_AGE), which bounds a missed purge. The counts are metrics
+ * (cdnPurgeMetrics.ts) wherever the purger runs, and a warning at most once a minute.
+ *
+ * Credentials travel in headers (CDN_PURGE_HEADERS, a secret), never in the URL.
  */
 import type { Logger } from 'pino';
 import { isPublicTag } from '../table/dependencies.js';
 
 export interface CdnPurgeOptions {
   url: string;
+  /** Sent with every POST: the purge API's credentials (CDN_PURGE_HEADERS). */
+  headers?: Readonly<Record<string, string>> | undefined;
   log: Pick<Logger, 'warn' | 'debug'>;
   /** How long tags gather before a POST. */
   batchMs?: number;
@@ -81,6 +86,11 @@ export class CdnPurger {
     }
   }
 
+  /** Tags waiting for a POST. */
+  get queuedTags(): number {
+    return this.queued.size;
+  }
+
   /** Sends what is queued now and waits for every POST under way (the stream Lambda, before it returns). */
   async drain(): Promise<void> {
     while (this.sending || this.queued.size > 0) {
@@ -118,7 +128,7 @@ export class CdnPurger {
       try {
         const response = await fetch(this.options.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { ...this.options.headers, 'content-type': 'application/json' },
           body,
           signal: AbortSignal.timeout(this.timeoutMs),
         });
@@ -149,4 +159,14 @@ export class CdnPurger {
     // The origin only: a purge URL may carry a token.
     this.options.log.warn({ purgeOrigin: new URL(this.options.url).origin, stats: { ...this.stats } }, message);
   }
+}
+
+/** The purger a stream-reading process runs when CDN_PURGE_URL is set (undefined otherwise). */
+export function cdnPurgerFrom(
+  config: { cdnPurgeUrl: string | undefined; cdnPurgeHeaders: Readonly<Record<string, string>> },
+  log: CdnPurgeOptions['log'],
+): CdnPurger | undefined {
+  return config.cdnPurgeUrl
+    ? new CdnPurger({ url: config.cdnPurgeUrl, headers: config.cdnPurgeHeaders, log })
+    : undefined;
 }

@@ -10,8 +10,11 @@ import { STATUS_SK, USER_PK } from './entities/ranges.js';
 import {
   APP_MANIFEST,
   DOCUMENT_REGISTRY_HEAD,
+  FEED_PROBE,
+  FEED_PROBE_WRITTEN_AT,
   DOCUMENT_REGISTRY_PK as REGISTRY_PARTITION,
   MANIFEST_DOCUMENTS_PK,
+  MANIFEST_INDEX_PART,
   MIGRATION,
   MIGRATIONS_PK as MIGRATIONS_PARTITION,
   SEED_MARKER,
@@ -83,6 +86,11 @@ export const streamWorkerSKPrefix = (consumerName: string): string =>
 export const streamWorkerKey = (consumerName: string, worker: string): ItemKey =>
   STREAM_WORKER.keyOf({ consumerName, worker });
 
+/** The feed probe: one item, which API instances overwrite when their invalidation feed falls silent. */
+export const FEED_PROBE_KEY: ItemKey = FEED_PROBE.keyOf({});
+/** The probe's attribute that holds when it was written (epoch ms). */
+export { FEED_PROBE_WRITTEN_AT };
+
 /** The marker item that records that the demo data was written (see src/seed/). */
 export const SEED_MARKER_KEY: ItemKey = SEED_MARKER.keyOf({});
 
@@ -152,3 +160,15 @@ export const manifestDocumentsPK = (app: string, version: string, contentId: str
 /** A document's item, by the sha256 of its text (whatever id the client sends for it). */
 export const manifestDocumentKey = (app: string, version: string, contentId: string, sha256: string): ItemKey =>
   TRUSTED_DOCUMENT.keyOf({ app, version, contentId, sha256 });
+/** The sort-key prefixes of a manifest's partition: its documents, and the parts of its index. */
+export const MANIFEST_DOCUMENT_SK_PREFIX = TRUSTED_DOCUMENT.spec.key.SK.prefix;
+export const MANIFEST_INDEX_SK_PREFIX = MANIFEST_INDEX_PART.spec.key.SK.prefix;
+/** A document's item in a manifest partition already named (`manifestDocumentsPK`). */
+export const documentKeyIn = (partition: string, sha256: string): ItemKey => {
+  const parsed = MANIFEST_DOCUMENTS_PK.parse(partition);
+  if (!parsed) throw new Error(`not a manifest's partition: ${JSON.stringify(partition)}`);
+  return TRUSTED_DOCUMENT.keyOf({ ...parsed, sha256 });
+};
+/** One part of a manifest's index (MANIFEST_INDEX_PART). */
+export const manifestIndexKey = (app: string, version: string, contentId: string, part: number): ItemKey =>
+  MANIFEST_INDEX_PART.keyOf({ app, version, contentId, part: String(part).padStart(4, '0') });

@@ -120,7 +120,6 @@ export function startSdk(settings: TelemetrySettings, serviceName: string): Sdk 
       resource,
       sampler: samplerOf(settings.traces),
       spanProcessors: [processor],
-      forceFlushTimeoutMillis: settings.timeoutMs,
     });
   }
 
@@ -147,7 +146,7 @@ export function startSdk(settings: TelemetrySettings, serviceName: string): Sdk 
     producer,
     droppedSpans: () => processor?.dropped ?? 0,
     flush: async () => {
-      await Promise.all([provider?.forceFlush(), meters?.forceFlush()]);
+      await Promise.all([provider?.forceFlush({ timeoutMillis: settings.timeoutMs }), meters?.forceFlush()]);
     },
     shutdown: async () => {
       await Promise.all([provider?.shutdown(), meters?.shutdown()]);

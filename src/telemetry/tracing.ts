@@ -2,8 +2,9 @@
  * Whether this process traces, and with what. Unset (the default) every tracing hook is one
  * check of `tracing()` and nothing else: the SDK is only loaded by start.ts when an exporter
  * is configured. Contexts are passed explicitly (a request's RequestTrace travels with its cost
- * record), never through a global context manager: on Node 20 an AsyncLocalStorage costs a
- * hook on every promise of the process (docs/decisions/telemetry-explicit-context.md).
+ * record), never through a global context manager: a span's parent is named where the span is
+ * made, and no span depends on a context surviving a library's callbacks
+ * (docs/decisions/telemetry-explicit-context.md says why, and what AsyncLocalStorage costs now).
  */
 import type { Tracer } from '@opentelemetry/api';
 

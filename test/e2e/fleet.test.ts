@@ -93,7 +93,7 @@ describe('npm run fleet', () => {
     expect(await help.exited).toEqual({ code: 0, signal: null });
     expect(help.stdout()).toMatch(/^usage: npm run fleet -- \[--instances <n>\]/);
     expect(await badFlag.exited).toEqual({ code: 2, signal: null });
-    expect(badFlag.stderr()).toBe("fleet: Unknown option '--instance' (npm run fleet -- --help)\n");
+    expect(badFlag.stderr()).toBe('fleet: unknown flag --instance (npm run fleet -- --help shows the usage)\n');
   });
 
   it('prints the URL of each instance and runs each process of the topology', () => {

@@ -1,6 +1,7 @@
 /**
  * The playground in a real browser: Debian's chromium driven by playwright-core, with every
- * request to a host other than the server aborted, so the page must come entirely from us.
+ * request to a host other than the server aborted, so the page must come entirely from us. The
+ * examples run from their tabs; the Explorer builds a query by clicking.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -103,6 +104,27 @@ describe('the playground', () => {
       .toContain('query CategoryPage');
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(resultText, { timeout: 20_000 }).toContain('"productId": "monitor-27"');
+  });
+
+  it('builds a query by clicking in the Explorer, then runs it', async () => {
+    await page.getByRole('button', { name: 'New tab' }).click();
+    await page.getByRole('button', { name: 'Show GraphiQL Explorer' }).click();
+    const explorer = page.locator('.graphiql-explorer-root');
+    // The schema comes by introspection; the root fields show once it has.
+    const products = explorer.locator('.graphiql-explorer-products').first();
+    await products.getByText('products', { exact: true }).click({ timeout: 20_000 });
+    const nodes = products.locator('.graphiql-explorer-nodes').first();
+    await nodes.getByText('nodes', { exact: true }).click();
+    await nodes.getByText('name', { exact: true }).click();
+    await nodes.getByText('productId', { exact: true }).click();
+    await expect
+      .poll(async () => ((await page.locator('.graphiql-editor').first().textContent()) ?? '').replace(/\s+/g, ' '))
+      .toMatch(/products \{ nodes \{ name productId \} \}/);
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(resultText, { timeout: 20_000 }).toContain('"productId": "monitor-27"');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'playground-explorer.png') });
+    await page.getByRole('button', { name: 'Hide GraphiQL Explorer' }).click();
   });
 
   it('offers a headers editor', async () => {

@@ -27,13 +27,13 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient } from 'graphql-ws';
-import { pino } from 'pino';
 import type { Client } from 'graphql-ws';
 import { afterAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createDynamo } from '../../src/db/client.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
-import { RedisEventBus } from '../../src/events/redisEventBus.js';
+import { openEventBus } from '../support/redisBus.js';
+import type { OpenedEventBus } from '../support/redisBus.js';
 import { productKey, STREAM_CHECKPOINT_PK } from '../../src/table/keys.js';
 import { ChildServers } from '../support/childServers.js';
 import type { ChildServer } from '../support/childServers.js';
@@ -78,7 +78,7 @@ const users = [aUser(), aUser()];
 const products = [aProduct({ stock: 1_000_000 }), aProduct({ stock: 1_000_000 }), aProduct({ stock: 1_000_000 })];
 const clients: Client[] = [];
 /** A subscriber of the Redis channel itself: when each order's event crossed Redis. */
-let probe: RedisEventBus | undefined;
+let probe: OpenedEventBus | undefined;
 const probeHeard = new Map<string, number>();
 let redis: RedisServer | undefined;
 let admin: string;
@@ -224,12 +224,11 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   consumers = started3;
   const adminToken = await tokenFor('soak-admin', 'admin');
   const subscribers = apis.map((api) => subscribe(api, adminToken));
-  probe = new RedisEventBus({ url: redis.url, tableName, log: pino({ level: 'silent' }) });
+  probe = await openEventBus({ url: redis.url }, tableName);
   probe.subscribe((event) => {
     const orderId = orderIdOf(event);
     if (orderId && !probeHeard.has(orderId)) probeHeard.set(orderId, Date.now());
   });
-  await probe.start();
   await Promise.all(
     apis.map((api) =>
       waitUntil(async () => (await metric(api, 'graphql_subscriptions_active')) >= 1, {
@@ -376,7 +375,10 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   await pause(LEASE_TTL_MS * 2);
   const lostByPublisher = new Set(
     everyConsumer.flatMap((c) =>
-      c.server.node.logs.filter((line) => line.msg.startsWith('order event lost')).map((line) => String(line.orderId)),
+      c.server.node.logs
+        .filter((line) => line.msg.startsWith('change event lost'))
+        // The event's first topic is its node's own: `order:<orderId>`.
+        .map((line) => String(line.topic).slice('order:'.length)),
     ),
   );
   const during = (at: number | undefined, slackMs: number) =>

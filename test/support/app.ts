@@ -34,6 +34,8 @@ export async function startApp({
   cors,
   metrics,
   shutdownGraceMs,
+  trustProxyHops,
+  devSignIn,
   streams,
   ...runtimeOptions
 }: AppOptions): Promise<RunningApp> {
@@ -50,6 +52,8 @@ export async function startApp({
     cors,
     metrics,
     shutdownGraceMs,
+    trustProxyHops,
+    devSignIn,
   }).catch(async (error: unknown) => {
     await runtime.stop();
     throw error;

@@ -1,6 +1,7 @@
 /**
- * The response cache under faults, on real processes: three API instances on Redis (the shared
- * tier on, everything signed with REDIS_SIGNING_SECRET), one standalone consumer, DynamoDB Local.
+ * The response cache under faults, on real processes: three API instances on Redis, one
+ * redis-server or a cluster of three primaries (the shared tier on, everything signed with
+ * REDIS_SIGNING_SECRET), one standalone consumer, DynamoDB Local.
  * Each write raises a product's stock (straight with the SDK, or through an instance's
  * `updateProduct`); every instance is then read until it shows the new value: the lag. An
  * instance still showing an older value more than RESPONSE_CACHE_MAX_AGE + 1 s after the write
@@ -13,12 +14,12 @@
  *   transaction (the same stream batch), as an import or a console edit would;
  * - `forged-heartbeat`: the consumer stops; heartbeats keep coming from someone else: a captured
  *   real one replayed, the same re-sealed unsigned, and signed with a guessed key;
- * - `redis-outage`: redis-server is killed, and started again after the writes;
- * - `hung-redis`: redis-server is stopped (SIGSTOP), and continued after the writes.
+ * - `redis-outage`: redis-server (every node of the cluster) is killed, and started again after
+ *   the writes;
+ * - `hung-redis`: redis-server (every node) is stopped (SIGSTOP), and continued after the writes.
  * The `npm run soak:cache` soak and the CI test (test/responseCache.faults.test.ts) both use it.
  */
 import { TransactWriteCommand, UpdateCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { Redis } from 'ioredis';
 import type { Dynamo } from '../../src/db/client.js';
 import { invalidationsChannel } from '../../src/events/invalidationBus.js';
 import { openEnvelope, Sealer } from '../../src/events/signedEnvelope.js';
@@ -27,7 +28,9 @@ import type { ChildServer, ChildServers } from './childServers.js';
 import { aProduct, store } from './factories.js';
 import { tokenFor } from './harness.js';
 import { postGraphQL } from './load.js';
-import type { RedisServer } from './redisServer.js';
+import type { RedisChannels } from '../../src/events/redisChannels.js';
+import { rawChannels } from './testRedis.js';
+import type { TestRedis } from './testRedis.js';
 import { STOCK_QUERY } from './staleReads.js';
 import { waitUntil } from './waitUntil.js';
 
@@ -41,7 +44,7 @@ export interface FaultRigOptions {
   tableName: string;
   dynamo: Dynamo;
   children: ChildServers;
-  redis: RedisServer;
+  redis: TestRedis;
   maxAgeSeconds: number;
   seed: number;
 }
@@ -67,7 +70,7 @@ const READ_INTERVAL_MS = 40;
 export class CacheFaultRig {
   apis: ChildServer[] = [];
   private consumer: ChildServer | undefined;
-  private capture: Redis | undefined;
+  private capture: RedisChannels | undefined;
   /** The last real heartbeat seen on the channel, as it was sent. */
   private heartbeat: Buffer | undefined;
   private stock = 0;
@@ -88,7 +91,7 @@ export class CacheFaultRig {
   }
 
   private get redisEnv(): Record<string, string> {
-    return { REDIS_URL: this.options.redis.url, REDIS_SIGNING_SECRET: FAULT_RIG_SECRET };
+    return { ...this.options.redis.env, REDIS_SIGNING_SECRET: FAULT_RIG_SECRET };
   }
 
   private async setUp(): Promise<void> {
@@ -109,7 +112,7 @@ export class CacheFaultRig {
   }
 
   async stop(): Promise<void> {
-    this.capture?.disconnect();
+    await this.capture?.close();
   }
 
   private async startConsumer(faults?: object): Promise<void> {
@@ -127,13 +130,13 @@ export class CacheFaultRig {
 
   /** Keeps the last real heartbeat on the channel, as an attacker who can SUBSCRIBE would. */
   private async captureHeartbeats(): Promise<void> {
-    const capture = new Redis(this.options.redis.url, { maxRetriesPerRequest: 1 });
-    capture.on('error', () => undefined);
-    capture.on('messageBuffer', (_channel: Buffer, raw: Buffer) => {
-      const opened = openEnvelope(raw, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
-      if (opened.ok && opened.body.includes('"kind":"heartbeat"')) this.heartbeat = raw;
+    const capture = await rawChannels(this.options.redis);
+    capture.listen(invalidationsChannel(this.options.tableName), {
+      message: (raw) => {
+        const opened = openEnvelope(raw, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
+        if (opened.ok && opened.body.includes('"kind":"heartbeat"')) this.heartbeat = raw;
+      },
     });
-    await capture.subscribe(invalidationsChannel(this.options.tableName));
     this.capture = capture;
     await waitUntil(() => this.heartbeat !== undefined, { timeoutMs: 15_000, what: 'a heartbeat captured' });
   }
@@ -218,7 +221,7 @@ export class CacheFaultRig {
         };
       case 'forged-heartbeat': {
         await this.stopConsumer();
-        const stopForging = this.forgeHeartbeats(run);
+        const stopForging = await this.forgeHeartbeats(run);
         return async () => {
           await stopForging();
           await this.startConsumer();
@@ -245,18 +248,17 @@ export class CacheFaultRig {
    * replay), its body re-sealed fresh and unsigned under the consumer's name, and signed with a
    * guessed key.
    */
-  private forgeHeartbeats(run: FaultRun): () => Promise<void> {
+  private async forgeHeartbeats(run: FaultRun): Promise<() => Promise<void>> {
     const captured = this.heartbeat as Buffer;
     const opened = openEnvelope(captured, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
     if (!opened.ok) throw new Error('no heartbeat to forge from');
     const unsigned = new Sealer('invalidation', undefined, opened.from);
     const guessed = new Sealer('invalidation', 'a-guessed-secret-of-at-least-32-characters', opened.from);
     const channel = invalidationsChannel(this.options.tableName);
-    const publisher = new Redis(this.options.redis.url, { maxRetriesPerRequest: 1 });
-    publisher.on('error', () => undefined);
+    const publisher = await rawChannels(this.options.redis);
     const timer = setInterval(() => {
       for (let i = 0; i < 10; i++) {
-        for (const message of [captured, unsigned.seal(opened.body), guessed.seal(opened.body)]) {
+        for (const message of [captured.toString(), unsigned.seal(opened.body), guessed.seal(opened.body)]) {
           run.forgedHeartbeats++;
           void publisher.publish(channel, message).catch(() => undefined);
         }
@@ -264,7 +266,7 @@ export class CacheFaultRig {
     }, 100);
     return async () => {
       clearInterval(timer);
-      publisher.disconnect();
+      await publisher.close();
     };
   }
 

@@ -56,6 +56,18 @@ export function aProduct(overrides: Partial<ProductModel> = {}): ProductModel {
   };
 }
 
+/**
+ * A maker of ORDER_PLACED events of new orders of `user`, numbered from `firstSeq` upwards with
+ * gaps of `step` (stream sequence numbers grow, not one by one), as the consumer publishes them.
+ */
+export function placedEvents(user: UserModel, products: ProductModel[], firstSeq: bigint, step = 7n) {
+  let seq = firstSeq;
+  return (): ChangeEventOf<'Order'> => {
+    seq += step;
+    return anOrderEvent(anOrder(user, products), seq.toString(), { at: new Date().toISOString() });
+  };
+}
+
 /** An order of `user` for `products` (one unit each), placed `minutesAgo` before a fixed instant. */
 export function anOrder(user: UserModel, products: ProductModel[], overrides: Partial<OrderModel> = {}): OrderModel {
   const items = products.map((product) => ({

@@ -77,10 +77,12 @@ export interface TestServerOptions extends Partial<
     | 'costDetails'
     | 'cors'
     | 'shutdownGraceMs'
+    | 'trustProxyHops'
     | 'cacheMaxAgeSeconds'
     | 'responseCache'
     | 'explainCache'
     | 'sharedCache'
+    | 'devSignIn'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

@@ -134,3 +134,37 @@ export async function checkStaleReads(options: StaleCheckOptions): Promise<Stale
   }
   return { writes, reads, stale, hits, apiLag: summarize(apiLags), sdkLag: summarize(sdkLags) };
 }
+
+/**
+ * With the instances' feed already cut (a consumer killed, the stream Lambda no longer invoked),
+ * writes `stock` straight to the table, which no instance hears of, and waits until each of
+ * `instances` bypasses its cache (`status` is its `extensions.cache.status`); how long each took.
+ */
+export async function bypassAfterUnheardWrite<I>(options: {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  productId: string;
+  stock: number;
+  instances: readonly I[];
+  status: (instance: I) => Promise<string | undefined>;
+  timeoutMs: number;
+  what: string;
+}): Promise<number[]> {
+  const { doc, tableName, productId, stock, instances, status, timeoutMs, what } = options;
+  // A change no instance hears of: they must stop serving what they hold.
+  await doc.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: productKey(productId),
+      UpdateExpression: 'SET stock = :s',
+      ExpressionAttributeValues: { ':s': stock },
+    }),
+  );
+  const cut = performance.now();
+  return Promise.all(
+    instances.map(async (instance) => {
+      await waitUntil(async () => (await status(instance)) === 'bypass', { timeoutMs, intervalMs: 50, what });
+      return performance.now() - cut;
+    }),
+  );
+}

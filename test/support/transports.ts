@@ -4,24 +4,22 @@
  * visible), GraphQL over SSE and the Lambda handler with an API Gateway v2 event. Each answers
  * the same `Outcome`, so one table of cases runs over all of them with `describe.each(TRANSPORTS)`.
  */
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import WebSocket from 'ws';
 import { loadGraphQLLambdaConfig } from '../../src/config/index.js';
 import type { GraphQLLambdaConfig } from '../../src/config/index.js';
 import { createDynamo } from '../../src/db/client.js';
 import { createGraphQLHandler } from '../../src/lambda/graphql.js';
+import { apiGatewayEvent, apiGatewayGetEvent, searchOf } from './apiGatewayEvents.js';
+import type { WireRequest } from './apiGatewayEvents.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './harness.js';
+
+export { apiGatewayEvent, apiGatewayGetEvent, searchOf };
+export type { WireRequest };
 import type { TestServer, TestServerOptions } from './harness.js';
 
 export const TRANSPORTS = ['HTTP', 'WebSocket', 'SSE', 'Lambda'] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
-
-export interface WireRequest {
-  query?: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-  extensions?: Record<string, unknown>;
-}
 
 export interface Outcome {
   /** HTTP status (HTTP, Lambda); null over WebSocket. */
@@ -65,6 +63,11 @@ export class RawSocket {
       }),
     );
     socket.on('error', () => undefined); // the close event reports it
+  }
+
+  /** A RawSocket over a socket the caller opened (with headers of its own, say). */
+  static wrap(socket: WebSocket): RawSocket {
+    return new RawSocket(socket);
   }
 
   /** Opens a socket and, unless `init` is false, sends connection_init with `token`. */
@@ -158,15 +161,21 @@ export function parseSse(text: string): SseEvent[] {
 }
 
 /** One operation over GraphQL over SSE (distinct connections mode): every `next` until `complete`. */
-export async function overSse(url: string, request: WireRequest, token?: string): Promise<Outcome> {
-  const response = await fetch(`${url}/stream`, {
-    method: 'POST',
+export async function overSse(
+  url: string,
+  request: WireRequest,
+  token?: string,
+  { method = 'POST', headers = {} }: SendOptions = {},
+): Promise<Outcome> {
+  const response = await fetch(method === 'GET' ? `${url}/stream?${searchOf(request)}` : `${url}/stream`, {
+    method,
     headers: {
-      'content-type': 'application/json',
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
       accept: 'text/event-stream',
       ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
     },
-    body: JSON.stringify(request),
+    ...(method === 'POST' ? { body: JSON.stringify(request) } : {}),
   });
   const raw = await response.text();
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -182,33 +191,6 @@ export async function overSse(url: string, request: WireRequest, token?: string)
   }
   return outcome;
 }
-
-export const apiGatewayEvent = (
-  body: string,
-  headers: Record<string, string> = {},
-  requestId = 'lambda-request',
-  sourceIp = '127.0.0.1',
-): APIGatewayProxyEventV2 => ({
-  version: '2.0',
-  routeKey: 'POST /graphql',
-  rawPath: '/graphql',
-  rawQueryString: '',
-  headers: { 'content-type': 'application/json', ...headers },
-  requestContext: {
-    accountId: '123456789012',
-    apiId: 'api',
-    domainName: 'example.execute-api.us-east-1.amazonaws.com',
-    domainPrefix: 'example',
-    http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp, userAgent: 'test' },
-    requestId,
-    routeKey: 'POST /graphql',
-    stage: '$default',
-    time: '02/Dec/2026:12:00:00 +0000',
-    timeEpoch: 1796212800000,
-  },
-  body,
-  isBase64Encoded: false,
-});
 
 /** An HTTP or Lambda answer: its JSON body as an Outcome. */
 function answered(status: number, raw: string): Outcome {
@@ -227,8 +209,19 @@ export type TransportOptions = Pick<
   'introspection' | 'persistedOnly' | 'limits' | 'configureClient'
 >;
 
+/** How an HTTP-borne transport sends (WebSocket ignores it): POST unless told, with extra headers. */
+export interface SendOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+}
+
 /** Sends one request over a transport; `token` is an admin's unless given, and null sends none. */
-export type SendOver = (transport: TransportName, request: WireRequest, token?: string | null) => Promise<Outcome>;
+export type SendOver = (
+  transport: TransportName,
+  request: WireRequest,
+  token?: string | null,
+  options?: SendOptions,
+) => Promise<Outcome>;
 
 export interface Transports {
   send: SendOver;
@@ -256,21 +249,28 @@ export async function transportsOf(server: TestServer, options: TransportOptions
   const handler = createGraphQLHandler(config, { dynamo: lambdaDynamo });
   const adminToken = await tokenFor('test-admin', 'admin');
   return {
-    async send(transport, request, given) {
+    async send(transport, request, given, options = {}) {
       const token = given === null ? undefined : (given ?? adminToken);
-      const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const headers: Record<string, string> = {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...options.headers,
+      };
       const body = JSON.stringify(request);
+      const get = options.method === 'GET';
       if (transport === 'WebSocket') return overWebSocket(server.url, request, token);
-      if (transport === 'SSE') return overSse(server.url, request, token);
+      if (transport === 'SSE') return overSse(server.url, request, token, options);
       if (transport === 'HTTP') {
-        const response = await fetch(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...authorization },
-          body,
-        });
+        const response = get
+          ? await fetch(`${server.url}?${searchOf(request)}`, { headers })
+          : await fetch(server.url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...headers },
+              body,
+            });
         return answered(response.status, await response.text());
       }
-      const result = await handler(apiGatewayEvent(body, authorization), {} as Context);
+      const event = get ? apiGatewayGetEvent(request, headers) : apiGatewayEvent(body, headers);
+      const result = await handler(event, {} as Context);
       return answered(result.statusCode ?? 200, result.body ?? '');
     },
     stop: () => lambdaDynamo.client.destroy(),

@@ -37,7 +37,7 @@ const files = SCANNED.flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 const READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 /** The names src/config/ hands to its readers: integer(env, 'MAX_QUERY_DEPTH'). */
 const READER_CALL =
-  /\b(?:integer|seconds|duration|flag|port|oneOf|text|httpUrl|list|pairs|origins|given)\(env, '([A-Z][A-Z0-9_]*)'/g;
+  /\b(?:integer|count|seconds|duration|flag|port|oneOf|text|httpUrl|list|pairs|origins|given)\(env, '([A-Z][A-Z0-9_]*)'/g;
 
 function readsIn(file: string): string[] {
   const source = readFileSync(file, 'utf8');
@@ -114,8 +114,35 @@ describe('configuration spec', () => {
     [{ CACHE_MAX_AGE: '1.5' }, /CACHE_MAX_AGE must be a whole number of seconds/],
     [{ CORS_ORIGINS: 'https://shop.example.com/' }, /CORS_ORIGINS lists origins like/],
     [{ CORS_ORIGINS: 'shop.example.com' }, /CORS_ORIGINS lists origins like/],
+    [{ CDN_PURGE_URL: 'https://user:secret@purge.example.com/' }, /must not carry credentials.*CDN_PURGE_HEADERS/],
+    [{ CDN_PURGE_HEADERS: 'Authorization' }, /CDN_PURGE_HEADERS must be key=value pairs/],
+    [{ TRUST_PROXY_HOPS: '-1' }, /TRUST_PROXY_HOPS must be a whole number/],
   ])('refuses %o', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
+  });
+
+  it('signs in the demo users in development only, where it signs its own tokens', () => {
+    expect(loadServerConfig({}).devSignIn).toBe(true);
+    expect(loadServerConfig({ DEV_SIGN_IN: 'false' }).devSignIn).toBe(false);
+    expect(loadServerConfig({ NODE_ENV: 'test' }).devSignIn).toBe(false);
+    expect(loadServerConfig({ DYNAMODB_MODE: 'aws' }).devSignIn).toBe(false);
+    const jwks = {
+      JWT_JWKS_URL: 'https://id.example.com/jwks',
+      JWT_ISSUER: 'https://id.example.com/',
+      JWT_AUDIENCE: 'shop',
+    };
+    expect(loadServerConfig(jwks).devSignIn).toBe(false);
+    expect(() => loadServerConfig({ ...jwks, DEV_SIGN_IN: 'true' })).toThrow(/cannot with JWT_JWKS_URL/);
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'x'.repeat(40),
+      CURSOR_SECRET: 'y'.repeat(40),
+      DYNAMODB_MODE: 'aws',
+    };
+    expect(loadServerConfig(production).devSignIn).toBe(false);
+    expect(() => loadServerConfig({ ...production, DEV_SIGN_IN: 'true' })).toThrow(
+      /DEV_SIGN_IN is for development: in production an identity provider issues the tokens/,
+    );
   });
 });

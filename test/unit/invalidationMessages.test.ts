@@ -54,13 +54,26 @@ describe('invalidation messages', () => {
   });
 
   it('carry a heartbeat’s consumer name and tenures, its publisher taken from the envelope', () => {
-    const body = heartbeatBody('processor', [{ shardId: 'shardId-0001', epoch: 4 }]);
+    const body = heartbeatBody({ group: 'processor', tenures: [{ shardId: 'shardId-0001', epoch: 4 }] });
     expect(parseInvalidation(body, 'host:1:abc').message).toEqual({
       kind: 'heartbeat',
       from: 'host:1:abc',
       group: 'processor',
       tenures: [{ shardId: 'shardId-0001', epoch: 4 }],
     });
+  });
+
+  it('carry the feed probe a heartbeat answers, and refuse one that is not a time', () => {
+    const body = heartbeatBody({ group: 'stream-lambda', tenures: [], probe: 1_780_000_000_123 });
+    expect(parseInvalidation(body, 'lambda:1:abc').message).toEqual({
+      kind: 'heartbeat',
+      from: 'lambda:1:abc',
+      group: 'stream-lambda',
+      tenures: [],
+      probe: 1_780_000_000_123,
+    });
+    const bad = JSON.stringify({ kind: 'heartbeat', group: 'stream-lambda', tenures: [], probe: '1780000000123' });
+    expect(parseInvalidation(bad, 'lambda:1:abc')).toEqual({ problem: 'bad probe' });
   });
 
   it.each([

@@ -16,7 +16,7 @@ import type { Execute } from '../../src/pipeline/compiledExecutor.js';
 const schema = meterSchema(
   buildSchema(`
     interface Named { name: String! }
-    type Shelf implements Named { name: String! books: [Book!]! }
+    type Shelf implements Named { name: String! books: [Book!]! sealed: String! }
     type Book implements Named { name: String! title: String! shelf: Shelf! }
     type Query { shelves: [Shelf!]! named: [Named!]! }
   `),
@@ -29,6 +29,10 @@ let leafReads = 0;
 (schema.getType('Book') as GraphQLObjectType).getFields().title!.resolve = (value: { title: string }) => {
   leafReads += 1;
   return value.title;
+};
+// A non-null field that always fails: its shelf, and the list of shelves, become null.
+(schema.getType('Shelf') as GraphQLObjectType).getFields().sealed!.resolve = () => {
+  throw new Error('sealed');
 };
 const book = (i: number) => ({ name: `b${i}`, title: `Title ${i}`, shelf: () => shelf(0) });
 const shelf = (i: number): { name: string; books: ReturnType<typeof book>[] } => ({
@@ -122,5 +126,17 @@ describe.each(EXECUTORS)('the operation meter under %s', (_name, executor) => {
       executor,
     );
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BUDGET_EXCEEDED', budget: 'requests' });
+  });
+
+  it('counts an answer in which a non-null field nulled its parent once, whichever executor answered it', async () => {
+    const query = '{ shelves { books { title } sealed } }';
+    // The budget is exactly what graphql-js counts: the compiled executor's run, then graphql-js's
+    // run of the same operation (compiledExecutor.ts), must not count more between them.
+    const contextValue = {};
+    await runMetered({ schema, document: parse(query), rootValue, contextValue }, BUDGETS, newRequestCost(), execute);
+    const entries = meterOf(contextValue)?.entries ?? 0;
+    const { result } = await run(query, { ...BUDGETS, entries });
+    expect(result.errors?.map((error) => error.message)).toEqual(['sealed']);
+    expect(result.data).toBeNull();
   });
 });

@@ -26,6 +26,14 @@ export const AUTH_SPEC = {
     description: 'the `aud` every token must carry (required with `JWT_JWKS_URL`)',
     readBy: ['server', 'graphql-lambda', 'scripts'],
   },
+  DEV_SIGN_IN: {
+    type: 'boolean',
+    defaultText:
+      '`true` when `NODE_ENV=development`, tokens are signed locally (no `JWT_JWKS_URL`) and the demo data is seeded (not in `aws` mode)',
+    description:
+      '`POST /auth/dev/token` signs in the demo users (alice, bob) and renews their tokens, for a development frontend (the storefront); refused in production, where an identity provider issues the tokens',
+    readBy: ['server'],
+  },
   JWT_MAX_AGE: {
     type: 'duration',
     default: '24h',

@@ -26,6 +26,27 @@ export const LIMITS_SPEC = {
     description: 'most lexical tokens in one document (checked before parsing completes)',
     readBy: ['server', 'graphql-lambda', 'scripts'],
   },
+  MAX_SELECTION_SET_FIELDS: {
+    type: 'integer',
+    default: '100',
+    description:
+      'most fields in one selection set, its fragments merged in (checked before validation; trusted documents are exempt)',
+    readBy: ['server', 'graphql-lambda', 'scripts'],
+  },
+  MAX_REPEATED_FIELD_PAIRS: {
+    type: 'integer',
+    default: '100',
+    description:
+      'most pairs of fields that share a response key within a selection set, summed over the document: the comparisons validation makes (checked before validation; trusted documents are exempt)',
+    readBy: ['server', 'graphql-lambda', 'scripts'],
+  },
+  MAX_SELECTIONS: {
+    type: 'integer',
+    default: '1000',
+    description:
+      'most selections in one document, a fragment counted wherever it is spread (checked before validation; trusted documents are exempt)',
+    readBy: ['server', 'graphql-lambda', 'scripts'],
+  },
   MAX_QUERY_COST: {
     type: 'integer',
     default: '5000',

@@ -32,7 +32,7 @@ export const RESPONSE_CACHE_SPEC = {
     type: ['on', 'off'],
     default: 'on',
     description:
-      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:<table>:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy',
+      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:{<table>:p<partition>}:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy',
     readBy: ['server'],
   },
 } as const satisfies Record<string, VarSpec>;

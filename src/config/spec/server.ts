@@ -67,6 +67,13 @@ export const SERVER_SPEC = {
     description: 'an idle keep-alive connection closes after this',
     readBy: ['server'],
   },
+  TRUST_PROXY_HOPS: {
+    type: 'count',
+    default: '0',
+    description:
+      'proxies in front of the server that append to `X-Forwarded-For` (a load balancer is one): a client’s address is the one the outermost of them saw. `0` takes the socket’s peer address. Per-client bounds on anonymous clients count by this address',
+    readBy: ['server'],
+  },
   MAX_CONNECTIONS: {
     type: 'integer',
     default: '1000',

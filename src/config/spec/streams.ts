@@ -36,7 +36,14 @@ export const STREAMS_SPEC = {
   REDIS_URL: {
     type: 'url',
     description:
-      '`redis://` or `rediss://`: change events travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda)',
+      '`redis://` or `rediss://`: change events, invalidations and heartbeats travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda); with `REDIS_MODE=cluster`, a comma-separated list of seed nodes',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  REDIS_MODE: {
+    type: ['single', 'cluster'],
+    default: 'single',
+    description:
+      '`cluster`: `REDIS_URL` names the seed nodes of a Redis or Valkey cluster (ElastiCache Serverless is one): channels use sharded pub/sub and the shared cache tier hash-tagged keys, each script in one slot',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
   REDIS_SIGNING_SECRET: {
@@ -60,7 +67,13 @@ export const STREAMS_SPEC = {
   CDN_PURGE_URL: {
     type: 'url',
     description:
-      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream',
+      'receives a POST `{"tags":[...]}` with the public dependency tags of every change read from the stream (batched, retried a bounded number of times), to purge a CDN by tag; sent by the process that reads the stream. A URL with credentials (`user:pass@`) is refused: put them in `CDN_PURGE_HEADERS`',
+    readBy: ['server', 'stream-lambda', 'consumer'],
+  },
+  CDN_PURGE_HEADERS: {
+    type: 'secret',
+    description:
+      'headers of every purge POST, `name=value` pairs with percent-encoded values (`Authorization=Bearer%20<token>`, `Fastly-Key=<key>`): how the purge hook carries credentials, which `CDN_PURGE_URL` may not',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
 } as const satisfies Record<string, VarSpec>;

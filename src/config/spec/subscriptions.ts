@@ -14,6 +14,20 @@ export const SUBSCRIPTIONS_SPEC = {
     description: 'operations (mostly subscriptions) one socket may run at once',
     readBy: ['server'],
   },
+  CLIENT_MAX_CONNECTIONS: {
+    type: 'integer',
+    default: '32',
+    description:
+      'WebSockets and Server-Sent Events streams one client may hold open on one server: a signed-in user, else one address (`TRUST_PROXY_HOPS`); more are refused (`TOO_MANY_CONNECTIONS`)',
+    readBy: ['server'],
+  },
+  CLIENT_MAX_SUBSCRIPTIONS: {
+    type: 'integer',
+    default: '100',
+    description:
+      'subscriptions one client may run at once on one server, over WebSockets and Server-Sent Events together; more are refused (`TOO_MANY_OPERATIONS`)',
+    readBy: ['server'],
+  },
   WS_IDLE_TIMEOUT_MS: {
     type: 'integer',
     default: '60000',

@@ -19,9 +19,10 @@ export const TOOLING_SPEC = {
     description: 'the headless browser of the browser tests',
     readBy: ['tests'],
   },
-  STOREFRONT_SCREENSHOT: {
-    type: 'string',
-    description: "a PNG file the storefront's browser test also saves a screenshot to",
+  STOREFRONT_SCREENSHOTS: {
+    type: 'boolean',
+    description:
+      "the storefront's browser test also saves its main pages to `examples/storefront/screenshots/` (`npm run storefront:screenshots`)",
     readBy: ['tests'],
   },
   SOAK_ROUNDS: {

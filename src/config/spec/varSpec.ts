@@ -18,12 +18,22 @@ export type Reader =
 /** One environment variable: its type, its default, what it means, who reads it. */
 export interface VarSpec {
   /**
-   * `integer` is a positive integer, `seconds` a whole number of seconds (0 allowed), `duration`
+   * `integer` is a positive integer, `count` a whole number (0 allowed), `seconds` a whole number of seconds (0 allowed), `duration`
    * seconds with an optional unit (`3600`, `30m`, `24h`, `7d`), `list` comma-separated; an array
    * lists the allowed values.
    */
   type:
-    'string' | 'integer' | 'seconds' | 'duration' | 'boolean' | 'port' | 'url' | 'list' | 'secret' | readonly string[];
+    | 'string'
+    | 'integer'
+    | 'count'
+    | 'seconds'
+    | 'duration'
+    | 'boolean'
+    | 'port'
+    | 'url'
+    | 'list'
+    | 'secret'
+    | readonly string[];
   /** The value when the variable is unset or empty, as written in the environment. */
   default?: string;
   /** Says the default when it is not one fixed value (it depends on NODE_ENV, say). */

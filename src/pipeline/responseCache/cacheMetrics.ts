@@ -1,10 +1,24 @@
 /** The response cache's Prometheus metrics, read from its counters at each scrape. */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
+import type { FeedProber } from './feedProber.js';
 import type { ResponseCache } from './responseCache.js';
 
-export function registerResponseCacheMetrics(registry: Registry, cache: ResponseCache): void {
+export function registerResponseCacheMetrics(registry: Registry, cache: ResponseCache, prober?: FeedProber): void {
   const { stats } = cache;
+  if (prober) {
+    new Counter({
+      name: 'tablegraph_response_cache_feed_probes_total',
+      help: 'Feed probes this instance wrote because its invalidation feed fell silent, by outcome (written, failed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'written' }, prober.stats.written);
+        this.inc({ outcome: 'failed' }, prober.stats.failed);
+      },
+    });
+  }
   new Counter({
     name: 'tablegraph_response_cache_requests_total',
     help: 'Queries that went through the response cache, by outcome (hit, miss, bypass)',

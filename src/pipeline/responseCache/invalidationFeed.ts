@@ -4,10 +4,12 @@
  * until its maximum age.
  *
  * A source (the in-process stream consumer, or the Redis invalidation channel carrying the
- * consumers' heartbeats) calls `beat()` whenever it has proof that changes flow, and `down()`
- * when it knows they do not (Redis disconnected). The feed is live while the last beat is
- * younger than `timeoutMs` and no source said down since. A beat that ends a dead spell calls
- * `onGap` first: invalidations of the spell may have been lost, so the cache flushes.
+ * stream readers' heartbeats) calls `beat()` whenever it has proof that changes flow, and `down()`
+ * when it knows they do not (Redis disconnected). A beat may prove an earlier instant than its
+ * arrival (a feed probe's echo proves the feed up to the probe's write): the feed is live while
+ * the instant the last beat proves is younger than `timeoutMs` and no source said down since.
+ * A beat that ends a dead spell calls `onGap` first: invalidations of the spell may have been
+ * lost, so the cache flushes.
  */
 export interface InvalidationFeedOptions {
   /** How long without a beat the feed counts as dead. */
@@ -25,12 +27,19 @@ export class InvalidationFeed {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** Proof that changes reach this instance now. */
-  beat(): void {
+  /** Proof that changes reached this instance up to `ageMs` ago (default: now). A proof older than the timeout proves nothing. */
+  beat(ageMs = 0): void {
     const now = this.now();
+    const provenAt = now - Math.max(0, ageMs);
+    if (now - provenAt > this.options.timeoutMs) return;
     if (!this.liveAt(now)) this.options.onGap?.();
-    this.lastBeat = now;
+    this.lastBeat = Math.max(this.lastBeat, provenAt);
     this.isDown = false;
+  }
+
+  /** How long the feed stays live without a beat. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
   }
 
   /** The source knows changes do not reach this instance (until its next beat). */

@@ -1,10 +1,13 @@
 /**
- * The invalidation feed of an API instance on Redis (N instances fed by `npm run consumer`):
- * tags from the channel are evicted here (a tag the bus could not take as it was widens to its
- * kind, or to everything); the consumers' heartbeats keep the feed live once the lease table
- * confirms them (leaseCheck.ts); a closed subscription, or a message that could not be decoded,
- * makes it dead at once (messages may be lost until it is back, and the first heartbeat after
- * that flushes). This instance's mutations reach the others here too.
+ * The invalidation feed of an API instance on Redis (N instances fed by `npm run consumer` or
+ * the stream Lambda): tags from the channel are evicted here (a tag the bus could not take as
+ * it was widens to its kind, or to everything). A heartbeat keeps the feed live when it proves
+ * something: the echo of a feed probe written less than the feed timeout ago (feedProber.ts;
+ * the feed is then live as of the probe's write, whoever wrote it: the writers' clocks must
+ * agree, as the leases' do), or lease tenures the lease table confirms (leaseCheck.ts). A
+ * closed subscription, or a message that could not be decoded, makes it dead at once
+ * (messages may be lost until it is back, and the first heartbeat after that flushes). This
+ * instance's mutations reach the others here too.
  */
 import type { Logger } from 'pino';
 import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
@@ -31,6 +34,14 @@ export function feedFromRedis(
   const unsubscribe = bus.subscribe((event) => {
     switch (event.kind) {
       case 'heartbeat': {
+        if (event.probe !== undefined) {
+          const age = Date.now() - event.probe;
+          // A probe dated far ahead of this clock proves nothing either.
+          if (age <= cache.feed.timeoutMs && age >= -cache.feed.timeoutMs) {
+            cache.feed.beat(age);
+            return;
+          }
+        }
         const at = deaths;
         void leases.vouches(event.from, event.group, event.tenures).then((vouched) => {
           if (!vouched) {

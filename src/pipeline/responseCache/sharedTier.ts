@@ -2,9 +2,13 @@
  * The shared tier of the response cache: answers kept in Redis, read by every instance on a miss
  * in its own memory (scale-out mode, REDIS_URL with RESPONSE_CACHE_SHARED=on).
  *
- * Nothing is evicted from Redis by key: invalidation is by **tag versions**. One counter
- * (`<prefix>seq`) numbers invalidations; a tag's key (`<prefix>t:<tag>`) holds the number and
- * wall-clock time of its last one (`<seq>:<ms>`). An entry records the counter as it was before
+ * Nothing is evicted from Redis by key: invalidation is by **tag versions**. The tier is cut
+ * into partitions (one on a single node, CLUSTER_PARTITIONS in a cluster), each with a hash tag
+ * of its own (src/events/redisNames.ts), so every script runs in one slot and the partitions
+ * spread over a cluster's primaries; an entry lives in the partition its key hashes to. In each
+ * partition one counter (`<prefix>seq`) numbers invalidations, and a tag's key
+ * (`<prefix>t:<tag>`) holds the number and wall-clock time of its last one (`<seq>:<ms>`): a
+ * bump moves every partition. An entry records the counter as it was before
  * its execution began, and is valid only while every one of its tags still has a key with a
  * number no higher. So an entry is dead the moment any instance bumps one of its tags, an answer
  * whose read raced a change is dead on arrival, and an entry is never revived: a tag key that is
@@ -28,10 +32,10 @@
  * knows are stale looking valid, so it serves none read before the failure, as after a feed gap,
  * and tells `onBumpFailed` (the cache bypasses until its feed proves Redis answers again).
  * Those read times are wall clocks of different instances: their skew adds to that bound.
- * Not for Redis Cluster: the scripts touch keys of many slots.
  */
 import type { Logger } from 'pino';
-import { closeAll, connectWithin, openRedis, responseCachePrefix } from '../../events/redisConnection.js';
+import { closeAll, connectWithin, openRedis } from '../../events/redisConnection.js';
+import { cachePartitionPrefix } from '../../events/redisNames.js';
 import type { RedisClient, RedisSettings } from '../../events/redisConnection.js';
 import { RefusalCounter } from '../../events/signedEnvelope.js';
 import { decodeEntry, encodeEntry, isCurrent } from './sharedEntry.js';
@@ -74,6 +78,27 @@ export interface SharedTierStats {
   errors: number;
 }
 
+/**
+ * Partitions of the tier in a cluster: reads and stores spread over up to this many primaries,
+ * and a bump costs this many scripts (sent at once). One node has one.
+ */
+export const CLUSTER_PARTITIONS = 8;
+
+/** The partition a cache key lives in: FNV-1a of the key, mixed (its low bits alone depend on the characters' low bits). */
+export function partitionOf(key: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return ((hash ^ (hash >>> 16)) >>> 0) % partitions;
+}
+
+interface Partition {
+  prefix: string;
+  counterKey: string;
+  tagPrefix: string;
+}
+
 type Scripted = RedisClient & {
   tgRead(key: string, counterKey: string, tagPrefix: string): Promise<[string, string, number, ...string[]]>;
   tgStore(entryKey: string, counterKey: string, ...args: (string | number)[]): Promise<number>;
@@ -82,9 +107,7 @@ type Scripted = RedisClient & {
 
 export class SharedTier {
   private readonly redis: Scripted;
-  private readonly prefix: string;
-  private readonly counterKey: string;
-  private readonly tagPrefix: string;
+  private readonly partitions: Partition[];
   private readonly timeoutMs: number;
   private readonly maxHeardTags: number;
   private pendingBumps = 0;
@@ -98,9 +121,11 @@ export class SharedTier {
   readonly refusals: RefusalCounter;
 
   constructor(private readonly options: SharedTierOptions) {
-    this.prefix = responseCachePrefix(options.tableName);
-    this.counterKey = `${this.prefix}seq`;
-    this.tagPrefix = `${this.prefix}t:`;
+    const count = options.redis.mode === 'cluster' ? CLUSTER_PARTITIONS : 1;
+    this.partitions = Array.from({ length: count }, (_, i) => {
+      const prefix = cachePartitionPrefix(options.tableName, i);
+      return { prefix, counterKey: `${prefix}seq`, tagPrefix: `${prefix}t:` };
+    });
     this.timeoutMs = options.timeoutMs ?? 250;
     this.maxHeardTags = options.maxHeardTags ?? 100_000;
     this.refusals = new RefusalCounter('shared cache entries in redis', options.log);
@@ -135,9 +160,10 @@ export class SharedTier {
   async get(key: string): Promise<{ hit?: SharedHit; mark?: ReadMark }> {
     if (this.redis.status !== 'ready') return {};
     const at = Date.now();
+    const { prefix, counterKey, tagPrefix } = this.partitionOf(key);
     let found: [string, string, number, ...string[]];
     try {
-      found = await this.redis.tgRead(this.prefix + key, this.counterKey, this.tagPrefix);
+      found = await this.redis.tgRead(prefix + key, counterKey, tagPrefix);
     } catch {
       this.stats.errors++;
       return {};
@@ -148,13 +174,13 @@ export class SharedTier {
       this.stats.misses++;
       return { mark };
     }
-    const decoded = decodeEntry(this.prefix + key, text, {
+    const decoded = decodeEntry(prefix + key, text, {
       secret: this.options.redis.signingSecret,
       now: Date.now(),
       maxAgeMs: this.options.maxAgeMs,
     });
     if ('refused' in decoded) {
-      this.refusals.count(decoded.refused, { key: this.prefix + key });
+      this.refusals.count(decoded.refused, { key: prefix + key });
       return { mark };
     }
     const { entry } = decoded;
@@ -185,14 +211,15 @@ export class SharedTier {
     const expiresAt = mark.at + this.options.maxAgeMs;
     const ttl = Math.floor(expiresAt - now);
     if (ttl <= 0 || mark.at <= this.floor || entry.tags.length === 0) return;
-    const text = encodeEntry(this.prefix + key, entry, mark, expiresAt, this.options.redis.signingSecret);
+    const { prefix, counterKey, tagPrefix } = this.partitionOf(key);
+    const text = encodeEntry(prefix + key, entry, mark, expiresAt, this.options.redis.signingSecret);
     if (Buffer.byteLength(text) > this.options.maxEntryBytes) return;
     const tagArgs = entry.tags.flatMap((tag) => [tag, readIndex && this.options.isIndexTag(tag) ? '1' : '0']);
     try {
       const stored = await this.redis.tgStore(
-        this.prefix + key,
-        this.counterKey,
-        this.tagPrefix,
+        prefix + key,
+        counterKey,
+        tagPrefix,
         text,
         mark.seq,
         ttl,
@@ -209,8 +236,8 @@ export class SharedTier {
   }
 
   /**
-   * Invalidates `tags` for every instance. Never rejects: resolves true once Redis took the bump,
-   * false when it failed (then this instance serves nothing read before now, and tells
+   * Invalidates `tags` for every instance, in every partition. Never rejects: resolves true once
+   * Redis took the bump everywhere, false when any part failed (then this instance serves nothing read before now, and tells
    * `onBumpFailed`). Until it is done this instance does not read the tier.
    */
   async bump(tags: readonly string[]): Promise<boolean> {
@@ -219,7 +246,11 @@ export class SharedTier {
     this.remember(tags, now);
     this.pendingBumps++;
     try {
-      await this.redis.tgBump(this.counterKey, this.tagPrefix, now, this.options.maxAgeMs, ...tags);
+      await Promise.all(
+        this.partitions.map(({ counterKey, tagPrefix }) =>
+          this.redis.tgBump(counterKey, tagPrefix, now, this.options.maxAgeMs, ...tags),
+        ),
+      );
       return true;
     } catch {
       // Entries under `tags` may still look valid: none read before now is served here.
@@ -230,6 +261,10 @@ export class SharedTier {
     } finally {
       this.pendingBumps--;
     }
+  }
+
+  private partitionOf(key: string): Partition {
+    return this.partitions[partitionOf(key, this.partitions.length)] as Partition;
   }
 
   /** Calls `listener` after each bump that failed. */

@@ -59,6 +59,23 @@ export const STREAM_WORKER = defineEntity({
   tags: [],
 });
 
+/**
+ * Written by an API instance whose invalidation feed fell silent, and read back from the stream:
+ * a stream reader that reads it names its write time in a heartbeat, which proves to every
+ * instance that changes reach its cache through the reader (src/pipeline/responseCache/feedProbe.ts).
+ * One item, overwritten by every probe: each write is a stream record of its own.
+ */
+export const FEED_PROBE_WRITTEN_AT = 'writtenAt';
+
+export const FEED_PROBE = defineEntity({
+  type: 'Meta',
+  item: 'feed probe',
+  holds: `${FEED_PROBE_WRITTEN_AT} (epoch ms), writer`,
+  key: { PK: STREAM_PK, SK: key`FEED_PROBE` },
+  visibility: 'admin',
+  tags: [],
+});
+
 /** Records that the demo data was written (src/seed/). */
 export const SEED_MARKER = defineEntity({
   type: 'Meta',
@@ -129,6 +146,22 @@ export const TRUSTED_DOCUMENT = defineEntity({
   key: {
     PK: MANIFEST_DOCUMENTS_PK,
     SK: key`DOC#${text('sha256', SHA256_HEX, 'ab'.repeat(32), (value) => new InvalidKeyError(`not a sha256 hex digest: ${describe(value)}`, 'hash'))}`,
+  },
+  visibility: 'admin',
+  tags: [],
+});
+
+/**
+ * One part of a manifest's index (the ids and sha256 of its documents, without their texts, a
+ * line each), beside its documents: a process learns what is trusted without reading every text.
+ */
+export const MANIFEST_INDEX_PART = defineEntity({
+  type: 'Meta',
+  item: 'manifest index part',
+  holds: 'entries (one line per document: its sha256, and its id when that differs)',
+  key: {
+    PK: MANIFEST_DOCUMENTS_PK,
+    SK: key`INDEX#${text('part', /^[0-9]{4}$/, '0000')}`,
   },
   visibility: 'admin',
   tags: [],

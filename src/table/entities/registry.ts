@@ -9,6 +9,8 @@ import type { Entity, Range } from './entity.js';
 import {
   APP_MANIFEST,
   DOCUMENT_REGISTRY_HEAD,
+  FEED_PROBE,
+  MANIFEST_INDEX_PART,
   MIGRATION,
   SEED_MARKER,
   STREAM_CHECKPOINT,
@@ -39,11 +41,13 @@ export const ENTITIES = [
   STREAM_CHECKPOINT,
   STREAM_LEASE,
   STREAM_WORKER,
+  FEED_PROBE,
   SEED_MARKER,
   MIGRATION,
   DOCUMENT_REGISTRY_HEAD,
   APP_MANIFEST,
   TRUSTED_DOCUMENT,
+  MANIFEST_INDEX_PART,
 ] as const;
 
 export type AnyEntity = Entity<string, object, object, unknown>;

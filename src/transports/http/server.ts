@@ -9,11 +9,15 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_LIMITS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_WEBSOCKET_LIMITS } from '../../config/index.js';
 import type { HttpLimits, WebSocketLimits } from '../../config/index.js';
+import { clientAddressOf, createClientBounds } from '../../pipeline/clientBounds.js';
+import { registerClientBoundsMetrics } from '../../pipeline/clientBoundsMetrics.js';
 import type { Runtime } from '../../runtime.js';
 import { traceHttpRequest } from '../../telemetry/http.js';
 import { createSseHandler, SSE_PATH } from '../sse/stream.js';
 import { serveSubscriptions } from '../ws/subscriptions.js';
 import { corsHandler, upgradeAllowed } from './cors.js';
+import { DEV_SIGN_IN_PATH, devSignInRoute } from './devSignIn.js';
+import type { DevSignInOptions } from './devSignIn.js';
 import type { CorsOptions } from './cors.js';
 import { graphqlRoute } from './graphqlRoute.js';
 import { healthRoutes } from './health.js';
@@ -28,8 +32,10 @@ export interface HttpServerOptions {
   port: number;
   /** Socket limits (defaults: the HTTP_* and MAX_CONNECTIONS defaults of the spec). */
   http?: Partial<HttpLimits> | undefined;
-  /** Bounds of the WebSocket and SSE transports (sockets, operations per socket, idle time, pings). */
+  /** Bounds of the WebSocket and SSE transports (sockets, operations per socket, per client, idle time, pings). */
   websocket?: WebSocketLimits | undefined;
+  /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS; default 0: the socket's peer). */
+  trustProxyHops?: number | undefined;
   /** Serve GraphiQL to browsers at GET /graphql (default true); `defaultHeaders` pre-fills its headers editor. */
   playground?: boolean | { defaultHeaders: Record<string, string> } | undefined;
   /** Browser origins allowed to call /graphql (CORS) and to open its WebSocket; default none. */
@@ -38,6 +44,8 @@ export interface HttpServerOptions {
   metrics?: (MetricsAccess & { port?: number | undefined }) | undefined;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number | undefined;
+  /** The development sign-in at /auth/dev/token (DEV_SIGN_IN); absent: no such route. */
+  devSignIn?: DevSignInOptions | undefined;
 }
 
 export interface RunningServer {
@@ -86,13 +94,20 @@ export async function serveHttp(
     cors = { origins: [], allowLocalhost: false },
     metrics: metricsAccess = {},
     shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS,
+    trustProxyHops = 0,
+    devSignIn,
   }: HttpServerOptions,
 ): Promise<RunningServer> {
   const { pipeline, log } = runtime;
   const limits = { ...DEFAULT_HTTP_LIMITS, ...httpLimits };
   const withCors = corsHandler(cors);
   const graphql = graphqlRoute(runtime);
-  const sse = createSseHandler({ pipeline, websocket });
+  // One set of per-client bounds for both streaming transports.
+  const clients = createClientBounds(websocket);
+  const addressOf = (req: http.IncomingMessage) =>
+    clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxyHops);
+  if (runtime.metrics) registerClientBoundsMetrics(runtime.metrics.registry, clients);
+  const sse = createSseHandler({ pipeline, websocket, clients, addressOf });
   const health = healthRoutes(runtime.data.dynamo.client, runtime.data.tableName, {
     eventBus: () => runtime.events.bus.health(),
   });
@@ -107,6 +122,8 @@ export async function serveHttp(
         defaultHeaders: typeof playground === 'object' ? playground.defaultHeaders : {},
       })
     : undefined;
+
+  const signIn = devSignIn && devSignInRoute(devSignIn, (authorization) => pipeline.execution.viewer(authorization));
 
   const getOnly =
     (route: Route): Route =>
@@ -128,6 +145,15 @@ export async function serveHttp(
       },
     ],
     [SSE_PATH, (req, res) => withCors(req, res, () => sse.handler(req, res))],
+    ...(signIn
+      ? [
+          [
+            DEV_SIGN_IN_PATH,
+            (req, res) =>
+              withCors(req, res, () => void signIn(req, res).catch((error: unknown) => failed(req, res, error))),
+          ] as [string, Route],
+        ]
+      : []),
     ['/healthz', getOnly(health.healthz)],
     ['/readyz', getOnly(health.readyz)],
     ...(servedMetrics ? [['/metrics', getOnly(servedMetrics)] as [string, Route]] : []),
@@ -180,6 +206,8 @@ export async function serveHttp(
     httpServer: server,
     pipeline,
     websocket,
+    clients,
+    addressOf,
     verifyUpgrade: (req) => upgradeAllowed(req, cors),
   });
 

@@ -12,8 +12,10 @@
  *   client that reconnects with `Last-Event-ID` first receives the held events after it (a
  *   bounded buffer, EventFanOut); when the buffer no longer reaches back that far, the first
  *   message is a `next` with an `EVENTS_MISSED` error: refetch, the stream then goes on live.
- * - Bounds: streams per server (the WebSocket socket bound), the body limit, a comment line
- *   every keep-alive interval (drops dead peers), the end of the stream at the token's `exp`.
+ * - Bounds: streams per server (the WebSocket socket bound), the streams and subscriptions of
+ *   one client (clientBounds.ts, shared with WebSocket: 429 TOO_MANY_CONNECTIONS or
+ *   TOO_MANY_OPERATIONS), the body limit, a comment line every keep-alive interval (drops dead
+ *   peers), the end of the stream at the token's `exp`.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,8 +26,11 @@ import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { ChangeEvent } from '../../events/changeEvent.js';
 import { SEQ_PATTERN } from '../../graphql/eventFanOut.js';
+import { ClientLimitError, clientOf } from '../../pipeline/clientBounds.js';
+import type { ClientBounds, Hold } from '../../pipeline/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution.js';
 import { BodyRefused, readBody } from '../../pipeline/httpBody.js';
+import type { OperationRequest } from '../../pipeline/admission.js';
 import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 
@@ -34,6 +39,20 @@ export const SSE_PATH = '/graphql/stream';
 export interface SseOptions {
   pipeline: Pipeline;
   websocket: WebSocketLimits;
+  /** What one client may hold open, shared with the WebSocket transport (pipeline/clientBounds.ts). */
+  clients: ClientBounds;
+  /** The address of the client that sent a request (TRUST_PROXY_HOPS applied). */
+  addressOf: (req: IncomingMessage) => string;
+}
+
+/** What `operate` is given of a request that passed every check before admission. */
+interface Admissible {
+  viewer: Viewer | null;
+  request: OperationRequest;
+  lastEventId: string | undefined;
+  /** The client its holds count against, and the holds to release once the stream has ended. */
+  client: string;
+  holds: Hold[];
 }
 
 /** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
@@ -51,7 +70,7 @@ const answerJson = (res: ServerResponse, status: number, errors: readonly GraphQ
 const coded = (message: string, code: string, status: number) =>
   new GraphQLError(message, { extensions: { code, http: { status } } });
 
-export function createSseHandler({ pipeline, websocket }: SseOptions) {
+export function createSseHandler({ pipeline, websocket, clients, addressOf }: SseOptions) {
   const { admission, execution, reporter, csrf } = pipeline;
   let open = 0;
   const streams = new Set<() => void>();
@@ -112,9 +131,25 @@ export function createSseHandler({ pipeline, websocket }: SseOptions) {
       throw error;
     }
     if (hasExpired(viewer)) return refuse(res, 401, coded('The token has expired', ErrorCode.UNAUTHENTICATED, 401));
+    // The stream counts against its client from here until `operate` returns, which is when
+    // the stream has ended, however it ended.
+    const client = clientOf(viewer, addressOf(req));
+    const connection = clients.hold(client, 'connection');
+    if (connection instanceof ClientLimitError) return refuse(res, 429, connection);
+    const holds: Hold[] = [connection];
+    try {
+      await operate(res, { viewer, request: { ...request, method: req.method }, lastEventId, client, holds });
+    } finally {
+      for (const hold of holds) hold.release();
+    }
+  }
+
+  /** Admits and runs the operation, and streams its results until it ends. */
+  async function operate(res: ServerResponse, { viewer, request, lastEventId, client, holds }: Admissible) {
     const startedAt = performance.now();
     const verdict = await admission.admit(request, 'sse');
     if (!verdict.ok) {
+      if (verdict.status === 405) res.setHeader('allow', 'POST');
       return answerJson(
         res,
         verdict.status,
@@ -132,6 +167,11 @@ export function createSseHandler({ pipeline, websocket }: SseOptions) {
       contextValue: context,
     };
     const isSubscription = verdict.operation.operation === OperationTypeNode.SUBSCRIPTION;
+    if (isSubscription) {
+      const subscription = clients.hold(client, 'subscription');
+      if (subscription instanceof ClientLimitError) return refuse(res, 429, subscription);
+      holds.push(subscription);
+    }
     const outcome = isSubscription ? await execution.subscribe(args) : await execution.execute(args);
     const report = (result: ExecutionResult) =>
       reporter.finishResult(result, {

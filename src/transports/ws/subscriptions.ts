@@ -11,11 +11,13 @@
  * - Each operation, and each event of a subscription, executes with a fresh context (execution.ts);
  *   results and errors leave through the reporter (masking, cost, log line, metrics).
  * - Bounds: sockets per server, operations per socket, an idle timeout after connection_init,
- *   keep-alive pings that drop dead peers.
+ *   keep-alive pings that drop dead peers, and what one client may hold (clientBounds.ts): its
+ *   sockets (429 at the upgrade for an address over its bound, 1008 at connection_init for a
+ *   user over it) and its subscriptions (TOO_MANY_OPERATIONS).
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, OperationTypeNode } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -26,25 +28,36 @@ import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { ClientLimitError } from '../../pipeline/clientBounds.js';
+import type { ClientBounds } from '../../pipeline/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution.js';
 import { operationRequestOf } from '../../pipeline/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
+import { createSocketHolds } from './socketHolds.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
   websocket: WebSocketLimits;
+  /** What one client may hold open, shared with the SSE transport (pipeline/clientBounds.ts). */
+  clients: ClientBounds;
+  /** The address of the client that sent a request (TRUST_PROXY_HOPS applied). */
+  addressOf: (req: http.IncomingMessage) => string;
   /** Refuses an upgrade (403) before the handshake, e.g. from a browser origin not allowed. */
   verifyUpgrade?: (req: http.IncomingMessage) => boolean;
 }
 
 /** Close codes a client may see besides graphql-ws's own. */
 export const IDLE_CLOSE_CODE = 4000;
+/** WebSocket's own code for a policy refusal: a client over its connection bound. */
+export const POLICY_VIOLATION = 1008;
 /** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface SocketState {
   viewer: Viewer | null;
+  /** The client the bounds count this socket's holds under (clientBounds.ts `clientOf`). */
+  client: string;
   connectionId: string;
   /** Operation names by operation id, for the log line and metrics. */
   operationNames: Map<string, string | null>;
@@ -83,20 +96,23 @@ export function serveSubscriptions({
   httpServer,
   pipeline,
   websocket,
+  clients,
+  addressOf,
   verifyUpgrade = () => true,
 }: SubscriptionOptions) {
   const { admission, execution, reporter } = pipeline;
+  const holds = createSocketHolds(clients, addressOf);
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
     // One message may be as large as one HTTP request body, no larger (ws closes with 1009).
     maxPayload: pipeline.limits.maxBodyBytes,
-    verifyClient: ({ req }, accept) =>
-      !verifyUpgrade(req)
-        ? accept(false, 403, 'Origin not allowed')
-        : wsServer.clients.size < websocket.maxSockets
-          ? accept(true)
-          : accept(false, 503, 'Too many connections'),
+    verifyClient: ({ req }, accept) => {
+      if (!verifyUpgrade(req)) return accept(false, 403, 'Origin not allowed');
+      if (wsServer.clients.size >= websocket.maxSockets) return accept(false, 503, 'Too many connections');
+      const refused = holds.upgrade(req);
+      return refused ? accept(false, 429, 'Too many connections from this client') : accept(true);
+    },
   });
   const states = new WeakMap<WebSocket, SocketState>();
   const stateOf = (ctx: SocketContext) => states.get(ctx.extra.socket);
@@ -144,8 +160,16 @@ export function serveSubscriptions({
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
           return false;
         }
+        // From here on the socket counts against its user, wherever it connects from.
+        const signedIn = holds.signIn(ctx.extra.request, viewer);
+        if (signedIn instanceof ClientLimitError) {
+          // 1008 (policy violation): graphql-ws clients do not retry it.
+          ctx.extra.socket.close(POLICY_VIOLATION, closeReason('Too many connections', signedIn.message));
+          return false;
+        }
         const state: SocketState = {
           viewer,
+          client: signedIn.client,
           connectionId: randomUUID(),
           operationNames: new Map(),
           startedAt: new Map(),
@@ -172,8 +196,13 @@ export function serveSubscriptions({
         // A document id travels in extensions or beside the query, as over HTTP.
         const verdict = await admission.admit(operationRequestOf(payload), 'ws');
         if (!verdict.ok) return verdict.errors;
-        state.operationNames.set(id, verdict.operationName);
         const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
+        if (verdict.operation.operation === OperationTypeNode.SUBSCRIPTION) {
+          // Released when its events end (onOperation), else when the socket closes.
+          const refused = holds.subscribe(ctx.extra.request, state.client, contextValue);
+          if (refused) return [refused];
+        }
+        state.operationNames.set(id, verdict.operationName);
         return {
           schema: pipeline.schema,
           document: verdict.document,
@@ -184,6 +213,7 @@ export function serveSubscriptions({
       },
       execute: (args) => execution.execute(args),
       subscribe: (args) => execution.subscribe(args),
+      onOperation: (_ctx, _id, _payload, args, result) => holds.opened(args.contextValue as object, result),
       onNext: (ctx, id, _payload, args, result) =>
         reporter.finishResult(result, {
           transport: 'ws',

@@ -16,6 +16,12 @@ export type AddReviewInput = {
   title: string;
 };
 
+/** Input of cancelOrder. */
+export type CancelOrderInput = {
+  /** The order to cancel; only a PLACED order can be cancelled. */
+  orderId: string | number;
+};
+
 /** Input of deleteReview. */
 export type DeleteReviewInput = {
   /** The review to delete: its author or an admin may. */
@@ -126,7 +132,13 @@ export type UpdateReviewInput = {
   title?: string | null | undefined;
 };
 
+export type CategoriesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CategoriesQuery = { categories: Array<{ name: string, productCount: number }> };
+
 export type CatalogQueryVariables = Exact<{
+  category?: string | null | undefined;
   namePrefix?: string | null | undefined;
   inStock?: boolean | null | undefined;
   minPrice?: string | null | undefined;
@@ -137,43 +149,15 @@ export type CatalogQueryVariables = Exact<{
 }>;
 
 
-export type CatalogQuery = { products: { nodes: Array<{ productId: string, name: string, category: string, stock: number, price: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type CatalogQuery = { products: { totalCount: number | null, nodes: Array<{ productId: string, name: string, category: string, stock: number, price: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type ProductDetailsQueryVariables = Exact<{
   productId: string | number;
+  reviews: number;
 }>;
 
 
-export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, price: { amount: string, currencyCode: string } } | null };
-
-export type CheckoutMutationVariables = Exact<{
-  input: PlaceOrderInput;
-}>;
-
-
-export type CheckoutMutation = { placeOrder: { order: { orderId: string, status: OrderStatus } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
-
-export type MyOrdersQueryVariables = Exact<{
-  first: number;
-  after?: string | null | undefined;
-}>;
-
-
-export type MyOrdersQuery = { viewer: { userId: string, name: string, orders: { totalCount: number | null, nodes: Array<{ orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
-
-export type OrderStatusSubscriptionVariables = Exact<{
-  orderId: string | number;
-}>;
-
-
-export type OrderStatusSubscription = { orderUpdated: { order: { orderId: string, status: OrderStatus } } };
-
-export type OrderDetailsQueryVariables = Exact<{
-  orderId: string | number;
-}>;
-
-
-export type OrderDetailsQuery = { order: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productName: string, quantity: number }> } | null };
+export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, soldCount: number, price: { amount: string, currencyCode: string }, rating: { count: number, average: number | null, histogram: Array<number> }, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type ProductReviewsQueryVariables = Exact<{
   productId: string | number;
@@ -183,7 +167,7 @@ export type ProductReviewsQueryVariables = Exact<{
 }>;
 
 
-export type ProductReviewsQuery = { product: { productId: string, rating: { count: number, average: number | null, histogram: Array<number> }, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type ProductReviewsQuery = { product: { productId: string, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type MyReviewQueryVariables = Exact<{
   productId: string | number;
@@ -215,6 +199,47 @@ export type RemoveReviewMutationVariables = Exact<{
 
 export type RemoveReviewMutation = { deleteReview: { deletedReviewId: string | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
 
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { userId: string, name: string, email: string } | null };
+
+export type CheckoutMutationVariables = Exact<{
+  input: PlaceOrderInput;
+}>;
+
+
+export type CheckoutMutation = { placeOrder: { replayed: boolean, order: { orderId: string, status: OrderStatus } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type MyOrdersQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type MyOrdersQuery = { viewer: { userId: string, orders: { totalCount: number | null, nodes: Array<{ orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ quantity: number }> }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type OrderDetailsQueryVariables = Exact<{
+  orderId: string | number;
+}>;
+
+
+export type OrderDetailsQuery = { order: { orderId: string, status: OrderStatus, placedAt: string, updatedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productId: string, productName: string, quantity: number, unitPrice: { amount: string, currencyCode: string }, lineTotal: { amount: string, currencyCode: string } }> } | null };
+
+export type CancelOrderMutationVariables = Exact<{
+  input: CancelOrderInput;
+}>;
+
+
+export type CancelOrderMutation = { cancelOrder: { order: { orderId: string, status: OrderStatus, updatedAt: string } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type OrderStatusSubscriptionVariables = Exact<{
+  orderId: string | number;
+}>;
+
+
+export type OrderStatusSubscription = { orderUpdated: { order: { orderId: string, status: OrderStatus, updatedAt: string } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -245,9 +270,18 @@ export const StoreReviewFragmentDoc = new TypedDocumentString(`
   version
 }
     `, {"fragmentName":"StoreReview"}) as unknown as TypedDocumentString<StoreReviewFragment, unknown>;
+export const CategoriesDocument = new TypedDocumentString(`
+    query Categories {
+  categories {
+    name
+    productCount
+  }
+}
+    `, {"hash":"sha256:6a60f1c8b96c457c4e3aa2a59173571ef499a9bc9d7e1e123f0e8a2338159afa"}) as unknown as TypedDocumentString<CategoriesQuery, CategoriesQueryVariables>;
 export const CatalogDocument = new TypedDocumentString(`
-    query Catalog($namePrefix: String, $inStock: Boolean, $minPrice: String, $maxPrice: String, $orderBy: ProductOrder, $first: Int, $after: String) {
+    query Catalog($category: String, $namePrefix: String, $inStock: Boolean, $minPrice: String, $maxPrice: String, $orderBy: ProductOrder, $first: Int, $after: String) {
   products(
+    category: $category
     namePrefix: $namePrefix
     inStock: $inStock
     minPrice: $minPrice
@@ -256,6 +290,7 @@ export const CatalogDocument = new TypedDocumentString(`
     first: $first
     after: $after
   ) {
+    totalCount
     nodes {
       productId
       name
@@ -272,52 +307,28 @@ export const CatalogDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:2d787dd7c0a441b5678c07af02e58e25de5ca5d6fce28a63adb2bf0c97b13e45"}) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
+    `, {"hash":"sha256:6ad7e37d2141d5fc81e27eab238c33277fb54b03ea9a449bcad58a4239aa7ff9"}) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
 export const ProductDetailsDocument = new TypedDocumentString(`
-    query ProductDetails($productId: ID!) {
+    query ProductDetails($productId: ID!, $reviews: Int!) {
   product(productId: $productId) {
     productId
     name
     description
     category
     stock
+    soldCount
     price {
       amount
       currencyCode
     }
-  }
-}
-    `, {"hash":"sha256:d924c1548b518d233bd68e44fd0c293b6bd6704400dc71f0149a2ef3dfa0cbc6"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
-export const CheckoutDocument = new TypedDocumentString(`
-    mutation Checkout($input: PlaceOrderInput!) {
-  placeOrder(input: $input) {
-    order {
-      orderId
-      status
+    rating {
+      count
+      average
+      histogram
     }
-    userErrors {
-      code
-      field
-      message
-    }
-  }
-}
-    `, {"hash":"sha256:609babfd5ddeb6a05c27dbeeea1b88c3d8b4dc8ab8fbc17e4efa6b1e23ab4fb1"}) as unknown as TypedDocumentString<CheckoutMutation, CheckoutMutationVariables>;
-export const MyOrdersDocument = new TypedDocumentString(`
-    query MyOrders($first: Int!, $after: String) {
-  viewer {
-    userId
-    name
-    orders(first: $first, after: $after) {
-      totalCount
+    reviews(first: $reviews) {
       nodes {
-        orderId
-        status
-        placedAt
-        total {
-          amount
-          currencyCode
-        }
+        ...StoreReview
       }
       pageInfo {
         hasNextPage
@@ -326,43 +337,20 @@ export const MyOrdersDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:15dbe61cfb2080e011bd0684baaef8599b410e0e7933cadd157d9e0b6f012ae1"}) as unknown as TypedDocumentString<MyOrdersQuery, MyOrdersQueryVariables>;
-export const OrderStatusDocument = new TypedDocumentString(`
-    subscription OrderStatus($orderId: ID!) {
-  orderUpdated(orderId: $orderId) {
-    order {
-      orderId
-      status
-    }
-  }
-}
-    `, {"hash":"sha256:3e8a92ecf1176ef3f68d192485eb6de84054f434cb120c4f0a1bea80d4ebccbf"}) as unknown as TypedDocumentString<OrderStatusSubscription, OrderStatusSubscriptionVariables>;
-export const OrderDetailsDocument = new TypedDocumentString(`
-    query OrderDetails($orderId: ID!) {
-  order(orderId: $orderId) {
-    orderId
-    status
-    placedAt
-    total {
-      amount
-      currencyCode
-    }
-    items {
-      productName
-      quantity
-    }
-  }
-}
-    `, {"hash":"sha256:ad8b8bfaffd82e6a8ae47ac676591a300abfece4a40287886ae1d7f3a78eee98"}) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:0c19489071d53eb3ab6b5dd72524670e7d67ffa73c19fc49d748a34a8301a1d7"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
 export const ProductReviewsDocument = new TypedDocumentString(`
     query ProductReviews($productId: ID!, $first: Int!, $after: String, $orderBy: ReviewOrder!) {
   product(productId: $productId) {
     productId
-    rating {
-      count
-      average
-      histogram
-    }
     reviews(first: $first, after: $after, orderBy: $orderBy) {
       nodes {
         ...StoreReview
@@ -383,7 +371,7 @@ export const ProductReviewsDocument = new TypedDocumentString(`
   verifiedPurchase
   createdAt
   version
-}`, {"hash":"sha256:0379fda581f50707a692c14ca91e216f0b28741ff3e335dcadb5962906684337"}) as unknown as TypedDocumentString<ProductReviewsQuery, ProductReviewsQueryVariables>;
+}`, {"hash":"sha256:740a237a771617973a85cf872f1b15c36cc36653f574296bbf495c5685cdd84c"}) as unknown as TypedDocumentString<ProductReviewsQuery, ProductReviewsQueryVariables>;
 export const MyReviewDocument = new TypedDocumentString(`
     query MyReview($productId: ID!) {
   viewer {
@@ -461,3 +449,108 @@ export const RemoveReviewDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:84e68fe27c2578bff953ee3d48f21c20d680cbd30089bab601f5e473423cef86"}) as unknown as TypedDocumentString<RemoveReviewMutation, RemoveReviewMutationVariables>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    userId
+    name
+    email
+  }
+}
+    `, {"hash":"sha256:afb5781d43bb9b8553472d4b4a5d8cdadd307f4d88f5ebf19bc8764ffae027c8"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const CheckoutDocument = new TypedDocumentString(`
+    mutation Checkout($input: PlaceOrderInput!) {
+  placeOrder(input: $input) {
+    replayed
+    order {
+      orderId
+      status
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:25a46632e177f9a2839f49be493718a48dbe88407e98e238ce4996cd84d3615c"}) as unknown as TypedDocumentString<CheckoutMutation, CheckoutMutationVariables>;
+export const MyOrdersDocument = new TypedDocumentString(`
+    query MyOrders($first: Int!, $after: String) {
+  viewer {
+    userId
+    orders(first: $first, after: $after) {
+      totalCount
+      nodes {
+        orderId
+        status
+        placedAt
+        total {
+          amount
+          currencyCode
+        }
+        items {
+          quantity
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:e2281fc6ac4d5f58708ecd8bffee880cd49fc2175d4d7afa5fc72ba88d826f38"}) as unknown as TypedDocumentString<MyOrdersQuery, MyOrdersQueryVariables>;
+export const OrderDetailsDocument = new TypedDocumentString(`
+    query OrderDetails($orderId: ID!) {
+  order(orderId: $orderId) {
+    orderId
+    status
+    placedAt
+    updatedAt
+    total {
+      amount
+      currencyCode
+    }
+    items {
+      productId
+      productName
+      quantity
+      unitPrice {
+        amount
+        currencyCode
+      }
+      lineTotal {
+        amount
+        currencyCode
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:a598318d5a455b278a8c759f41b9f84347719b7d9724378cd2f159dc7e6f7510"}) as unknown as TypedDocumentString<OrderDetailsQuery, OrderDetailsQueryVariables>;
+export const CancelOrderDocument = new TypedDocumentString(`
+    mutation CancelOrder($input: CancelOrderInput!) {
+  cancelOrder(input: $input) {
+    order {
+      orderId
+      status
+      updatedAt
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:aa7afcd1d2cbe9189f06a9098c5a0b42fb7c340ac3c662d62b5e834b9994d7bd"}) as unknown as TypedDocumentString<CancelOrderMutation, CancelOrderMutationVariables>;
+export const OrderStatusDocument = new TypedDocumentString(`
+    subscription OrderStatus($orderId: ID!) {
+  orderUpdated(orderId: $orderId) {
+    order {
+      orderId
+      status
+      updatedAt
+    }
+  }
+}
+    `, {"hash":"sha256:4966ce3b2a65cf42a55ad517083544a398b0916385abadd739acee21d461db29"}) as unknown as TypedDocumentString<OrderStatusSubscription, OrderStatusSubscriptionVariables>;

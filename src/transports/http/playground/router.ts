@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { isLoopback } from '../loopback.js';
 import { sendBody } from '../send.js';
-import { ASSET_FILE, playgroundAssets } from './bundle.js';
+import { ASSET_FILE, playgroundAssets, PlaygroundNotBuiltError } from './bundle.js';
 import { ASSET_PATH, PLAYGROUND_CSP, playgroundPage } from './page.js';
 import type { PlaygroundPageOptions } from './page.js';
 
@@ -75,7 +75,11 @@ export function playgroundHandlers(options: PlaygroundPageOptions & { log: Logge
     /** The GraphiQL page. */
     async page(req: IncomingMessage, res: ServerResponse): Promise<void> {
       // Start bundling now if needed, so the assets are ready when the page asks for them.
-      playgroundAssets().catch((error: unknown) => options.log.error({ err: error }, 'playground build failed'));
+      playgroundAssets().catch((error: unknown) =>
+        error instanceof PlaygroundNotBuiltError
+          ? options.log.warn(`playground: ${error.message}`)
+          : options.log.error({ err: error }, 'playground build failed'),
+      );
       const html = isLoopback(req.socket.remoteAddress) ? page : pageWithoutHeaders;
       await sendBody(
         req,

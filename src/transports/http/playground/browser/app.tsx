@@ -1,16 +1,19 @@
 /**
- * The playground page: GraphiQL 5 (Monaco editors) bundled by esbuild and served by this
- * server, so it needs no CDN and works with the network off. The server passes the endpoint
- * and the example tabs in a JSON script tag (see page.ts).
+ * The playground page: GraphiQL 5 (Monaco editors) with its Explorer plugin (build a query by
+ * ticking fields and filling in arguments), bundled by esbuild and served by this server, so it
+ * needs no CDN and works with the network off. The server passes the endpoint and the example
+ * tabs in a JSON script tag (see page.ts).
  */
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import type { Fetcher, FetcherParams } from '@graphiql/toolkit';
 import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { GraphiQL } from 'graphiql';
+import { explorerPlugin } from '@graphiql/plugin-explorer';
+import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
 import { createRoot } from 'react-dom/client';
 import 'graphiql/style.css';
+import '@graphiql/plugin-explorer/style.css';
 
 interface PlaygroundConfig {
   endpoint: string;
@@ -127,12 +130,16 @@ const fetcher: Fetcher = (rawParams, opts) => {
     }),
   };
 };
+// The Explorer sits beside the history (GraphiQL's default plugins) and the docs.
+const plugins = [HISTORY_PLUGIN, explorerPlugin({ showAttribution: false })];
+
 const root = document.getElementById('root');
 if (!root) throw new Error('the playground page has no #root element');
 
 createRoot(root).render(
   <GraphiQL
     fetcher={fetcher}
+    plugins={plugins}
     defaultTabs={config.tabs}
     // GraphiQL fills the first tab's editors from these, not from defaultTabs[0].
     initialQuery={config.tabs[0]?.query}

@@ -1,0 +1,184 @@
+/**
+ * A process's pub/sub on Redis: one publishing connection and one subscribing side
+ * (redisSubscriber.ts), whatever travels on them. Change events, invalidations and heartbeats
+ * are channels of one RedisChannels (signedChannel.ts seals and checks what they carry), so an
+ * instance holds one publisher/subscriber pair on one node, and in a cluster one publishing
+ * cluster connection and one subscriber connection per primary that serves a channel it
+ * listens to.
+ *
+ * - One node: PUBLISH and SUBSCRIBE. A cluster: SPUBLISH and SSUBSCRIBE (sharded pub/sub): a
+ *   message goes to the primary that owns its channel's slot and to the subscribers there, not
+ *   over the whole cluster's bus.
+ * - A channel is subscribed while something listens to it (`listen` returns the unsubscribe),
+ *   so a channel per topic costs nothing where nobody listens.
+ * - `publish` never queues: Redis down, or a command that fails or outlasts its timeout,
+ *   rejects, and the caller counts a loss.
+ * - It logs once when Redis is up at start (or that it is not, yet), then each change: down
+ *   when the publisher or a listened channel's subscription is lost, up when all are back.
+ */
+import type { Cluster } from 'ioredis';
+import type { Logger } from 'pino';
+import { closeAll, connectWithin, openRedis } from './redisConnection.js';
+import type { Backoff, RedisClient, RedisSettings } from './redisConnection.js';
+import { NodeSubscriber, ShardSubscriber } from './redisSubscriber.js';
+import type { Subscriber } from './redisSubscriber.js';
+
+/** What a listener of one channel is told (see redisSubscriber.ts for the order). */
+export interface ChannelHandlers {
+  message(raw: Buffer): void;
+  /** The SUBSCRIBE is about to be sent: messages dated earlier were not sent to this subscription. */
+  subscribing?(): void;
+  subscribed?(): void;
+  /** The subscription's connection closed: messages published meanwhile are lost. */
+  lost?(): void;
+}
+
+export type RedisHealth = 'up' | 'down';
+
+export interface RedisChannelsOptions {
+  log: Pick<Logger, 'debug' | 'info' | 'warn'>;
+  /** Reconnect backoff (default RECONNECT_BACKOFF). */
+  backoff?: Backoff | undefined;
+}
+
+export class RedisChannels {
+  private readonly publisher: RedisClient;
+  private readonly subscriber: Subscriber;
+  private readonly listeners = new Map<string, Set<ChannelHandlers>>();
+  private readonly subscribed = new Set<string>();
+  private readonly waiting = new Set<() => void>();
+  private started = false;
+  private closed = false;
+  private lastHealth: RedisHealth | undefined;
+
+  constructor(
+    readonly settings: RedisSettings,
+    private readonly options: RedisChannelsOptions,
+  ) {
+    const common = { log: options.log, backoff: options.backoff };
+    this.publisher = openRedis(settings, { ...common, role: 'publisher' });
+    const events = {
+      message: (channel: string, raw: Buffer) => {
+        for (const handlers of this.listeners.get(channel) ?? []) handlers.message(raw);
+      },
+      subscribing: (channel: string) => {
+        for (const handlers of this.listeners.get(channel) ?? []) handlers.subscribing?.();
+      },
+      subscribed: (channel: string) => {
+        this.subscribed.add(channel);
+        for (const handlers of this.listeners.get(channel) ?? []) handlers.subscribed?.();
+        for (const wake of [...this.waiting]) wake();
+        this.healthChanged();
+      },
+      lost: (channel: string) => {
+        const was = this.subscribed.delete(channel);
+        for (const handlers of this.listeners.get(channel) ?? []) handlers.lost?.();
+        if (was) this.healthChanged();
+      },
+    };
+    const subscriberOptions = { settings, log: options.log, backoff: options.backoff, events };
+    this.subscriber =
+      settings.mode === 'cluster'
+        ? new ShardSubscriber(subscriberOptions, this.publisher as Cluster)
+        : new NodeSubscriber(subscriberOptions);
+    this.publisher.on('ready', () => this.healthChanged());
+    this.publisher.on('close', () => this.healthChanged());
+  }
+
+  /**
+   * Connects, and subscribes what is listened to so far. Resolves once connected and subscribed,
+   * or after `waitMs` without Redis (the connections keep trying in the background: a process
+   * starts and serves whether or not Redis is up). Logs the state once, then each change.
+   */
+  async start(waitMs = 2000): Promise<void> {
+    await connectWithin(
+      (async () => {
+        await this.publisher.connect().catch(() => undefined);
+        await this.subscriber.connect().catch(() => undefined);
+        await this.allSubscribed();
+      })(),
+      waitMs,
+    );
+    this.started = true;
+    this.healthChanged();
+  }
+
+  /** Sends `message` on `channel`. Rejects when Redis is not connected or does not take it in time. */
+  async publish(channel: string, message: string): Promise<void> {
+    if (this.closed || this.publisher.status !== 'ready') throw new Error('redis is not connected');
+    await (this.settings.mode === 'cluster'
+      ? this.publisher.spublish(channel, message)
+      : this.publisher.publish(channel, message));
+  }
+
+  /** Whether a publish would be sent now. */
+  get publisherUp(): boolean {
+    return !this.closed && this.publisher.status === 'ready';
+  }
+
+  /** Whether `channel`'s subscription is in place now. */
+  isSubscribed(channel: string): boolean {
+    return this.subscribed.has(channel);
+  }
+
+  /** Listens to `channel` from now on (subscribing it if nothing did); the returned function stops. */
+  listen(channel: string, handlers: ChannelHandlers): () => void {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+    }
+    const own = { ...handlers };
+    set.add(own);
+    if (set.size === 1) this.subscriber.add(channel);
+    else if (this.subscribed.has(channel)) {
+      // Joins a subscription already in place: nothing dated before now was sent to it.
+      own.subscribing?.();
+      own.subscribed?.();
+    }
+    return () => {
+      if (!set.delete(own) || set.size > 0) return;
+      this.listeners.delete(channel);
+      this.subscribed.delete(channel);
+      this.subscriber.remove(channel);
+    };
+  }
+
+  /** Up while the publisher is connected and every channel listened to is subscribed. */
+  health(): RedisHealth {
+    if (!this.publisherUp) return 'down';
+    for (const channel of this.listeners.keys()) if (!this.subscribed.has(channel)) return 'down';
+    return 'up';
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    for (const wake of [...this.waiting]) wake();
+    await closeAll([this.publisher, ...(await this.subscriber.close())]);
+  }
+
+  private allSubscribed(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!this.closed && [...this.listeners.keys()].some((channel) => !this.subscribed.has(channel))) return;
+        this.waiting.delete(check);
+        resolve();
+      };
+      this.waiting.add(check);
+      check();
+    });
+  }
+
+  private healthChanged(): void {
+    if (!this.started || this.closed) return;
+    const health = this.health();
+    if (health === this.lastHealth) return;
+    const first = this.lastHealth === undefined;
+    this.lastHealth = health;
+    const fields = { mode: this.settings.mode ?? 'single' };
+    if (health === 'up') this.options.log.info(fields, 'redis connected');
+    else if (first) this.options.log.warn(fields, 'redis not connected yet; connecting in the background');
+    else this.options.log.warn(fields, 'redis disconnected; reconnecting');
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The response cache's parts on Redis, on one redis-server and on a cluster of three primaries:
+ * invalidations and heartbeats between processes (each its own RedisChannels, as an instance
+ * and a stream reader would hold), what a listener is told when the node serving its channel
+ * dies and comes back, and the shared tier: an entry one instance stores is a hit for another,
+ * a bump makes it invalid in every partition, and in a cluster the partitions spread over the
+ * primaries while each script stays in one slot.
+ */
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisInvalidationBus } from '../src/events/invalidationBus.js';
+import type { InvalidationEvent } from '../src/events/invalidationBus.js';
+import { RedisChannels } from '../src/events/redisChannels.js';
+import { cachePartitionPrefix, topicChannel, topicKey } from '../src/events/redisNames.js';
+import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
+import { isIndexTag } from '../src/table/dependencies.js';
+import { RedisCluster } from './support/redisCluster.js';
+import { REDIS_MODES, startRedis } from './support/testRedis.js';
+import type { TestRedis } from './support/testRedis.js';
+import { waitUntil } from './support/waitUntil.js';
+
+const SECRET = 'the-signing-secret-of-the-cache-redis-test-0123456789';
+const log = pino({ level: 'silent' });
+let tableNo = 0;
+
+describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
+  let redis: TestRedis;
+  const closing: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis(mode);
+  });
+
+  afterAll(async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+    await redis?.dispose();
+  });
+
+  /** An invalidation bus of a process of its own on `tableName`'s channel. */
+  async function aBus(tableName: string, subscribe: boolean, from?: string) {
+    const channels = new RedisChannels({ ...redis.settings, signingSecret: SECRET }, { log });
+    const bus = new RedisInvalidationBus({ channels, tableName, log, subscribe, from });
+    const heard: InvalidationEvent[] = [];
+    let downs = 0;
+    bus.subscribe((event) => void heard.push(event));
+    bus.onDown(() => downs++);
+    await channels.start();
+    closing.push(async () => {
+      await bus.close();
+      await channels.close();
+    });
+    return { bus, channels, heard, downs: () => downs };
+  }
+
+  function aTier(tableName: string): SharedTier {
+    const tier = new SharedTier({
+      redis: { ...redis.settings, signingSecret: SECRET },
+      tableName,
+      maxAgeMs: 60_000,
+      holdDownMs: 0,
+      maxEntryBytes: 100_000,
+      isIndexTag,
+      log,
+    });
+    closing.push(() => tier.stop());
+    return tier;
+  }
+
+  it('carries a stream reader’s tags and heartbeats, its probe included, to every instance', async () => {
+    const tableName = `inv-${process.pid}-${++tableNo}`;
+    const reader = await aBus(tableName, false, 'reader-1');
+    const instances = [await aBus(tableName, true), await aBus(tableName, true)];
+    expect(await reader.bus.publishTags({ tags: ['product:p1', 'category:books'], kinds: [], everything: false })).toBe(
+      true,
+    );
+    const probe = Date.now() - 200;
+    expect(await reader.bus.publishHeartbeat({ group: 'stream-lambda', tenures: [], probe })).toBe(true);
+    for (const { heard } of instances) {
+      await waitUntil(() => heard.length >= 2, { timeoutMs: 5000, what: 'the tags and the heartbeat' });
+      expect(heard).toEqual([
+        expect.objectContaining({ kind: 'tags', tags: ['product:p1', 'category:books'] }),
+        { kind: 'heartbeat', from: 'reader-1', group: 'stream-lambda', tenures: [], probe },
+      ]);
+    }
+  });
+
+  it('tells an instance when the node serving its channel dies, and delivers again once it is back', async () => {
+    const tableName = `inv-${process.pid}-${++tableNo}`;
+    const reader = await aBus(tableName, false, 'reader-2');
+    const instance = await aBus(tableName, true);
+    const channel = instance.bus.channel;
+    const node = redis instanceof RedisCluster ? await redis.ownerOf(channel) : undefined;
+    await (node ? node.kill() : redis.kill());
+    await waitUntil(() => instance.downs() > 0, { timeoutMs: 10_000, what: 'the subscription reported lost' });
+    expect(instance.channels.health()).toBe('down');
+    await (redis instanceof RedisCluster ? redis.restart(node) : redis.restart());
+    await waitUntil(() => instance.channels.isSubscribed(channel) && reader.channels.publisherUp, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'subscribed again',
+    });
+    await waitUntil(
+      async () => {
+        await reader.bus.publishTags({ tags: ['product:after'], kinds: [], everything: false });
+        return instance.heard.some((event) => event.kind === 'tags' && event.tags.includes('product:after'));
+      },
+      { timeoutMs: 15_000, intervalMs: 200, what: 'tags heard after the restart' },
+    );
+  }, 60_000);
+
+  it('serves on one instance what another stored, and a bump makes it invalid in every partition', async () => {
+    const tableName = `tier-${process.pid}-${++tableNo}`;
+    const [a, b] = [aTier(tableName), aTier(tableName)];
+    await Promise.all([a.start(), b.start()]);
+    const keys = Array.from({ length: 40 }, (_, i) => `doc-${i}|Op|{}|public`);
+    for (const [i, key] of keys.entries()) {
+      const { mark } = await a.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      const tags = [`product:p${i % 4}`, 'category:books'];
+      await a.set(key, { json: `{"n":${i}}`, etag: `"e${i}"`, tags, public: true }, mark, false);
+    }
+    for (const [i, key] of keys.entries()) expect((await b.get(key)).hit?.json).toBe(`{"n":${i}}`);
+    expect(a.stats.stores).toBe(keys.length);
+    if (redis instanceof RedisCluster) {
+      // The partitions spread over the primaries: every one of them holds some entries.
+      const byNode = await redis.keysByNode(`tablegraph:rc:{${tableName}:p*`);
+      expect([...byNode.values()].filter((found) => found.length > 0)).toHaveLength(3);
+    }
+    expect(await b.bump(['category:books'])).toBe(true);
+    for (const key of keys) expect((await a.get(key)).hit).toBeUndefined();
+    expect(a.stats.invalid).toBe(keys.length);
+  });
+
+  // What the names promise in a cluster (on one node they are only names).
+  if (mode === 'cluster') {
+    it('names a topic’s keys in its channel’s slot, and the shared tier’s partitions apart', async () => {
+      const cluster = redis as RedisCluster;
+      const channel = topicChannel('MainTable', 'change-events');
+      expect(await cluster.slotOf(topicKey('MainTable', 'change-events', 'history'))).toBe(
+        await cluster.slotOf(channel),
+      );
+      expect(await cluster.slotOf(channel)).not.toBe(await cluster.slotOf(topicChannel('MainTable', 'invalidations')));
+      const partitions = Array.from({ length: CLUSTER_PARTITIONS }, (_, p) => cachePartitionPrefix('MainTable', p));
+      const slots = await Promise.all(partitions.map((prefix) => cluster.slotOf(`${prefix}seq`)));
+      expect(new Set(slots).size).toBe(CLUSTER_PARTITIONS);
+      // An entry, the counter and a tag's version of one partition: one slot.
+      expect(await cluster.slotOf(`${partitions[0]}t:product:p1`)).toBe(slots[0]);
+      expect(await cluster.slotOf(`${partitions[0]}doc-1|Op|{}|public`)).toBe(slots[0]);
+    });
+  }
+});
