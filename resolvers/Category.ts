@@ -1,7 +1,10 @@
 import type { CategoryResolvers } from '../src/generated/resolvers-types.js';
 import { productListing } from '../src/graphql/productListing.js';
+import type { CategoryModel } from '../src/table/models.js';
 
 export const Category: CategoryResolvers = {
-  products: (category, args, { loaders, data }, info) =>
-    productListing(category.name, args, { loaders, schema: data.schema }, info, category.productCount),
+  products: productListing((category: CategoryModel) => ({
+    category: category.name,
+    knownCount: category.productCount,
+  })),
 };

@@ -3,6 +3,9 @@ import type {
   ProductConnectionResolvers,
   ReviewConnectionResolvers,
 } from '../src/generated/resolvers-types.js';
+import type { ProductConnectionModel } from '../src/graphql/graphqlModels.js';
+import { Known, readField } from '../src/graphql/reads.js';
+import { categoryCountSource } from '../src/graphql/sources.js';
 
 export const OrderConnection: OrderConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
@@ -11,7 +14,12 @@ export const OrderConnection: OrderConnectionResolvers = {
 
 export const ProductConnection: ProductConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
-  totalCount: (page) => (typeof page.totalCount === 'function' ? page.totalCount() : page.totalCount),
+  // A category's counter, read only when selected (beside the page, when the listing saw it selected).
+  totalCount: readField({
+    source: categoryCountSource,
+    key: ({ totalCount }: ProductConnectionModel) =>
+      typeof totalCount === 'object' && totalCount !== null ? totalCount.countOf : new Known(totalCount),
+  }),
 };
 
 export const ReviewConnection: ReviewConnectionResolvers = {

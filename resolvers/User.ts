@@ -1,24 +1,36 @@
 import type { UserResolvers } from '../src/generated/resolvers-types.js';
 import { globalIdOf } from '../src/graphql/globalId.js';
+import type { OrderConnectionModel } from '../src/graphql/graphqlModels.js';
+import { readField } from '../src/graphql/reads.js';
+import { ordersPageSource } from '../src/graphql/sources.js';
+import type { UserOrdersArgs } from '../src/generated/resolvers-types.js';
 import { reviewIdOf } from '../src/table/entities/review.js';
 import { assertId } from '../src/table/keys.js';
+import type { UserModel } from '../src/table/models.js';
 
 export const User: UserResolvers = {
   id: (user) => globalIdOf(user),
-  orders: async (user, { status, placedAfter, placedBefore, ...args }, { loaders, data }) => {
-    const window = { placedAfter, placedBefore };
-    const page = await loaders.ordersPages.load({ userId: user.userId, status: status ?? null, window, args });
-    if (placedAfter != null || placedBefore != null) return { ...page, totalCount: null };
-    if (!status) return { ...page, totalCount: user.orderCount };
-    // Counted lazily: only a query that selects totalCount needs the counters' migration.
-    return {
-      ...page,
-      totalCount: () => {
-        data.schema?.assertMigrated('User.orders(status:).totalCount');
-        return user.statusCounts?.[status] ?? null;
-      },
-    };
-  },
+  orders: readField({
+    source: ordersPageSource,
+    key: (user: UserModel, { status, placedAfter, placedBefore, ...args }: UserOrdersArgs) => ({
+      userId: user.userId,
+      status: status ?? null,
+      window: { placedAfter, placedBefore },
+      args,
+    }),
+    value: (page, { status, window }, user, _args, { data }): OrderConnectionModel => {
+      if (window?.placedAfter != null || window?.placedBefore != null) return { ...page, totalCount: null };
+      if (!status) return { ...page, totalCount: user.orderCount };
+      // Counted lazily: only a query that selects totalCount needs the counters' migration.
+      return {
+        ...page,
+        totalCount: () => {
+          data.schema?.assertMigrated('User.orders(status:).totalCount');
+          return user.statusCounts?.[status] ?? null;
+        },
+      };
+    },
+  }),
   // A user is only ever shown to themselves or an admin: their review is theirs to see.
   review: async (user, { productId }, { loaders }) => {
     const review = await loaders.review(reviewIdOf(assertId(productId, 'productId'), user.userId));

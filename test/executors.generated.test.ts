@@ -27,8 +27,8 @@ import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
-import { FALLBACK_CLASSES } from '../src/pipeline/compiledExecutor.js';
 import { callKey } from '../src/pipeline/dynamoTape.js';
+import { PLAN_FALLBACKS } from '../src/pipeline/plan/plannedExecutor.js';
 import { createMetrics } from '../src/pipeline/metrics.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
@@ -234,6 +234,6 @@ describe('the compiled executor against graphql-js on generated documents', () =
     expect(counts.documents).toBe(DOCUMENTS);
     // The generator reaches what it is for: errors, faults, and documents of every fallback class.
     expect(counts.withErrors).toBeGreaterThan(DOCUMENTS / 10);
-    expect(Object.keys(fallbacks).every((name) => (FALLBACK_CLASSES as readonly string[]).includes(name))).toBe(true);
+    expect(Object.keys(fallbacks).every((name) => (PLAN_FALLBACKS as readonly string[]).includes(name))).toBe(true);
   });
 });

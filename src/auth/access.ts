@@ -7,17 +7,26 @@
  * answer is null, exactly as for an id that does not exist. Reading user data without a token
  * is UNAUTHENTICATED; a customer attempting an admin action is FORBIDDEN.
  */
-import type { Loaders, ShopOrdersPageKey } from '../db/loaders.js';
-import type { Page } from '../db/pagination.js';
+import { mapped } from '../db/continuation.js';
+import type { Continuation } from '../db/continuation.js';
+import type { Loaders } from '../db/loaders.js';
 import type { SchemaGate } from '../db/schemaGate.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 import { unreachable } from '../table/entities/entity.js';
 import { identityOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
+import type { ItemModel } from '../table/entities/registry.js';
+import type { ItemKey } from '../table/keys.js';
 import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
 
 export type Access = ReturnType<typeof createAccess>;
+
+/** A node to read: its kind and raw id. */
+export interface NodeRef {
+  kind: NodeKind;
+  id: string;
+}
 
 export function createAccess(viewer: Viewer | null, loaders: Loaders) {
   // Whether the answer depends on who asks: any look at the viewer counts (HTTP caching marks
@@ -34,28 +43,23 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     return viewer !== null && (viewer.role === 'admin' || viewer.userId === userId);
   };
   /**
-   * A node of `kind` with raw id `id`, under its declaration's visibility: a public one as it
-   * is; an owned one for its owner or an admin (UNAUTHENTICATED without a viewer, and another
-   * user's reads as null, like a missing one; where the id names the owner, another user's is
-   * not even read); an admin one for admins alone.
+   * Whether a node of `kind` with raw id `id` may be read at all, by `node`'s rules before the
+   * read: throws UNAUTHENTICATED where the rule needs a viewer and there is none.
    */
-  async function node<K extends NodeKind>(kind: K, id: string): Promise<NodeOf<K> | null> {
+  const mayRead = (kind: NodeKind, id: string): boolean => {
     const rule = identityOf(kind).visibility;
     switch (rule.kind) {
       case 'public':
-        return loaders.node(kind, id);
-      case 'owner': {
+        return true;
+      case 'owner':
         requireViewer();
-        if (rule.ownerOfId && !owns(rule.ownerOfId(id))) return null;
-        const found = await loaders.node(kind, id);
-        return found && owns(rule.ownerOf(found)) ? found : null;
-      }
+        return !rule.ownerOfId || owns(rule.ownerOfId(id));
       case 'admin':
-        return requireViewer().role === 'admin' ? loaders.node(kind, id) : null;
+        return requireViewer().role === 'admin';
       default:
         return unreachable(rule);
     }
-  }
+  };
   /** `found` (read some other way) if the viewer may see it. */
   const visible = <M extends NodeModel>(found: M | null): M | null => {
     if (!found) return null;
@@ -71,6 +75,17 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
         return unreachable(rule);
     }
   };
+
+  /**
+   * A node of `kind` with raw id `id`, under its declaration's visibility: a public one as it
+   * is; an owned one for its owner or an admin (UNAUTHENTICATED without a viewer, and another
+   * user's reads as null, like a missing one; where the id names the owner, another user's is
+   * not even read); an admin one for admins alone.
+   */
+  async function node<K extends NodeKind>(kind: K, id: string): Promise<NodeOf<K> | null> {
+    if (!mayRead(kind, id)) return null;
+    return visible(await loaders.node(kind, id));
+  }
 
   return {
     get viewer(): Viewer | null {
@@ -114,16 +129,46 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     order: (orderId: string): Promise<OrderModel | null> => node('Order', orderId),
     product: (productId: string) => node('Product', productId),
     /**
-     * Every order of the shop (GSI2): admins only; a customer gets FORBIDDEN without a read.
-     * Then MIGRATION_PENDING while the table lacks the index (`schema`).
+     * Before a read of every order of the shop (GSI2): admins only, a customer gets FORBIDDEN
+     * without a read; then MIGRATION_PENDING while the table lacks the index (`schema`).
      */
-    async shopOrders(key: ShopOrdersPageKey, schema?: SchemaGate): Promise<Page<OrderModel>> {
+    mayListShopOrders(schema?: SchemaGate): void {
       const signedIn = requireViewer();
       if (signedIn.role !== 'admin') throw new ForbiddenError('Only an admin may list the orders of the whole shop');
       schema?.assertMigrated('Query.orders');
-      return loaders.shopOrdersPages.load(key);
     },
     /** Applies the same rules to whatever node a global id names. */
     node,
+    /**
+     * `node` for a round of reads at once (the planned executor's): the same rules, one read of
+     * the items not read yet for all of them, and the nodes handed to `then` (now when all are
+     * known). Throws UNAUTHENTICATED where `node` rejects with it.
+     */
+    nodes<R>(refs: readonly NodeRef[], then: Continuation<(NodeModel | null)[], R>): R | Promise<R> {
+      const keys: ItemKey[] = [];
+      const readable = refs.map(({ kind, id }) => {
+        const read = mayRead(kind, id);
+        if (read) keys.push(identityOf(kind).keyOf(id));
+        return read;
+      });
+      // The items loader reads any kind of item; only one of the kind asked for is a node here.
+      const shown = (found: readonly (ItemModel | null)[]): (NodeModel | null)[] => {
+        let next = 0;
+        return refs.map(({ kind }, index) => {
+          if (!readable[index]) return null;
+          const item = found[next++] ?? null;
+          return item?.kind === kind ? visible(item) : null;
+        });
+      };
+      return loaders.items.readAll(keys, mapped(then, shown));
+    },
+    /** `userByEmail` for a round of reads at once (the planned executor's). */
+    usersByEmail<R>(emails: readonly string[], then: Continuation<(UserModel | null)[], R>): R | Promise<R> {
+      requireViewer();
+      return loaders.userByEmail.readAll(
+        emails,
+        mapped(then, (found: (UserModel | null)[]) => found.map(visible)),
+      );
+    },
   };
 }

@@ -13,6 +13,8 @@ import { itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { backoffDelay, DEFAULT_BATCH_RETRY } from './retry.js';
 import type { RetryPolicy } from './retry.js';
+import { asPromise, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 
 export const BATCH_GET_LIMIT = 100;
 
@@ -21,46 +23,67 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Reads `keys` from `tableName`. The result has one entry per key, in the same order:
  * the item, or null where no item has that key. Strongly consistent when `consistentRead`.
+ * The result goes to `then` within the request's own `then` (continuation.ts): one promise per
+ * request, no async functions, since a request's reads are counted in promises as well as in
+ * round trips (docs/performance.md). Without `then`, the promise has the result.
  */
-export async function batchGetItems(
+export function batchGetItems<R = (Item | null)[]>(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly ItemKey[],
   { consistentRead = false, retry = DEFAULT_BATCH_RETRY }: { consistentRead?: boolean; retry?: RetryPolicy } = {},
-): Promise<(Item | null)[]> {
+  then: Continuation<(Item | null)[], R> = asPromise() as Continuation<(Item | null)[], R>,
+): Promise<R> {
   const unique = new Map<string, ItemKey>();
   for (const key of keys) unique.set(itemKeyId(key), { PK: key.PK, SK: key.SK });
   const found = new Map<string, Item>();
   const all = [...unique.values()];
+  const answer = (): (Item | null)[] => keys.map((key) => found.get(itemKeyId(key)) ?? null);
+  const read = { doc, tableName, consistentRead, retry, found };
+  if (all.length === 0) return Promise.resolve().then(() => settle(then, answer));
+  if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, then, answer);
   const chunks: ItemKey[][] = [];
   for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
   // Chunks are independent: send them together, one round trip of latency for any key count.
-  await Promise.all(chunks.map((chunk) => readChunk(doc, tableName, chunk, consistentRead, retry, found)));
-  return keys.map((key) => found.get(itemKeyId(key)) ?? null);
+  const none = (): undefined => undefined;
+  return Promise.all(chunks.map((chunk) => readChunk(read, chunk, 0, asPromise<undefined>(), none))).then(
+    () => settle(then, answer),
+    then.failed,
+  );
 }
 
-async function readChunk(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  chunk: ItemKey[],
-  consistentRead: boolean,
-  retry: RetryPolicy,
-  found: Map<string, Item>,
-): Promise<void> {
-  let pending: ItemKey[] = chunk;
-  for (let attempt = 0; attempt < retry.maxAttempts; attempt++) {
-    if (attempt > 0) await delay(backoffDelay(attempt, retry));
-    const command = new BatchGetCommand({
-      RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
-    });
-    if (attempt > 0) noteCommand(command, { unprocessedRetry: attempt });
-    const result = await doc.send(command);
+interface ChunkRead {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  consistentRead: boolean;
+  retry: RetryPolicy;
+  found: Map<string, Item>;
+}
+
+/**
+ * One BatchGetItem of `pending` (attempt `attempt`), then its unprocessed keys again after a
+ * backoff; `answer` goes to `then` once every key is read.
+ */
+function readChunk<T, R>(
+  read: ChunkRead,
+  pending: ItemKey[],
+  attempt: number,
+  then: Continuation<T, R>,
+  answer: () => T,
+): Promise<R> {
+  const { doc, tableName, consistentRead, retry, found } = read;
+  const command = new BatchGetCommand({
+    RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+  });
+  if (attempt > 0) noteCommand(command, { unprocessedRetry: attempt });
+  return doc.send(command).then((result) => {
     for (const item of result.Responses?.[tableName] ?? []) {
       found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
     }
     const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    if (unprocessed.length === 0) return;
-    pending = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
-  }
-  throw new IncompleteBatchError(pending.length, retry.maxAttempts);
+    if (unprocessed.length === 0) return settle(then, answer);
+    const next = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
+    if (attempt + 1 >= retry.maxAttempts) return then.failed(new IncompleteBatchError(next.length, retry.maxAttempts));
+    return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1, then, answer));
+  }, then.failed);
 }

@@ -45,9 +45,14 @@ export async function inFlight<T>(cost: RequestCost, call: Promise<T>): Promise<
   }
 }
 
-/** Resolves once every call of `cost` has settled: its figures are then final. */
-export async function settled(cost: RequestCost): Promise<void> {
-  while (cost.pending && cost.pending.size > 0) await Promise.allSettled([...cost.pending]);
+/**
+ * Resolves once every call of `cost` has settled: its figures are then final. Undefined when
+ * none is in flight (no promise to wait for).
+ */
+export function settled(cost: RequestCost): Promise<void> | undefined {
+  if (!cost.pending || cost.pending.size === 0) return undefined;
+  const pending = cost.pending;
+  return Promise.allSettled([...pending]).then(() => settled(cost));
 }
 
 /** Adds one call and the capacity it consumed (one entry, or one per table/index) to `cost`. */

@@ -4,9 +4,15 @@
  * BatchGetItem: an order's user and its products travel together, and so do the nodes of
  * `nodes(ids:)`. Queries have loaders of their own, which collapse identical reads (the same
  * page asked for twice under two aliases) into one request.
+ *
+ * Each loader reads two ways through one cache (loaderCache.ts): `load`, one key at a time,
+ * batched per tick (graphql-js's resolvers), and `readAll`, every key of a round at once with
+ * one promise for the round (the planned executor's, src/pipeline/plan/). Both send the same
+ * requests and see what the other read.
  */
 import DataLoader from 'dataloader';
 import { itemToCategory, itemToUser } from '../table/codecs.js';
+import type { Item } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
 import { identityOf, NODES, nodeKeyOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
@@ -36,6 +42,10 @@ import type {
   UserModel,
 } from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
+import { LoaderCache } from './loaderCache.js';
+import type { Fetch } from './loaderCache.js';
+import { asPromise, mapped, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { Dynamo } from './client.js';
 import type { CursorCodec } from './cursor.js';
@@ -99,42 +109,84 @@ export type Loaders = ReturnType<typeof createLoaders>;
 
 const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after, args.last, args.before]);
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
+const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
+  JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
+const reviewsPageId = ({ productId, order, args }: ReviewsPageKey) => JSON.stringify([productId, order, argsKey(args)]);
+
+/** A read of one key that hands its value (or its failure) to `then` within its own last `then`. */
+type ReadOne<K, V> = <R>(key: K, then: Continuation<V, R>) => Promise<R>;
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+const same = <T>(value: T): T => value;
 
 /**
- * The keys' answers, each key's error as its own. DataLoader fails every key of a batch whose
- * function rejects, with that one error: a page refused for its arguments (a cursor of another
- * connection) would otherwise answer for a page asked for beside it in the same tick.
+ * Reads each key on its own (a Query per key): one key costs its read's promise and nothing
+ * more. A key that fails (a refused cursor or filter) fails alone: among several, its value is
+ * its error, which DataLoader hands to that key's loads only (not the first failure to every key
+ * of the batch, which would give a field another field's error).
  */
-const eachOwn = <V>(answers: Promise<V>[]): Promise<(V | Error)[]> =>
-  Promise.all(
-    answers.map((answer) =>
-      answer.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
-    ),
-  );
+function eachKey<K, V>(read: ReadOne<K, V>): Fetch<K, V> {
+  const readOne = <R>(key: K, then: Continuation<V, R>): Promise<R> => {
+    try {
+      return read(key, then);
+    } catch (error) {
+      return Promise.resolve().then(() => then.failed(error));
+    }
+  };
+  return (keys, then) =>
+    keys.length === 1
+      ? readOne(
+          keys[0] as K,
+          mapped(then, (value: V) => [value]),
+        )
+      : Promise.all(keys.map((key) => readOne<V | Error>(key, { done: same, failed: asError }))).then(
+          (values) => settle(then, () => values as V[]),
+          then.failed,
+        );
+}
+
+/** A DataLoader over `cache`: `load` for graphql-js's resolvers, `readAll` for a round of the planned executor. */
+function cachedLoader<K, V>(fetch: Fetch<K, V>, idOf: (key: K) => string) {
+  const cache = new LoaderCache<V>();
+  const loader = new DataLoader<K, V, string>((keys) => fetch(keys, asPromise()), {
+    cacheKeyFn: idOf,
+    cacheMap: cache,
+  });
+  return Object.assign(loader, {
+    cache,
+    /**
+     * The values of `keys` in key order, handed to `then`: now when all are known, else within
+     * the round's one promise (loaderCache.ts).
+     */
+    readAll: <R>(keys: readonly K[], then: Continuation<V[], R>): R | Promise<R> =>
+      cache.readAll(keys, idOf, fetch, then),
+  });
+}
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
-  const items = new DataLoader<ItemKey, ItemModel | null, string>(
-    async (keys) => {
+  const items = cachedLoader<ItemKey, ItemModel | null>(
+    (keys, then) =>
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
-      const rows = await batchGetItems(dynamo.doc, tableName, keys, { consistentRead: true });
-      return rows.map((row) => (row ? itemToModel(row) : null));
-    },
-    { cacheKeyFn: itemKeyId },
+      batchGetItems(
+        dynamo.doc,
+        tableName,
+        keys,
+        { consistentRead: true },
+        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToModel(row) : null))),
+      ),
+    itemKeyId,
   );
 
   /** Makes later reads in this request see `node` (after a write, or from a Query's items). */
-  const prime = (node: NodeModel) => {
-    const key = nodeKeyOf(node);
-    items.clear(key).prime(key, node);
-  };
+  const prime = (node: NodeModel) => items.cache.put(itemKeyId(nodeKeyOf(node)), node);
   const primeAll = (nodes: readonly NodeModel[]) => {
     for (const node of nodes) prime(node);
   };
 
-  const userByEmail = new DataLoader<string, UserModel | null>((emails) =>
-    eachOwn(
-      emails.map(async (email) => {
-        const result = await dynamo.doc.send(
+  const userByEmail = cachedLoader<string, UserModel | null>(
+    eachKey(<R>(email: string, then: Continuation<UserModel | null, R>): Promise<R> =>
+      dynamo.doc
+        .send(
           rangeQuery(
             {
               TableName: tableName,
@@ -145,118 +197,136 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
             },
             USER_BY_EMAIL.read({ email }),
           ),
-        );
-        const item = result.Items?.[0];
-        if (!item) return null;
-        const user = itemToUser(item);
-        prime(user);
-        return user;
-      }),
+        )
+        .then(
+          (result) =>
+            settle(then, () => {
+              const item = result.Items?.[0];
+              if (!item) return null;
+              const user = itemToUser(item);
+              prime(user);
+              return user;
+            }),
+          then.failed,
+        ),
     ),
+    (email) => email,
   );
 
-  const ordersPages = new DataLoader<OrdersPageKey, Page<OrderModel>, string>(
-    (keys) =>
-      eachOwn(
-        keys.map(async ({ userId, status, window, args }) => {
-          const query = userOrdersQuery(tableName, userId, status, window);
-          const { page } = await readPage(dynamo.doc, query, args, cursors);
+  const ordersPages = cachedLoader<OrdersPageKey, Page<OrderModel>>(
+    eachKey(<R>({ userId, status, window, args }: OrdersPageKey, then: Continuation<Page<OrderModel>, R>): Promise<R> =>
+      readPage(
+        dynamo.doc,
+        userOrdersQuery(tableName, userId, status, window),
+        args,
+        cursors,
+        mapped(then, ({ page }: { page: Page<OrderModel> }) => {
           primeAll(page.edges.map((edge) => edge.node));
           return page;
         }),
       ),
-    {
-      cacheKeyFn: ({ userId, status, window, args }) =>
-        JSON.stringify([userId, status, windowKey(window), argsKey(args)]),
-    },
+    ),
+    ordersPageId,
   );
 
   // GSI2 is eventually consistent: its copies are not primed into `items`, which serves
   // strongly consistent point reads.
-  const shopOrdersPages = new DataLoader<ShopOrdersPageKey, Page<OrderModel>, string>(
-    (keys) =>
-      eachOwn(
-        keys.map(async ({ status, window, args }) => {
-          const { page } = await readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors);
-          return page;
-        }),
+  const shopOrdersPages = cachedLoader<ShopOrdersPageKey, Page<OrderModel>>(
+    eachKey(<R>({ status, window, args }: ShopOrdersPageKey, then: Continuation<Page<OrderModel>, R>): Promise<R> =>
+      readShardedPage(dynamo.doc, shopOrdersQuery(tableName, status, window), args, cursors).then(
+        ({ page }) => settle(then, () => page),
+        then.failed,
       ),
-    { cacheKeyFn: ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]) },
+    ),
+    ({ status, window, args }) => JSON.stringify([status, windowKey(window), argsKey(args)]),
   );
 
   /** Every category counter, by name (one partition: one Query, paged only past 1 MB). */
-  const categories = new DataLoader<'all', CategoryModel[]>((keys) =>
-    eachOwn(
-      keys.map(async () => {
-        const found: CategoryModel[] = [];
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const result = await dynamo.doc.send(
-            rangeQuery(
-              {
-                TableName: tableName,
-                KeyConditionExpression: 'PK = :pk',
-                ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
-                ConsistentRead: true,
-                ExclusiveStartKey: startKey,
-                Limit: MAX_CATEGORIES - found.length,
-              },
-              CATEGORIES.read({}),
-            ),
-          );
-          // A category whose last product moved away keeps its counter item, at zero: not listed.
-          found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
-          startKey = result.LastEvaluatedKey;
-        } while (startKey && found.length < MAX_CATEGORIES);
-        return found;
-      }),
+  const readCategories = async (): Promise<CategoryModel[]> => {
+    const found: CategoryModel[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await dynamo.doc.send(
+        rangeQuery(
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': CATEGORIES_PK },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+            Limit: MAX_CATEGORIES - found.length,
+          },
+          CATEGORIES.read({}),
+        ),
+      );
+      // A category whose last product moved away keeps its counter item, at zero: not listed.
+      found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey && found.length < MAX_CATEGORIES);
+    return found;
+  };
+  const categories = cachedLoader<'all', CategoryModel[]>(
+    eachKey(<R>(_all: 'all', then: Continuation<CategoryModel[], R>): Promise<R> =>
+      readCategories().then((found) => then.done(found), then.failed),
     ),
+    () => 'all',
   );
 
-  const productsPages = new DataLoader<ProductsPageKey, Page<ProductModel>, string>(
-    (keys) =>
-      eachOwn(
-        keys.map(async ({ category, filter, order, args }) => {
-          const listing = productsQuery(tableName, category, filter, order);
-          const { page } = listing.sharded
-            ? await readShardedPage(dynamo.doc, listing.query, args, cursors)
-            : await readPage(dynamo.doc, listing.query, args, cursors);
+  const productsPages = cachedLoader<ProductsPageKey, Page<ProductModel>>(
+    eachKey(
+      <R>(
+        { category, filter, order, args }: ProductsPageKey,
+        then: Continuation<Page<ProductModel>, R>,
+      ): Promise<R> => {
+        const listing = productsQuery(tableName, category, filter, order);
+        const shown = mapped(then, ({ page }: { page: Page<ProductModel> }) => {
           // GSI reads are eventually consistent; a category's GSI1 page always primed `items`
           // (its products are the ones shown), so the other listings do the same.
           primeAll(page.edges.map((edge) => edge.node));
           return page;
-        }),
-      ),
-    {
-      cacheKeyFn: ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
-        JSON.stringify([
-          category,
-          filter?.namePrefix?.toLowerCase(),
-          filter?.inStock,
-          filter?.minPriceCents,
-          filter?.maxPriceCents,
-          order.field,
-          order.direction,
-          argsKey(args),
-        ]),
-    },
+        });
+        return listing.sharded
+          ? readShardedPage(dynamo.doc, listing.query, args, cursors).then(shown.done, shown.failed)
+          : readPage(dynamo.doc, listing.query, args, cursors, shown);
+      },
+    ),
+    ({ category, filter, order = DEFAULT_PRODUCT_ORDER, args }) =>
+      JSON.stringify([
+        category,
+        filter?.namePrefix?.toLowerCase(),
+        filter?.inStock,
+        filter?.minPriceCents,
+        filter?.maxPriceCents,
+        order.field,
+        order.direction,
+        argsKey(args),
+      ]),
   );
 
   /** Products per category, from the counters (access pattern 13), one BatchGetItem for every category asked. */
-  const categoryCounts = new DataLoader<string, number>(async (names) => {
-    const rows = await batchGetItems(dynamo.doc, tableName, names.map(categoryCounterKey), { consistentRead: true });
-    return rows.map((row) => (row ? itemToCategory(row).productCount : 0));
-  });
-
-  const reviewsPages = new DataLoader<ReviewsPageKey, Page<ReviewModel>, string>(
-    (keys) =>
-      eachOwn(
-        keys.map(async ({ productId, order, args }) => {
-          const { page } = await readPage(dynamo.doc, productReviewsQuery(tableName, productId, order), args, cursors);
-          return page;
-        }),
+  const categoryCounts = cachedLoader<string, number>(
+    (names, then) =>
+      batchGetItems(
+        dynamo.doc,
+        tableName,
+        names.map(categoryCounterKey),
+        { consistentRead: true },
+        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToCategory(row).productCount : 0))),
       ),
-    { cacheKeyFn: ({ productId, order, args }) => JSON.stringify([productId, order, argsKey(args)]) },
+    (name) => name,
+  );
+
+  const reviewsPages = cachedLoader<ReviewsPageKey, Page<ReviewModel>>(
+    eachKey(<R>({ productId, order, args }: ReviewsPageKey, then: Continuation<Page<ReviewModel>, R>): Promise<R> =>
+      readPage(
+        dynamo.doc,
+        productReviewsQuery(tableName, productId, order),
+        args,
+        cursors,
+        mapped(then, ({ page }: { page: Page<ReviewModel> }) => page),
+      ),
+    ),
+    reviewsPageId,
   );
 
   /** A product's rating (null before its first review), read with the other point reads of its level. */
@@ -267,9 +337,9 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
   const fusedProducts = new Set<string>();
   /**
    * Starts the one read of product `productId`, its rating and its first reviews page `args`
-   * (newest first, src/db/productPage.ts) and primes the `items` and `reviewsPages` loaders with
-   * its parts, so that the product's look-up, Product.rating and Product.reviews find them. Must
-   * run before the product is loaded. Returns false, reading nothing, where the page does not
+   * (newest first, productPage.ts) and primes the `items` and `reviewsPages` loaders with its
+   * parts, so that the product's look-up, Product.rating and Product.reviews find them. Must run
+   * before the product is loaded. Returns false, reading nothing, where the page does not
    * qualify or the lever is off.
    */
   const productWithFirstReviews = (productId: string, order: ReviewOrder, args: ConnectionArgs): boolean => {
@@ -279,13 +349,22 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     if (size === null || fusedProducts.has(productId)) return false;
     fusedProducts.add(productId);
     const read = readProductPage(dynamo.doc, tableName, productId, size, reviewsQuery, cursors);
-    const parts = [read.then(({ product }) => product), read.then(({ rating }) => rating)] as const;
-    const page = read.then(({ reviews }) => reviews);
-    // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
-    for (const promise of [...parts, page]) promise.catch(() => undefined);
-    items.prime(NODES.Product.keyOf(productId), parts[0]);
-    items.prime(PRODUCT_RATING.keyOf({ productId }), parts[1]);
-    reviewsPages.prime({ productId, order, args }, page);
+    const productKey = itemKeyId(NODES.Product.keyOf(productId));
+    const ratingKey = itemKeyId(PRODUCT_RATING.keyOf({ productId }));
+    const pageKey = reviewsPageId({ productId, order, args });
+    // Shares of the one read, as userWithFirstOrders does: plain values once it is done.
+    items.cache.expect(productKey, read, (found) => found.product);
+    items.cache.expect(ratingKey, read, (found) => found.rating);
+    reviewsPages.cache.expect(pageKey, read, (found) => found.reviews);
+    read.then(
+      (found) => {
+        items.cache.settleShare(productKey, read, found.product);
+        items.cache.settleShare(ratingKey, read, found.rating);
+        reviewsPages.cache.settleShare(pageKey, read, found.reviews);
+      },
+      // Whoever reads the shares sees the failure; nobody else must (no unhandled rejection).
+      () => undefined,
+    );
     return true;
   };
 
@@ -305,15 +384,21 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     if (size === null || fusedUsers.has(userId)) return false;
     fusedUsers.add(userId);
     const read = readUserWithOrders(dynamo.doc, tableName, userId, size, ordersQuery, cursors);
-    const user = read.then(({ user }) => user);
-    const page = read.then(({ page }) => {
-      primeAll(page.edges.map((edge) => edge.node));
-      return page;
-    });
-    // Whoever loads the primed entries sees a failure; nobody else must (no unhandled rejection).
-    for (const promise of [user, page]) promise.catch(() => undefined);
-    items.prime(NODES.User.keyOf(userId), user);
-    ordersPages.prime({ userId, status: null, window: {}, args }, page);
+    const userKey = itemKeyId(NODES.User.keyOf(userId));
+    const pageKey = ordersPageId({ userId, status: null, window: {}, args });
+    // The two halves are shares of the one read (as DataLoader's prime, an entry already there
+    // stays), and plain values once it is done: one promise for the read, none per loader.
+    items.cache.expect(userKey, read, (found) => found.user);
+    ordersPages.cache.expect(pageKey, read, (found) => found.page);
+    read.then(
+      (found) => {
+        items.cache.settleShare(userKey, read, found.user);
+        primeAll(found.page.edges.map((edge) => edge.node));
+        ordersPages.cache.settleShare(pageKey, read, found.page);
+      },
+      // Whoever reads the shares sees the failure; nobody else must (no unhandled rejection).
+      () => undefined,
+    );
     return true;
   };
 

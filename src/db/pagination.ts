@@ -21,6 +21,8 @@ import { BadUserInputError } from '../errors.js';
 import type { Item } from '../table/codecs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
+import { asPromise, settle } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { RangeRead } from '../table/entities/entity.js';
 
@@ -120,46 +122,65 @@ export function planPage(
   return { size, backward, cursor };
 }
 
-/** Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short and no filter drops items. */
-export async function readPage<T>(
+/**
+ * Reads one page of `query`. Costs one Query request in every case DynamoDB does not cut short and
+ * no filter drops items. The page goes to `then` within the last Query's own `then`
+ * (continuation.ts), refused arguments (planPage) to its `failed`: one promise per Query, no
+ * async function, since a request's reads are counted in promises too (docs/performance.md).
+ * Without `then`, the promise has the page, or rejects.
+ */
+export function readPage<T, R = { page: Page<T>; items: Item[] }>(
   doc: DynamoDBDocumentClient,
   query: PageQuery<T>,
   args: ConnectionArgs,
   codec: CursorCodec,
-): Promise<{ page: Page<T>; items: Item[] }> {
-  const plan = planPage(args, query, codec);
+  then: Continuation<{ page: Page<T>; items: Item[] }, R> = asPromise() as Continuation<
+    { page: Page<T>; items: Item[] },
+    R
+  >,
+): Promise<R> {
+  let plan: PagePlan;
+  try {
+    plan = planPage(args, query, codec);
+  } catch (error) {
+    return Promise.resolve().then(() => then.failed(error));
+  }
   const wanted = plan.size + 1;
   const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined = plan.cursor;
   let reads = 0;
   let evaluated = 0;
-  do {
-    const result = await doc.send(
-      rangeQuery(
-        {
-          TableName: query.tableName,
-          IndexName: query.indexName,
-          KeyConditionExpression: query.keyConditionExpression,
-          FilterExpression: query.filter?.expression,
-          ExpressionAttributeValues: { ...query.expressionAttributeValues, ...query.filter?.values },
-          ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
-          ConsistentRead: query.consistentRead,
-          ExclusiveStartKey: startKey,
-          Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
-        },
-        query.range,
-      ),
-    );
-    reads += 1;
-    evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (items.length < wanted && startKey && reads < READ_BUDGET.requests && evaluated < READ_BUDGET.items);
-
-  // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
-  const cutShort = items.length < wanted && startKey !== undefined;
-  const hasMore = items.length > plan.size || cutShort;
-  return buildPage(items, plan, hasMore, query, codec, cutShort ? startKey : undefined);
+  const read = (startKey: Record<string, unknown> | undefined): Promise<R> =>
+    doc
+      .send(
+        rangeQuery(
+          {
+            TableName: query.tableName,
+            IndexName: query.indexName,
+            KeyConditionExpression: query.keyConditionExpression,
+            FilterExpression: query.filter?.expression,
+            ExpressionAttributeValues: { ...query.expressionAttributeValues, ...query.filter?.values },
+            ScanIndexForward: plan.backward ? !query.ascending : query.ascending,
+            ConsistentRead: query.consistentRead,
+            ExclusiveStartKey: startKey,
+            Limit: nextLimit(wanted - items.length, evaluated, items.length, READ_BUDGET.items - evaluated),
+          },
+          query.range,
+        ),
+      )
+      .then((result) => {
+        reads += 1;
+        evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
+        items.push(...(result.Items ?? []));
+        const next = result.LastEvaluatedKey;
+        if (items.length < wanted && next && reads < READ_BUDGET.requests && evaluated < READ_BUDGET.items) {
+          return read(next);
+        }
+        // Out of budget with the partition unfinished: more may exist, so say so, and resume here.
+        const cutShort = items.length < wanted && next !== undefined;
+        const hasMore = items.length > plan.size || cutShort;
+        return settle(then, () => buildPage(items, plan, hasMore, query, codec, cutShort ? next : undefined));
+      }, then.failed);
+  return read(plan.cursor);
 }
 
 /**

@@ -20,6 +20,7 @@ import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { EventFanOut } from './eventFanOut.js';
+import type { ReadRound } from './reads.js';
 
 export interface GraphQLContext {
   requestId: string;
@@ -40,6 +41,11 @@ export interface GraphQLContext {
   events: EventFanOut;
   /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
   resumeAfter?: string | undefined;
+  /**
+   * Set by the planned executor while it resolves a round's fields: fields that read add their
+   * keys to it instead of reading one by one (reads.ts).
+   */
+  round?: ReadRound | undefined;
 }
 
 /** Longer than any real JWT; bounds the work spent on a hostile header. */

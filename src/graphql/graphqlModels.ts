@@ -17,9 +17,12 @@ export type ProductEdgeModel = Edge<ProductModel>;
  * selects it is.
  */
 export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | null | (() => number | null) };
-/** `totalCount`: a category's counter, known already (a number), read only if selected (a function), or none (null). */
+/**
+ * `totalCount`: a category's counter, known already (a number), to be read only if selected
+ * (`countOf`: the category whose counter it is), or none (null).
+ */
 export type ProductConnectionModel = Page<ProductModel> & {
-  totalCount: number | null | (() => Promise<number>);
+  totalCount: number | null | { countOf: string };
 };
 export type ReviewEdgeModel = Edge<ReviewModel>;
 /** `totalCount`: the product's rating's count, read (with the rating) only if selected. */

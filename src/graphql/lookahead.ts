@@ -97,7 +97,11 @@ export function prefetchProductPage(info: GraphQLResolveInfo, loaders: Loaders, 
     if (!fusedHere) loaders.reviewsPages.load({ productId, order, args: page }).catch(() => undefined);
     counted ||= fieldsNamed('totalCount', node.selectionSet, info).length > 0;
   }
-  if (!fused && (counted || selected(info, 'rating').length > 0)) loaders.rating(productId).catch(() => undefined);
+  if (!fused && (counted || selected(info, 'rating').length > 0)) {
+    // Both loaded in this tick: one BatchGetItem, which the product's own read then waits for.
+    loaders.product(productId).catch(() => undefined);
+    loaders.rating(productId).catch(() => undefined);
+  }
 }
 
 /** True when the field being resolved selects `name` directly (through fragments too): its read can start now. */

@@ -5,31 +5,36 @@
  * page when the query selects it (one level of latency, not two).
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Loaders } from '../db/loaders.js';
+import type { ProductsPageKey } from '../db/loaders.js';
 import { DEFAULT_PRODUCT_ORDER, isWholeCategory } from '../db/productQueries.js';
 import type { ProductFilter, ProductOrder } from '../db/productQueries.js';
-import type { SchemaGate } from '../db/schemaGate.js';
 import type { CategoryProductsArgs } from '../generated/resolvers-types.js';
 import { parseMoney } from '../money.js';
+import type { GraphQLContext } from './context.js';
 import type { ProductConnectionModel } from './graphqlModels.js';
 import { selectsField } from './lookahead.js';
+import { prefetch, readField } from './reads.js';
+import { categoryCountSource, productsPageSource } from './sources.js';
 
-export interface ListingContext {
-  loaders: Loaders;
-  schema?: SchemaGate | undefined;
+/** A listing's page, and its `totalCount` as the connection will carry it. */
+export interface ListingKey extends ProductsPageKey {
+  totalCount: ProductConnectionModel['totalCount'];
 }
 
 /**
- * One page of `category`'s products (the whole shop's when null). `knownCount` is the
- * category's product count when the caller already holds it (`Category.productCount`).
+ * The page of `category`'s products (the whole shop's when null) that `args` ask for.
+ * `knownCount` is the category's product count when the caller already holds it
+ * (`Category.productCount`). Throws BAD_USER_INPUT for a price that does not parse and
+ * MIGRATION_PENDING for a listing the table cannot serve yet.
  */
-export async function productListing(
+export function listingKey(
   category: string | null,
-  { namePrefix, inStock, minPrice, maxPrice, orderBy, ...args }: CategoryProductsArgs,
-  { loaders, schema }: ListingContext,
+  { namePrefix, inStock, minPrice, maxPrice, orderBy, first, after, last, before }: CategoryProductsArgs,
+  context: GraphQLContext,
   info: GraphQLResolveInfo,
   knownCount?: number,
-): Promise<ProductConnectionModel> {
+): ListingKey {
+  const { schema } = context.data;
   const filter: ProductFilter = {
     namePrefix,
     inStock,
@@ -43,15 +48,27 @@ export async function productListing(
   // table definition, so a category's listing needs none.
   if (category === null) schema?.assertMigrated('Query.products without a category');
   else if (order.field === 'PRICE') schema?.assertMigrated('products(orderBy: PRICE)');
-  let totalCount: ProductConnectionModel['totalCount'] = null;
+  let totalCount: ListingKey['totalCount'] = null;
   if (category !== null && isWholeCategory(filter)) {
     if (knownCount !== undefined) totalCount = knownCount;
     else {
-      let count: Promise<number> | undefined;
-      totalCount = () => (count ??= loaders.categoryCounts.load(category));
-      if (selectsField(info, 'totalCount')) void totalCount().catch(() => undefined);
+      totalCount = { countOf: category };
+      if (selectsField(info, 'totalCount')) prefetch(context, categoryCountSource, category);
     }
   }
-  const page = await loaders.productsPages.load({ category, filter, order, args });
-  return { ...page, totalCount };
+  return { category, filter, order, args: { first, after, last, before }, totalCount };
 }
+
+/** A listing field: `categoryOf` names its category (null: the whole shop) and the count it may know. */
+export const productListing = <P, A extends CategoryProductsArgs>(
+  categoryOf: (parent: P, args: A) => { category: string | null; knownCount?: number },
+) =>
+  readField({
+    source: productsPageSource,
+    key: (parent: P, args: A, context, info) => {
+      const { category, knownCount } = categoryOf(parent, args);
+      return listingKey(category, args, context, info, knownCount);
+    },
+    // The key is the listing made above, with the count the connection carries.
+    value: (page, key): ProductConnectionModel => ({ ...page, totalCount: (key as ListingKey).totalCount }),
+  });

@@ -26,7 +26,7 @@ import type { OperationBudgets } from './meter.js';
 /** The two executors answered one operation differently (EXECUTOR=differential only). */
 export class ExecutorMismatchError extends GraphQLError {
   constructor(part: AnswerPart) {
-    super(`The compiled executor and graphql-js answered this operation differently (${part}): a bug in the server`, {
+    super(`The planned executor and graphql-js answered this operation differently (${part}): a bug in the server`, {
       path: [],
       extensions: { code: ErrorCode.EXECUTOR_MISMATCH, part, http: { status: 500 } },
     });
@@ -51,39 +51,22 @@ const errorShape = (error: GraphQLError) => ({
 });
 
 /**
- * The serialized data (key order included) and errors of an answer. When a non-null root field
- * failed (`data` is null), graphql-js reports, besides that failure, the errors of the fields that
- * happened to settle before it: which ones depends on timing, in graphql-js as much as in a
- * compiled executor. Such an answer is compared on its root fields' errors, as a set.
- *
- * Otherwise errors are compared in order within each root field. Between two root fields the
- * order says which one's reads came back first (a page refused after its user's Query, beside a
- * field that failed after a BatchGetItem), which is timing too: errors are grouped by the root
- * field they are under, in the order of the response keys, each group in the order it came.
+ * The serialized data (key order included) and errors of an answer. Errors are compared as a
+ * set: the planned executor never answers with an error of its own (it leaves any operation in
+ * which a field fails to graphql-js), and in which order graphql-js reports the failures of two
+ * branches depends on which settles first: timing, in graphql-js itself. When a non-null root
+ * field failed (`data` is null), graphql-js reports, besides that failure, the errors of the
+ * fields that happened to settle before it, which depends on timing too: such an answer is
+ * compared on its root fields' errors.
  */
 export function serializedAnswer(result: ExecutionResult): { data: string; errors: string } {
-  const errors = byRootField((result.errors ?? []).map((error) => errorShape(error)));
+  const errors = (result.errors ?? []).map((error) => errorShape(error));
+  const compared =
+    result.data === null ? errors.filter((error) => error.path === null || error.path.length <= 1) : errors;
   return {
     data: result.data === undefined ? 'absent' : JSON.stringify(result.data),
-    errors:
-      result.data === null
-        ? JSON.stringify(
-            errors
-              .filter((error) => error.path === null || error.path.length <= 1)
-              .map((error) => JSON.stringify(error))
-              .sort(),
-          )
-        : JSON.stringify(errors),
+    errors: JSON.stringify(compared.map((error) => JSON.stringify(error)).sort()),
   };
-}
-
-/** A stable sort by root response key (errors without a path first), keeping each root field's order. */
-function byRootField<E extends { path: readonly (string | number)[] | null }>(errors: E[]): E[] {
-  const root = (error: E) => (error.path === null ? '' : String(error.path[0]));
-  return errors
-    .map((error, index) => ({ error, index }))
-    .sort((a, b) => (root(a.error) < root(b.error) ? -1 : root(a.error) > root(b.error) ? 1 : a.index - b.index))
-    .map(({ error }) => error);
 }
 
 const costShape = (cost: RequestCost) =>
@@ -179,7 +162,7 @@ export function createDifferentialExecutor({
         graphqlJs: { ...serializedAnswer(second), cost: replayed.context.cost },
         unusedCalls: replayed.tape.unused,
       },
-      'EXECUTOR MISMATCH: the compiled executor and graphql-js answered differently',
+      'EXECUTOR MISMATCH: the planned executor and graphql-js answered differently',
     );
     return { errors: [new ExecutorMismatchError(part)] };
   };

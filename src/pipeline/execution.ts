@@ -25,6 +25,8 @@ import type { GraphQLContext } from '../graphql/context.js';
 import type { EventFanOut } from '../graphql/eventFanOut.js';
 import { createCompiledExecutor } from './compiledExecutor.js';
 import type { Execute, FallbackClass } from './compiledExecutor.js';
+import { createPlannedExecutor } from './plan/plannedExecutor.js';
+import type { PlanFallback } from './plan/plannedExecutor.js';
 import { createDifferentialExecutor } from './differentialExecutor.js';
 import type { AnswerPart } from './differentialExecutor.js';
 import { DynamoTape } from './dynamoTape.js';
@@ -59,8 +61,8 @@ export interface ExecutionOptions {
   cache?: ResponseCache | undefined;
   /** What executes operations (EXECUTOR); read from the environment when not given (default `auto`). */
   executor?: ExecutorConfig | undefined;
-  /** Counts an execution that fell back from the compiled executor to graphql-js. */
-  onFallback?: ((fallback: FallbackClass) => void) | undefined;
+  /** Counts an execution that fell back from the planned (or compiled) executor to graphql-js. */
+  onFallback?: ((fallback: PlanFallback | FallbackClass) => void) | undefined;
   /** Counts an operation the two executors answered differently (EXECUTOR=differential). */
   onDifference?: ((part: AnswerPart) => void) | undefined;
 }
@@ -117,7 +119,7 @@ export function createExecution({
   const { executor: mode, minCost } = settings;
   // The schema is the one every execution is given: the compiled executor binds itself to the first.
   let compiled: ReturnType<typeof createCompiledExecutor> | undefined;
-  const compiledFor = (args: ExecutionArgs) =>
+  const compiledFor = (args: Pick<ExecutionArgs, 'schema'>) =>
     (compiled ??= createCompiledExecutor({
       schema: args.schema,
       maxDocuments: settings.maxDocuments,
@@ -154,16 +156,25 @@ export function createExecution({
     };
   };
 
+  let planned: ReturnType<typeof createPlannedExecutor> | undefined;
+  const plannedFor = (args: Pick<ExecutionArgs, 'schema'>) =>
+    (planned ??= createPlannedExecutor({
+      schema: args.schema,
+      maxDocuments: settings.maxDocuments,
+      maxBytes: settings.maxBytes,
+      onFallback,
+    }));
   const compiledExecute: Execute = (args) => compiledFor(args).execute(args);
-  /** `auto`: the executor that pays for this operation (see prefersCompiled). */
+  const plannedExecute: Execute = (args) => plannedFor(args).execute(args);
+  /** The executor of this operation: `auto` plans it (src/pipeline/plan/, graphql-js for what it leaves). */
   const executorFor = (args: ExecutionArgs): Execute => {
-    if (mode === 'compiled') return compiledExecute;
-    if (mode === 'auto' && prefersCompiled(args, minCost)) return compiledExecute;
+    if (mode === 'compiled') return prefersCompiled(args, minCost) ? compiledExecute : execute;
+    if (mode === 'auto') return plannedExecute;
     return execute;
   };
   const differential = createDifferentialExecutor({
-    primary: compiledExecute,
-    reran: (result) => compiled?.reran(result) ?? false,
+    primary: plannedExecute,
+    reran: (result) => planned?.reran(result) ?? false,
     oracle: execute,
     budgets,
     replay,
@@ -188,14 +199,23 @@ export function createExecution({
     return cache ? cache.execute(args, execute_, explain) : execute_(args);
   };
 
-  /** Runs the execution of `args` and remembers what it cost (its context's record) next to its result. */
-  async function measured(args: ExecutionArgs): Promise<ExecutionResult> {
+  /**
+   * Runs the execution of `args` and remembers what it cost (its context's record) next to its
+   * result. A `then` rather than an async function: an execution's promises are counted
+   * (docs/performance.md).
+   */
+  function measured(args: ExecutionArgs): Promise<ExecutionResult> {
     const { cost } = args.contextValue as GraphQLContext;
     const started = performance.now();
-    const result = await run(args);
-    await settled(cost); // calls still in flight (a prefetched page) belong to this result's cost
-    measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
-    return result;
+    return Promise.resolve(run(args)).then((result) => {
+      const remember = () => {
+        measurements.set(result, { cost, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+        return result;
+      };
+      // Calls still in flight (a prefetched page) belong to this result's cost.
+      const inFlight = settled(cost);
+      return inFlight ? inFlight.then(remember) : remember();
+    });
   }
 
   return {
@@ -205,14 +225,14 @@ export function createExecution({
      */
     precompile(schema: ExecutionArgs['schema'], sources: Iterable<string>): void {
       if (mode === 'graphql-js') return;
-      const executor = compiledFor({ schema } as ExecutionArgs);
-      const wanted =
-        mode === 'auto'
-          ? (operation: { operation: OperationTypeNode }) => operation.operation === OperationTypeNode.QUERY
-          : undefined;
+      const precompile =
+        mode === 'compiled'
+          ? (source: string) =>
+              compiledFor({ schema }).precompile(source, (operation) => operation.operation === OperationTypeNode.QUERY)
+          : (source: string) => plannedFor({ schema }).precompile(source);
       for (const source of sources) {
         try {
-          executor.precompile(source, wanted);
+          precompile(source);
         } catch (error) {
           log.warn({ err: error }, 'a trusted document could not be compiled: it will run on graphql-js');
         }

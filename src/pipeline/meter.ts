@@ -313,7 +313,7 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
  * Runs one execution under a fresh meter for its context, with `budgets`. An operation its meter
  * stopped is answered with BUDGET_EXCEEDED alone, whatever else the executor produced.
  */
-export async function runMetered(
+export function runMetered(
   args: ExecutionArgs,
   budgets: OperationBudgets,
   cost: RequestCost,
@@ -325,10 +325,16 @@ export async function runMetered(
   try {
     meter.root(args);
   } catch (error) {
-    if (error instanceof BudgetExceededError) return { errors: [error] };
+    if (error instanceof BudgetExceededError) return Promise.resolve({ errors: [error] });
     // Variables that do not coerce (a directive's `if` missing): the executor refuses them in its
     // own words, before any field runs, so there is nothing for the meter to count.
   }
-  const result = await execute(args);
-  return meter.exceeded ? { errors: [meter.exceeded] } : result;
+  let result: Promise<ExecutionResult> | ExecutionResult;
+  try {
+    result = execute(args);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  // One `then`, not an async function: an execution's promises are counted (docs/performance.md).
+  return Promise.resolve(result).then((answer) => (meter.exceeded ? { errors: [meter.exceeded] } : answer));
 }

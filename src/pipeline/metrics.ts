@@ -38,13 +38,13 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
     }),
     executorFallbacks: new Counter({
       name: 'graphql_executor_fallbacks_total',
-      help: 'Executions the compiled executor left to graphql-js, by the class of document (docs/performance.md)',
+      help: 'Executions the planned (or compiled) executor left to graphql-js, by why (docs/performance.md)',
       labelNames: ['class'] as const,
       registers: [registry],
     }),
     executorDifferences: new Counter({
       name: 'graphql_executor_differences_total',
-      help: 'Operations the compiled executor and graphql-js answered differently (EXECUTOR=differential), by part',
+      help: 'Operations the planned executor and graphql-js answered differently (EXECUTOR=differential), by part',
       labelNames: ['part'] as const,
       registers: [registry],
     }),

@@ -148,24 +148,18 @@ describe('answerDifference', () => {
     expect(answerDifference(answer({ a: 1, b: 2 }), answer({ b: 2, a: 1 }))).toBe('data');
   });
 
-  it('tells errors apart by code, path and their order under one root field', () => {
-    const one = new GraphQLError('x', { path: ['a', 'b'], extensions: { code: 'A' } });
-    const two = new GraphQLError('x', { path: ['a', 'c'], extensions: { code: 'A' } });
-    const other = new GraphQLError('x', { path: ['a', 'b'], extensions: { code: 'B' } });
-    expect(answerDifference(answer({}, [one, two]), answer({}, [two, one]))).toBe('errors');
+  it('tells errors apart by message, path and code, and how many of each, in any order', () => {
+    const one = new GraphQLError('x', { path: ['a'], extensions: { code: 'A' } });
+    const two = new GraphQLError('x', { path: ['b'], extensions: { code: 'A' } });
+    const other = new GraphQLError('x', { path: ['a'], extensions: { code: 'B' } });
+    const worded = new GraphQLError('y', { path: ['a'], extensions: { code: 'A' } });
+    // Which of two branches' failures graphql-js reports first depends on which settles first.
+    expect(answerDifference(answer({}, [one, two]), answer({}, [two, one]))).toBeNull();
+    expect(answerDifference(answer({}, [one, one]), answer({}, [one]))).toBe('errors');
     expect(answerDifference(answer({}, [one]), answer({}, [other]))).toBe('errors');
+    expect(answerDifference(answer({}, [one]), answer({}, [two]))).toBe('errors');
+    expect(answerDifference(answer({}, [one]), answer({}, [worded]))).toBe('errors');
     expect(answerDifference(answer({}, [one]), answer({}, [one]))).toBeNull();
-  });
-
-  it('leaves the order between root fields to timing: which field’s reads came back first', () => {
-    const underA = new GraphQLError('x', { path: ['a', 'orders'], extensions: { code: 'A' } });
-    const alsoUnderA = new GraphQLError('y', { path: ['a', 'review'], extensions: { code: 'A' } });
-    const underB = new GraphQLError('x', { path: ['b', 'total'], extensions: { code: 'B' } });
-    expect(answerDifference(answer({}, [underA, underB]), answer({}, [underB, underA]))).toBeNull();
-    expect(answerDifference(answer({}, [underA, underB, alsoUnderA]), answer({}, [underB, alsoUnderA, underA]))).toBe(
-      'errors',
-    );
-    expect(answerDifference(answer({}, [underA]), answer({}, [underA, underB]))).toBe('errors');
   });
 
   it("compares an answer whose data was nulled on its root fields' errors alone, in any order", () => {

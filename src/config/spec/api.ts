@@ -38,27 +38,27 @@ export const API_SPEC = {
     type: ['auto', 'graphql-js', 'compiled', 'differential'],
     default: 'auto',
     description:
-      'what executes operations: `auto` (compiled for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), graphql-js, `compiled` (graphql-jit for every operation, with graphql-js for the documents it cannot match), or `differential` (both, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
+      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), or `differential` (planned and graphql-js, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_MIN_COST: {
     type: 'integer',
     default: '200',
     description:
-      "with `EXECUTOR=auto`, the estimated cost (the cost limit's) from which a query runs compiled: compiling pays on pages of many fields, not on small documents or mutations",
+      "with `EXECUTOR=compiled`, the estimated cost (the cost limit's) from which a query runs compiled: compiling pays on pages of many fields, not on small documents or mutations",
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_DOCUMENTS_MAX: {
     type: 'integer',
     default: '1000',
     description:
-      'compiled documents one instance keeps (`EXECUTOR=auto` or `compiled`); the least recently used go first',
+      'planned or compiled documents one instance keeps (`EXECUTOR=auto` or `compiled`); the least recently used go first',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_DOCUMENTS_MAX_BYTES: {
     type: 'integer',
     default: '33554432',
-    description: 'estimated bytes the compiled documents of one instance may take (32 MiB)',
+    description: 'estimated bytes the planned or compiled documents of one instance may take (32 MiB)',
     readBy: ['server', 'graphql-lambda'],
   },
   ITEM_COLLECTION_READS: {
