@@ -135,8 +135,8 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
   if (mode === 'cluster') {
     it('names a topic’s keys in its channel’s slot, and the shared tier’s partitions apart', async () => {
       const cluster = redis as RedisCluster;
-      const channel = topicChannel('MainTable', 'order-events');
-      expect(await cluster.slotOf(topicKey('MainTable', 'order-events', 'history'))).toBe(
+      const channel = topicChannel('MainTable', 'change-events');
+      expect(await cluster.slotOf(topicKey('MainTable', 'change-events', 'history'))).toBe(
         await cluster.slotOf(channel),
       );
       expect(await cluster.slotOf(channel)).not.toBe(await cluster.slotOf(topicChannel('MainTable', 'invalidations')));

@@ -21,7 +21,7 @@ import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { aProduct, aUser, anOrder, orderIdOf, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, postGraphQL } from './support/load.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -121,7 +121,8 @@ beforeAll(async () => {
   probe = await openEventBus({ url: redis.url }, tableName);
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
-    probeCounts.set(event.order.orderId, (probeCounts.get(event.order.orderId) ?? 0) + 1);
+    const orderId = orderIdOf(event);
+    if (orderId) probeCounts.set(orderId, (probeCounts.get(orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });

@@ -24,7 +24,7 @@ import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/ta
 import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
 import { processRecords } from '../src/streams/processor.js';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
+import type { ChangeEvent, ChangeEventOf } from '../src/events/changeEvent.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
@@ -113,13 +113,16 @@ async function soldCountOf(tableName: string, product: ProductModel): Promise<nu
 const soldCountsOf = (tableName: string, products: ProductModel[]) =>
   Promise.all(products.map((product) => soldCountOf(tableName, product)));
 
-/** What a consumer published, awaitable: a test waits for an event, never for time. */
+type OrderEventModel = ChangeEventOf<'Order'>;
+
+/** The order events a consumer published, awaitable: a test waits for an event, never for time. */
 class EventLog {
   readonly events: OrderEventModel[] = [];
   private readonly times = new Map<OrderEventModel, number>();
   private readonly waiters = new Set<() => void>();
 
-  readonly publish = (event: OrderEventModel): void => {
+  readonly publish = (event: ChangeEvent): void => {
+    if (event.entity !== 'Order') return;
     this.events.push(event);
     this.times.set(event, performance.now());
     for (const waiter of this.waiters) waiter();
@@ -153,14 +156,17 @@ class EventLog {
 
   /** `TYPE orderId STATUS`, in publish order. */
   summary(): string[] {
-    return this.events.map((event) => `${event.type} ${event.order.orderId} ${event.order.status}`);
+    return this.events.map((event) => `${event.type} ${event.node.orderId} ${event.node.status}`);
   }
 }
 
-const placed = (order: OrderModel) => (event: OrderEventModel) =>
-  event.type === 'ORDER_PLACED' && event.order.orderId === order.orderId;
-const changed = (order: OrderModel, to: OrderStatus) => (event: OrderEventModel) =>
-  event.type === 'ORDER_STATUS_CHANGED' && event.order.orderId === order.orderId && event.order.status === to;
+const placed = (order: OrderModel) => (event: ChangeEvent) =>
+  event.entity === 'Order' && event.type === 'ORDER_PLACED' && event.node.orderId === order.orderId;
+const changed = (order: OrderModel, to: OrderStatus) => (event: ChangeEvent) =>
+  event.entity === 'Order' &&
+  event.type === 'ORDER_STATUS_CHANGED' &&
+  event.node.orderId === order.orderId &&
+  event.node.status === to;
 
 async function startConsumer(
   tableName: string,
@@ -218,11 +224,13 @@ describe('a running consumer', () => {
     const event = await log.until(placed(order));
 
     expect(event).toEqual({
+      entity: 'Order',
       type: 'ORDER_PLACED',
-      order,
-      previousStatus: null,
+      node: order,
+      previous: null,
       seq: expect.stringMatching(/^\d+$/),
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      topics: [`order:${order.orderId}`, `user-orders:${order.userId}`, 'orders'],
     });
     // soldCount is written before the event is published.
     expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([2, 3]);
@@ -239,8 +247,8 @@ describe('a running consumer', () => {
 
     await cancel(shop.tableName, order.orderId);
     const event = await log.until(changed(order, 'CANCELLED'));
-    expect(event.previousStatus).toBe('PLACED');
-    expect(event.order).toMatchObject({ orderId: order.orderId, status: 'CANCELLED', version: 2 });
+    expect(event.previous).toEqual({ status: 'PLACED' });
+    expect(event.node).toMatchObject({ orderId: order.orderId, status: 'CANCELLED', version: 2 });
     expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([2, 3]);
   });
 
@@ -253,7 +261,7 @@ describe('a running consumer', () => {
       (await updateOrderStatus(dataSources(shop.tableName), { orderId: order.orderId, status: 'SHIPPED' })).ok,
     ).toBe(true);
     const event = await log.until(changed(order, 'SHIPPED'));
-    expect(event.previousStatus).toBe('PLACED');
+    expect(event.previous).toEqual({ status: 'PLACED' });
     expect(await soldCountOf(shop.tableName, third)).toBe(1);
     // Derived data is not an edit: optimistic locking on the product must not notice it.
     const product = await getItem(dynamo.doc, shop.tableName, { PK: `PRODUCT#${third.productId}`, SK: 'DETAILS' });
@@ -328,7 +336,7 @@ describe('redelivery', () => {
     // The same batch again: events again (at least once), no counter moves.
     const again = await processRecords(records, deps);
     expect(again).toMatchObject({ failures: [], soldCountChanges: 0 });
-    const sequenceNumbers = (events: OrderEventModel[]) => events.map((event) => event.seq).sort();
+    const sequenceNumbers = (events: ChangeEvent[]) => events.map((event) => event.seq).sort();
     expect(sequenceNumbers(again.events)).toEqual(sequenceNumbers(once.events));
     // Reversed, and the cancelled order's INSERT alone after its cancellation was applied.
     expect(await processRecords([...records].reverse(), deps)).toMatchObject({ failures: [], soldCountChanges: 0 });

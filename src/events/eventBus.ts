@@ -1,5 +1,5 @@
 /**
- * Where order events travel between the stream processing that finds them and the server
+ * Where change events travel between the stream processing that finds them and the server
  * instances whose subscribers want them. Two implementations: in-process (one instance runs its
  * own stream consumer: the default, no infrastructure) and Redis pub/sub (N API instances fed by
  * standalone consumers or the Lambda handler; src/events/redisEventBus.ts).
@@ -7,10 +7,10 @@
  * A bus carries every event to every subscribed instance; filtering per subscriber (the access
  * rules) happens in the GraphQL layer, never here.
  */
-import type { OrderEventModel } from './orderEvent.js';
+import type { ChangeEvent } from './changeEvent.js';
 import type { RefusalCounter } from './signedEnvelope.js';
 
-export type OrderEventListener = (event: OrderEventModel) => void;
+export type ChangeEventListener = (event: ChangeEvent) => void;
 
 /** What /readyz details and the metrics say about a bus. */
 export interface EventBusHealth {
@@ -25,9 +25,9 @@ export interface EventBus {
    * cannot be sent (Redis down) is counted in `lost` and logged, because the stream processing
    * that publishes must go on (soldCount) whether or not anyone can be told.
    */
-  publish(event: OrderEventModel): Promise<void>;
+  publish(event: ChangeEvent): Promise<void>;
   /** Calls `listener` with every event from now on; the returned function stops that. */
-  subscribe(listener: OrderEventListener): () => void;
+  subscribe(listener: ChangeEventListener): () => void;
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;
@@ -43,20 +43,20 @@ export interface EventBus {
 
 /** Today's behaviour: the events never leave the process. */
 export class InProcessEventBus implements EventBus {
-  private readonly listeners = new Set<OrderEventListener>();
+  private readonly listeners = new Set<ChangeEventListener>();
   readonly lost = 0;
   readonly rejected = 0;
   onDelivered: ((latencyMs: number) => void) | undefined;
 
-  publish(event: OrderEventModel): Promise<void> {
+  publish(event: ChangeEvent): Promise<void> {
     this.onDelivered?.(0);
     for (const listener of this.listeners) listener(event);
     return Promise.resolve();
   }
 
-  subscribe(listener: OrderEventListener): () => void {
+  subscribe(listener: ChangeEventListener): () => void {
     // A wrapper, so that one function subscribed twice is two subscriptions.
-    const own: OrderEventListener = (event) => listener(event);
+    const own: ChangeEventListener = (event) => listener(event);
     this.listeners.add(own);
     return () => this.listeners.delete(own);
   }

@@ -1,6 +1,6 @@
 /**
  * A process's pub/sub on Redis: one publishing connection and one subscribing side
- * (redisSubscriber.ts), whatever travels on them. Order events, invalidations and heartbeats
+ * (redisSubscriber.ts), whatever travels on them. Change events, invalidations and heartbeats
  * are channels of one RedisChannels (signedChannel.ts seals and checks what they carry), so an
  * instance holds one publisher/subscriber pair on one node, and in a cluster one publishing
  * cluster connection and one subscriber connection per primary that serves a channel it

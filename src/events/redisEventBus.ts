@@ -1,7 +1,8 @@
 /**
  * The event bus on Redis pub/sub (ElastiCache in production), for N API instances fed by
  * standalone stream consumers (`npm run consumer`) or the stream Lambda: one channel of the
- * process's RedisChannels (redisChannels.ts), `tablegraph:{<table>:order-events}`.
+ * process's RedisChannels (redisChannels.ts), `tablegraph:{<table>:change-events}`. Every kind of change
+ * event travels on it (each event names its topics).
  *
  * - ioredis reconnects with capped exponential backoff forever and the channel is subscribed
  *   again after a reconnect, so existing GraphQL subscriptions receive events again once Redis
@@ -18,9 +19,10 @@
  */
 import type { Logger } from 'pino';
 import { startReceiveSpan } from '../telemetry/busSpans.js';
-import type { EventBus, EventBusHealth, OrderEventListener } from './eventBus.js';
+import { describeEvent } from './changeEvent.js';
+import type { ChangeEvent } from './changeEvent.js';
+import type { ChangeEventListener, EventBus, EventBusHealth } from './eventBus.js';
 import { decodeEvent, encodeEvent, EVENT_LIMITS } from './eventSchema.js';
-import type { OrderEventModel } from './orderEvent.js';
 import type { RedisChannels } from './redisChannels.js';
 import { topicChannel } from './redisNames.js';
 import { SignedChannel } from './signedChannel.js';
@@ -29,7 +31,7 @@ import type { RefusalCounter } from './signedEnvelope.js';
 
 /** Rejected (unsigned, forged, replayed, malformed) messages are counted always, and logged at most this often. */
 const REJECTED_WARNING_INTERVAL_MS = 60_000;
-const PURPOSE = 'order-event';
+const PURPOSE = 'change-event';
 
 export interface RedisEventBusOptions {
   /** The process's pub/sub (the caller starts and closes it). */
@@ -44,11 +46,11 @@ export interface RedisEventBusOptions {
   now?: (() => number) | undefined;
 }
 
-export const orderEventsChannel = (tableName: string): string => topicChannel(tableName, 'order-events');
+export const changeEventsChannel = (tableName: string): string => topicChannel(tableName, 'change-events');
 
 export class RedisEventBus implements EventBus {
   private readonly channel: SignedChannel;
-  private readonly listeners = new Set<OrderEventListener>();
+  private readonly listeners = new Set<ChangeEventListener>();
   private readonly now: () => number;
   private readonly listening: boolean;
   private readonly stopListening: (() => void) | undefined;
@@ -61,10 +63,10 @@ export class RedisEventBus implements EventBus {
     this.listening = options.subscribe ?? true;
     this.channel = new SignedChannel({
       channels: options.channels,
-      name: orderEventsChannel(options.tableName),
+      name: changeEventsChannel(options.tableName),
       purpose: PURPOSE,
       maxBytes: EVENT_LIMITS.bytes,
-      what: 'order events on redis',
+      what: 'change events on redis',
       log: options.log,
       warnIntervalMs: options.warnIntervalMs ?? REJECTED_WARNING_INTERVAL_MS,
       now: this.now,
@@ -77,7 +79,7 @@ export class RedisEventBus implements EventBus {
     return this.channel.refusals;
   }
 
-  async publish(event: OrderEventModel): Promise<void> {
+  async publish(event: ChangeEvent): Promise<void> {
     if (this.closed) {
       this.lose(event, 'redis is not connected');
       return;
@@ -94,8 +96,8 @@ export class RedisEventBus implements EventBus {
     else if (outcome === 'failed') this.lose(event, 'redis publish failed');
   }
 
-  subscribe(listener: OrderEventListener): () => void {
-    const own: OrderEventListener = (event) => listener(event);
+  subscribe(listener: ChangeEventListener): () => void {
+    const own: ChangeEventListener = (event) => listener(event);
     this.listeners.add(own);
     return () => this.listeners.delete(own);
   }
@@ -135,17 +137,17 @@ export class RedisEventBus implements EventBus {
       try {
         listener(event);
       } catch (error) {
-        this.options.log.warn({ err: error }, 'order event listener failed');
+        this.options.log.warn({ err: error }, 'change event listener failed');
       }
     }
     received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
   }
 
-  private lose(event: OrderEventModel, reason: string, error?: unknown): void {
+  private lose(event: ChangeEvent, reason: string, error?: unknown): void {
     this.lostCount++;
     this.options.log.warn(
-      { err: error, orderId: event.order.orderId, type: event.type, lost: this.lostCount },
-      `order event lost: ${reason}`,
+      { err: error, ...describeEvent(event), lost: this.lostCount },
+      `change event lost: ${reason}`,
     );
   }
 }

@@ -17,7 +17,7 @@
  */
 
 /** The topics whose channels exist today. */
-export type Topic = 'order-events' | 'invalidations';
+export type Topic = 'change-events' | 'invalidations';
 
 const tag = (tableName: string, topic: string): string => `{${tableName}:${topic}}`;
 

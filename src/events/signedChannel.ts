@@ -1,6 +1,6 @@
 /**
  * One kind of message on one channel of a process's RedisChannels, in the signed envelope
- * (signedEnvelope.ts): what the order event bus and the invalidation bus have in common.
+ * (signedEnvelope.ts): what the change event bus and the invalidation bus have in common.
  *
  * - `send` seals a body right before it is published (one connection keeps a publisher's
  *   numbers in order) and never rejects: it answers whether Redis took it.
@@ -23,7 +23,7 @@ export interface SignedChannelOptions {
   purpose: string;
   /** Messages larger than this, envelope included, are refused unread. */
   maxBytes: number;
-  /** What is refused, for the warning line ("order events on redis"). */
+  /** What is refused, for the warning line ("change events on redis"). */
   what: string;
   log: Pick<Logger, 'warn'>;
   /** This publisher's name (default: unique per process start). */

@@ -19,7 +19,7 @@ import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { OrderEvents } from './orderEvents.js';
+import type { EventFanOut } from './eventFanOut.js';
 
 export interface GraphQLContext {
   requestId: string;
@@ -36,8 +36,8 @@ export interface GraphQLContext {
   log: Logger;
   /** Data sources whose client counts into `cost`. */
   data: DataSources;
-  /** Order events for subscriptions (fed by the stream consumer). */
-  events: OrderEvents;
+  /** Change events for subscriptions, by topic (fed by the stream consumer). */
+  events: EventFanOut;
   /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
   resumeAfter?: string | undefined;
 }
@@ -70,7 +70,7 @@ export function createContext(
   requestId: string,
   log: Logger,
   viewer: Viewer | null,
-  events: OrderEvents,
+  events: EventFanOut,
   parent?: TraceParent,
   { traced = true }: { traced?: boolean } = {},
 ): GraphQLContext {

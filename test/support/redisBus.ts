@@ -1,5 +1,5 @@
 /**
- * The order event bus of a process of its own on Redis (one node or a cluster): what a test
+ * The change event bus of a process of its own on Redis (one node or a cluster): what a test
  * listens with, as an API instance would, and publishes with, as a consumer would.
  */
 import { pino } from 'pino';

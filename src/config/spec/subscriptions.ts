@@ -50,14 +50,14 @@ export const SUBSCRIPTIONS_SPEC = {
     type: 'integer',
     default: '1000',
     description:
-      'recent order events each instance holds so that a Server-Sent Events stream resuming with `Last-Event-ID` receives what it missed; older gaps get `EVENTS_MISSED` (refetch)',
+      'recent change events each instance holds so that a Server-Sent Events stream resuming with `Last-Event-ID` receives what it missed; older gaps get `EVENTS_MISSED` (refetch)',
     readBy: ['server'],
   },
   EVENT_DEDUPE_WINDOW: {
     type: 'integer',
     default: '10000',
     description:
-      'how many recent order events (by stream sequence number) an instance remembers to deliver each change once',
+      'how many recent change events (by stream sequence number) an instance remembers to deliver each change once',
     readBy: ['server'],
   },
 } as const satisfies Record<string, VarSpec>;

@@ -1,19 +1,20 @@
 /**
- * Fan-out of order events to the GraphQL subscriptions of this instance. The events come from
+ * Fan-out of change events to the GraphQL subscriptions of this instance. The events come from
  * the table's stream through an event bus (src/events/): in-process when this instance runs its
  * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. Either
  * way every instance sees every change, whoever wrote it; this module listens to the bus once
- * and hands each event to the subscribers connected here that `accept` it.
+ * and hands each event to the subscriptions connected here that listen to one of its topics
+ * (src/table/entities/topics.ts): a subscription names one topic, and an event reaches the
+ * subscriptions of its topics only, whatever the kind of item that changed.
  *
  * Each change reaches a subscriber once: an event whose `seq` (the stream record's sequence
  * number) was delivered here already, within the last `dedupeWindow` events, is dropped. A
  * change is published again after a consumer fail-over, a checkpoint replay, or by both the
  * Lambda and a consumer; the repeat never reaches the subscribers.
  */
-import { EventEmitter } from 'node:events';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
-import type { OrderEventModel } from '../events/orderEvent.js';
+import type { ChangeEvent, ChangeEventOf, EventEntity } from '../events/changeEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
 import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
@@ -30,14 +31,34 @@ export const compareSeq = (a: string, b: string): number => {
   return difference > 0n ? 1 : difference < 0n ? -1 : 0;
 };
 
-export class OrderEvents {
-  private readonly emitter = new EventEmitter();
+/** What a subscription listens to. */
+export interface Listening<E extends ChangeEvent = ChangeEvent> {
+  /** The one topic it hears (TOPICS in src/table/entities/topics.ts). */
+  topic: string;
+  /** Of the topic's events, those it wants (default all): a type, say. */
+  accept?: ((event: ChangeEvent) => event is E) | ((event: ChangeEvent) => boolean) | undefined;
+  /** A resumed subscription (SSE Last-Event-ID): the held events after this sequence number first. */
+  resumeAfter?: string | undefined;
+}
+
+type Listener = (event: ChangeEvent) => void;
+
+/** A test that an event is about a node of `entity` (a subscription's `accept`), typed as such. */
+export const eventsAbout =
+  <N extends EventEntity>(entity: N) =>
+  (event: ChangeEvent): event is ChangeEventOf<N> =>
+    event.entity === entity;
+
+export class EventFanOut {
   readonly bus: EventBus;
   private readonly unsubscribe: () => void;
   private readonly seen: SeenWindow;
   private duplicateCount = 0;
   /** The latest events, oldest first: what a resumed stream replays. */
-  private readonly recent: OrderEventModel[] = [];
+  private readonly recent: ChangeEvent[] = [];
+  /** The listeners of each topic heard here. */
+  private readonly byTopic = new Map<string, Set<Listener>>();
+  private listenerCount = 0;
 
   /**
    * `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS);
@@ -48,8 +69,6 @@ export class OrderEvents {
     private readonly replayEvents = DEFAULT_SSE_REPLAY_EVENTS,
     dedupeWindow = DEFAULT_EVENT_DEDUPE_WINDOW,
   ) {
-    // Each subscription adds a listener; thousands of subscribers are fine.
-    this.emitter.setMaxListeners(0);
     this.bus = bus;
     this.seen = new SeenWindow(dedupeWindow);
     this.unsubscribe = bus.subscribe((event) => {
@@ -61,7 +80,11 @@ export class OrderEvents {
         this.recent.push(event);
         if (this.recent.length > this.replayEvents) this.recent.shift();
       }
-      this.emitter.emit('event', event);
+      for (const topic of event.topics) {
+        const listeners = this.byTopic.get(topic);
+        // A copy: a listener may end its subscription (and another's) while it runs.
+        if (listeners) for (const listener of [...listeners]) listener(event);
+      }
     });
   }
 
@@ -81,53 +104,58 @@ export class OrderEvents {
   }
 
   /** Sends `event` over the bus (to every instance on it, this one included). */
-  publish(event: OrderEventModel): Promise<void> {
+  publish(event: ChangeEvent): Promise<void> {
     return this.bus.publish(event);
   }
 
   /**
-   * The events that `accept` lets through, as an async iterator. Its `return()` removes the
-   * listener at once, also while a `next()` is waiting for an event (that `next()` then
-   * resolves as done): an async generator could only run its cleanup after the next event
+   * The events of `topic` that `accept` lets through, as an async iterator. Its `return()`
+   * removes the listener at once, also while a `next()` is waiting for an event (that `next()`
+   * then resolves as done): an async generator could only run its cleanup after the next event
    * arrived, so every abandoned subscription would stay registered until then.
    */
-  subscribe(accept: (event: OrderEventModel) => boolean, resumeAfter?: string): AsyncIterableIterator<OrderEventModel> {
+  subscribe<E extends ChangeEvent = ChangeEvent>({
+    topic,
+    accept,
+    resumeAfter,
+  }: Listening<E>): AsyncIterableIterator<E> {
+    const wanted = (event: ChangeEvent): boolean => event.topics.includes(topic) && (accept?.(event) ?? true);
     // The held events after `resumeAfter` first, then live ones: taken in the same tick as the
     // listener is added, so none is missed or delivered twice in between.
-    const pending: OrderEventModel[] =
+    const pending: ChangeEvent[] =
       resumeAfter === undefined
         ? []
         : this.recent
-            .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && accept(event))
+            .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && wanted(event))
             .slice(-MAX_PENDING_EVENTS);
-    let waiting: ((result: IteratorResult<OrderEventModel>) => void) | undefined;
+    let waiting: ((result: IteratorResult<E>) => void) | undefined;
     let done = false;
-    const listener = (event: OrderEventModel) => {
-      if (!accept(event)) return;
+    const listener: Listener = (event) => {
+      if (accept && !accept(event)) return;
       if (waiting) {
         const resolve = waiting;
         waiting = undefined;
-        resolve({ value: event, done: false });
+        resolve({ value: event as E, done: false });
         return;
       }
       pending.push(event);
       if (pending.length > MAX_PENDING_EVENTS) pending.shift();
     };
-    const finish = (): Promise<IteratorResult<OrderEventModel>> => {
+    const finish = (): Promise<IteratorResult<E>> => {
       if (!done) {
         done = true;
-        this.emitter.off('event', listener);
+        this.removeListener(topic, listener);
         pending.length = 0;
         waiting?.({ value: undefined, done: true });
         waiting = undefined;
       }
       return Promise.resolve({ value: undefined, done: true });
     };
-    this.emitter.on('event', listener);
+    this.addListener(topic, listener);
     return {
       next: () => {
         const event = pending.shift();
-        if (event) return Promise.resolve({ value: event, done: false });
+        if (event) return Promise.resolve({ value: event as E, done: false });
         if (done) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => (waiting = resolve));
       },
@@ -142,12 +170,32 @@ export class OrderEvents {
     };
   }
 
+  /** This instance's subscriptions listening now. */
   get subscriberCount(): number {
-    return this.emitter.listenerCount('event');
+    return this.listenerCount;
+  }
+
+  /** The topics at least one subscription here listens to (what a router would subscribe this instance to). */
+  get topics(): string[] {
+    return [...this.byTopic.keys()];
   }
 
   /** Stops listening to the bus (the bus itself belongs to whoever made it). */
   detach(): void {
     this.unsubscribe();
+  }
+
+  private addListener(topic: string, listener: Listener): void {
+    let listeners = this.byTopic.get(topic);
+    if (!listeners) this.byTopic.set(topic, (listeners = new Set()));
+    listeners.add(listener);
+    this.listenerCount++;
+  }
+
+  private removeListener(topic: string, listener: Listener): void {
+    const listeners = this.byTopic.get(topic);
+    if (!listeners?.delete(listener)) return;
+    this.listenerCount--;
+    if (listeners.size === 0) this.byTopic.delete(topic);
   }
 }
