@@ -104,6 +104,11 @@ const DEFAULT_CONCURRENCY = 8;
  * Applies a batch of stream records (in stream order). Records of one item are handled in order,
  * records of different items concurrently; a failed record stops its item's later records in
  * this batch. Never throws for a record: failures are returned for the caller to retry.
+ *
+ * The events are published in the batch's order all the same (PublishInOrder): a topic's events
+ * reach the subscribers, and its history, in the order of their sequence numbers, which is what
+ * a client resuming after an event id relies on. No event after a failed record is published:
+ * the retry starts at that record and publishes them, in order, then.
  */
 export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
   const result: ProcessResult = {
@@ -123,6 +128,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
+  const inOrder = new PublishInOrder(records, deps, result);
   let fenced = false;
   const worker = async () => {
     for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
@@ -130,7 +136,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         if (fenced) break;
         const record = records[index] as ChangeRecord;
         try {
-          await processRecord(record, deps, result);
+          inOrder.ready(index, await applyRecord(record, deps, result));
         } catch (error) {
           if (
             error instanceof CorruptItemError ||
@@ -139,6 +145,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
           ) {
             // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
             result.skipped++;
+            inOrder.ready(index, null);
             deps.log?.warn(
               { err: error, sequenceNumber: sequenceOf(record) },
               'stream record skipped: not a valid item of its kind',
@@ -146,6 +153,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
             continue;
           }
           if (error instanceof LeaseLostError) fenced = true;
+          inOrder.failed(index);
           result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
           break; // later changes of this item wait for this one (their order matters to subscribers)
         }
@@ -154,24 +162,100 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   };
   const workers = Math.max(1, Math.min(deps.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  await inOrder.settled();
   result.failures.sort((a, b) => a.index - b.index);
   return result;
 }
 
-async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<void> {
+/** A record applied: its event to publish (with the trace to end once it is), or null. */
+interface Applied {
+  event: ChangeEvent;
+  finish(error?: unknown): void;
+}
+
+/**
+ * Publishes a batch's events in record order while the records are applied concurrently: the
+ * event of record i goes out once every earlier record is applied (or skipped) and its event
+ * out. A worker never waits for the publishing (the record it would wait for may be its own
+ * next one): a publish that fails is the failure of its record, found here. Once a record has
+ * failed (applying or publishing), nothing after it is published in this batch.
+ */
+class PublishInOrder {
+  private readonly slots: (Applied | null | undefined)[];
+  private next = 0;
+  /** The first record that failed: publishing never passes it. */
+  private failedAt = Infinity;
+  private stopped = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly records: readonly ChangeRecord[],
+    private readonly deps: ProcessorDeps,
+    private readonly result: ProcessResult,
+  ) {
+    this.slots = new Array<Applied | null | undefined>(records.length);
+  }
+
+  /** Record `index` is applied: `applied` holds its event, or null for none. */
+  ready(index: number, applied: Applied | null): void {
+    this.slots[index] = applied;
+    if (this.stopped) applied?.finish();
+    else this.running = this.running.then(() => this.drain());
+  }
+
+  /** Record `index` failed: nothing from it on is published in this batch. */
+  failed(index: number): void {
+    this.failedAt = Math.min(this.failedAt, index);
+    this.slots[index] = null;
+  }
+
+  /** Resolves once every event that can go out has; whatever was not reached is not published. */
+  async settled(): Promise<void> {
+    await this.running;
+    this.stop();
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped && this.next < this.failedAt && this.slots[this.next] !== undefined) {
+      const index = this.next++;
+      const applied = this.slots[index];
+      if (!applied) continue;
+      try {
+        await this.deps.publish?.(applied.event);
+        this.result.events.push(applied.event);
+        applied.finish();
+      } catch (error) {
+        applied.finish(error);
+        this.result.failures.push({ index, sequenceNumber: sequenceOf(this.records[index] as ChangeRecord), error });
+        this.stop();
+      }
+    }
+  }
+
+  /** Stops publishing: the traces of the events held back end now. */
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (let i = this.next; i < this.slots.length; i++) this.slots[i]?.finish();
+  }
+}
+
+/** Keeps a record's derived data; returns its event, for PublishInOrder to send (and end its trace), or null. */
+async function applyRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<Applied | null> {
   const event = eventOf(record);
-  if (!event) return;
+  if (!event) return null;
   const traced = startRecordTrace(deps.doc, record, event);
+  const finish = (error?: unknown) =>
+    error === undefined
+      ? traced?.trace.finish()
+      : traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
   try {
     await keepDerived(event, traced?.doc ?? deps.doc, deps, result);
-    const published = traced ? { ...event, traceparent: traced.trace.traceparent } : event;
-    await deps.publish?.(published);
-    result.events.push(published);
-    traced?.trace.finish();
   } catch (error) {
-    traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
+    finish(error);
     throw error;
   }
+  return { event: traced ? { ...event, traceparent: traced.trace.traceparent } : event, finish };
 }
 
 /**
