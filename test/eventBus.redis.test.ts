@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEvent } from '../src/events/eventSchema.js';
 import { Sealer } from '../src/events/signedEnvelope.js';
 import type { ChangeEvent, ChangeEventOf } from '../src/events/changeEvent.js';
-import { changeEventsChannel } from '../src/events/redisEventBus.js';
+import { eventTopicChannel } from '../src/events/redisEventBus.js';
 import type { RedisEventBus } from '../src/events/redisEventBus.js';
 import { EventFanOut } from '../src/graphql/eventFanOut.js';
 import { anOrderEvent } from './support/factories.js';
@@ -42,7 +42,10 @@ const anEvent = (seq: string, userId = 'alice'): ChangeEventOf<'Order'> =>
     seq,
   );
 
-/** A bus on a table (channel) of its own, its warnings recorded. */
+/** The topic the instances here listen to: alice's orders (every event below is one, unless mallory's). */
+const ALICES = 'user-orders:alice';
+
+/** A bus on a table (channels) of its own, listening to ALICES unless it only publishes, its warnings recorded. */
 async function aBus(options: { signingSecret?: string; tableName?: string; subscribe?: boolean } = {}) {
   const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
   const infos: string[] = [];
@@ -56,9 +59,10 @@ async function aBus(options: { signingSecret?: string; tableName?: string; subsc
   const bus = await openEventBus({ ...redis.settings, signingSecret: options.signingSecret }, tableName, {
     log: log as never,
     subscribe: options.subscribe,
+    watch: options.subscribe === false ? [] : [ALICES],
   });
   closing.push(() => bus.close());
-  return { bus, warnings, infos, channel: changeEventsChannel(tableName), tableName };
+  return { bus, warnings, infos, channel: eventTopicChannel(tableName, ALICES), tableName };
 }
 
 /** Resolves with the first event `bus` hands its listeners that satisfies `match`. */
@@ -188,7 +192,7 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     const { bus: publisher, tableName } = await aBus({ subscribe: false });
     const { bus } = await aBus({ tableName });
     const events = new EventFanOut(bus, 100);
-    const subscription = events.subscribe({ topic: 'user-orders:alice' });
+    const subscription = events.subscribe({ topic: ALICES });
     const seqs: string[] = [];
     const received = (async () => {
       for await (const event of subscription) {

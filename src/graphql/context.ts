@@ -19,7 +19,7 @@ import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { EventFanOut } from './eventFanOut.js';
+import type { EventFanOut, Resume } from './eventFanOut.js';
 
 export interface GraphQLContext {
   requestId: string;
@@ -38,8 +38,8 @@ export interface GraphQLContext {
   data: DataSources;
   /** Change events for subscriptions, by topic (fed by the stream consumer). */
   events: EventFanOut;
-  /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
-  resumeAfter?: string | undefined;
+  /** A resumed subscription (SSE Last-Event-ID): the events after this one first, or word that they are gone. */
+  resume?: Resume | undefined;
 }
 
 /** Longer than any real JWT; bounds the work spent on a hostile header. */
