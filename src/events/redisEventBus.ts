@@ -37,7 +37,7 @@ import { decodeEvent, encodeEvent, EVENT_LIMITS } from './eventSchema.js';
 import type { RedisChannels } from './redisChannels.js';
 import { eventsTopic, topicChannel, topicKey } from './redisNames.js';
 import { SignedChannel } from './signedChannel.js';
-import type { SignedMessage } from './signedChannel.js';
+import type { SendOutcome, SignedMessage } from './signedChannel.js';
 import { RefusalCounter, Sealer } from './signedEnvelope.js';
 
 /** Rejected (unsigned, forged, replayed, malformed) messages are counted always, and logged at most this often. */
@@ -122,6 +122,8 @@ export class RedisEventBus implements EventBus {
       this.lose(event, 'the event does not fit the schema or its bounds', error);
       return;
     }
+    // One topic after the other, each in order; an event that missed any topic counts once.
+    const missed: { topic: string; outcome: SendOutcome }[] = [];
     for (const topic of event.topics) {
       const outcome = await this.channelOf(topic).append(
         body,
@@ -129,9 +131,18 @@ export class RedisEventBus implements EventBus {
         this.historyLength,
         HISTORY_TTL_SECONDS,
       );
-      if (outcome === 'not-connected') this.lose(event, 'redis is not connected', undefined, topic);
-      else if (outcome === 'failed') this.lose(event, 'redis publish failed', undefined, topic);
+      if (outcome !== 'sent') missed.push({ topic, outcome });
     }
+    if (missed.length === 0) return;
+    const reason = missed.some(({ outcome }) => outcome === 'not-connected')
+      ? 'redis is not connected'
+      : 'redis publish failed';
+    this.lose(
+      event,
+      reason,
+      undefined,
+      missed.map(({ topic }) => topic),
+    );
   }
 
   subscribe(listener: ChangeEventListener): () => void {
@@ -249,10 +260,10 @@ export class RedisEventBus implements EventBus {
     received?.span.setAttribute('tablegraph.event.listeners', this.listeners.size).end();
   }
 
-  private lose(event: ChangeEvent, reason: string, error?: unknown, topic?: string): void {
+  private lose(event: ChangeEvent, reason: string, error?: unknown, on?: string[]): void {
     this.lostCount++;
     this.options.log.warn(
-      { err: error, ...describeEvent(event), on: topic, lost: this.lostCount },
+      { err: error, ...describeEvent(event), on, lost: this.lostCount },
       `change event lost: ${reason}`,
     );
   }

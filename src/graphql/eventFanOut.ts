@@ -107,15 +107,18 @@ export class EventFanOut {
         this.recent.push(event);
         if (this.recent.length > this.replayEvents) this.recent.shift();
       }
+      let repeated = false;
       for (const topic of topics) {
         if (known && !this.seen.firstTime(`${topic} ${event.seq}`)) {
-          this.duplicateCount++;
+          repeated = true;
           continue;
         }
         const listeners = this.byTopic.get(topic);
         // A copy: a listener may end its subscription (and another's) while it runs.
         if (listeners) for (const listener of [...listeners]) listener(event);
       }
+      // One repeat heard, however many of its topics it was heard on.
+      if (repeated) this.duplicateCount++;
     });
   }
 
@@ -168,8 +171,10 @@ export class EventFanOut {
       resume.missed();
       return this.subscribe(rest);
     }
-    const subscribed = this.subscribedPromise(rest.topic);
+    // Listening first (a refusal throws here, before anything waits), then waiting for the
+    // subscription: both in this tick, so a subscription made meanwhile is not missed.
     const queue = this.queue(rest);
+    const subscribed = this.subscribedPromise(rest.topic);
     try {
       await subscribed;
       const history = await this.bus.history(rest.topic);
