@@ -23,6 +23,8 @@ import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { ChangeEvent, ChangeEventOf, EventEntity } from '../events/changeEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
+import { subscriberQueue } from './subscriberQueue.js';
+import type { SubscriberQueue } from './subscriberQueue.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
@@ -217,71 +219,24 @@ export class EventFanOut {
     });
   }
 
-  private queue<E extends ChangeEvent>({
-    topic,
-    accept,
-    resumeAfter,
-  }: Listening<E>): { iterator: AsyncIterableIterator<E>; prepend(events: ChangeEvent[]): void } {
+  private queue<E extends ChangeEvent>({ topic, accept, resumeAfter }: Listening<E>): SubscriberQueue<E> {
     const wanted = (event: ChangeEvent): boolean => event.topics.includes(topic) && (accept?.(event) ?? true);
     // The held events after `resumeAfter` first, then live ones: taken in the same tick as the
     // listener is added, so none is missed or delivered twice in between.
-    const pending: ChangeEvent[] =
+    const held =
       resumeAfter === undefined
         ? []
         : this.recent
             .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && wanted(event))
             .slice(-MAX_PENDING_EVENTS);
-    let waiting: ((result: IteratorResult<E>) => void) | undefined;
-    let done = false;
-    const listener: Listener = (event) => {
-      if (accept && !accept(event)) return;
-      if (waiting) {
-        const resolve = waiting;
-        waiting = undefined;
-        resolve({ value: event as E, done: false });
-        return;
-      }
-      pending.push(event);
-      if (pending.length > MAX_PENDING_EVENTS) pending.shift();
-    };
-    const finish = (): Promise<IteratorResult<E>> => {
-      if (!done) {
-        done = true;
-        this.removeListener(topic, listener);
-        pending.length = 0;
-        waiting?.({ value: undefined, done: true });
-        waiting = undefined;
-      }
-      return Promise.resolve({ value: undefined, done: true });
-    };
-    this.addListener(topic, listener);
-    const iterator: AsyncIterableIterator<E> = {
-      next: () => {
-        const event = pending.shift();
-        if (event) return Promise.resolve({ value: event as E, done: false });
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (waiting = resolve));
-      },
-      return: finish,
-      throw: async (error: unknown) => {
-        await finish();
-        throw error;
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-    return {
-      iterator,
-      // Before the live events heard meanwhile, each of which was either read or comes after.
-      prepend: (events) => {
-        if (done || events.length === 0) return;
-        const read = new Set(events.map((event) => event.seq));
-        const live = pending.filter((event) => !read.has(event.seq));
-        pending.length = 0;
-        pending.push(...[...events, ...live].slice(-MAX_PENDING_EVENTS));
-      },
-    };
+    const queue: SubscriberQueue<E> = subscriberQueue<E>({
+      held,
+      accept,
+      maxPending: MAX_PENDING_EVENTS,
+      stop: () => this.removeListener(topic, queue.listener),
+    });
+    this.addListener(topic, queue.listener);
+    return queue;
   }
 
   /** This instance's subscriptions listening now. */

@@ -28,6 +28,8 @@ import type { ChangeName } from '../table/entities/events.js';
 import { EventFieldError } from '../table/entities/events.js';
 import { matchKey } from '../table/entities/registry.js';
 import { InvalidKeyError } from '../table/keys.js';
+import { PublishInOrder } from './publishInOrder.js';
+import type { Applied } from './publishInOrder.js';
 import { startRecordTrace } from './recordTrace.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
@@ -128,7 +130,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
-  const inOrder = new PublishInOrder(records, deps, result);
+  const inOrder = new PublishInOrder(records.map(sequenceOf), deps.publish, result);
   let fenced = false;
   const worker = async () => {
     for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
@@ -165,79 +167,6 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   await inOrder.settled();
   result.failures.sort((a, b) => a.index - b.index);
   return result;
-}
-
-/** A record applied: its event to publish (with the trace to end once it is), or null. */
-interface Applied {
-  event: ChangeEvent;
-  finish(error?: unknown): void;
-}
-
-/**
- * Publishes a batch's events in record order while the records are applied concurrently: the
- * event of record i goes out once every earlier record is applied (or skipped) and its event
- * out. A worker never waits for the publishing (the record it would wait for may be its own
- * next one): a publish that fails is the failure of its record, found here. Once a record has
- * failed (applying or publishing), nothing after it is published in this batch.
- */
-class PublishInOrder {
-  private readonly slots: (Applied | null | undefined)[];
-  private next = 0;
-  /** The first record that failed: publishing never passes it. */
-  private failedAt = Infinity;
-  private stopped = false;
-  private running: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly records: readonly ChangeRecord[],
-    private readonly deps: ProcessorDeps,
-    private readonly result: ProcessResult,
-  ) {
-    this.slots = new Array<Applied | null | undefined>(records.length);
-  }
-
-  /** Record `index` is applied: `applied` holds its event, or null for none. */
-  ready(index: number, applied: Applied | null): void {
-    this.slots[index] = applied;
-    if (this.stopped) applied?.finish();
-    else this.running = this.running.then(() => this.drain());
-  }
-
-  /** Record `index` failed: nothing from it on is published in this batch. */
-  failed(index: number): void {
-    this.failedAt = Math.min(this.failedAt, index);
-    this.slots[index] = null;
-  }
-
-  /** Resolves once every event that can go out has; whatever was not reached is not published. */
-  async settled(): Promise<void> {
-    await this.running;
-    this.stop();
-  }
-
-  private async drain(): Promise<void> {
-    while (!this.stopped && this.next < this.failedAt && this.slots[this.next] !== undefined) {
-      const index = this.next++;
-      const applied = this.slots[index];
-      if (!applied) continue;
-      try {
-        await this.deps.publish?.(applied.event);
-        this.result.events.push(applied.event);
-        applied.finish();
-      } catch (error) {
-        applied.finish(error);
-        this.result.failures.push({ index, sequenceNumber: sequenceOf(this.records[index] as ChangeRecord), error });
-        this.stop();
-      }
-    }
-  }
-
-  /** Stops publishing: the traces of the events held back end now. */
-  private stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (let i = this.next; i < this.slots.length; i++) this.slots[i]?.finish();
-  }
 }
 
 /** Keeps a record's derived data; returns its event, for PublishInOrder to send (and end its trace), or null. */
