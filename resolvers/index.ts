@@ -5,6 +5,7 @@ import { DateTime } from './DateTime.js';
 import { Mutation } from './Mutation.js';
 import { Node } from './Node.js';
 import { Order, OrderItem } from './Order.js';
+import { OrderEvent } from './OrderEvent.js';
 import { Product } from './Product.js';
 import { Query } from './Query.js';
 import { Subscription } from './Subscription.js';
@@ -19,6 +20,7 @@ export const resolvers: Resolvers = {
   User,
   Order,
   OrderItem,
+  OrderEvent,
   Product,
   Category,
   OrderConnection,

@@ -21,7 +21,7 @@ import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { aProduct, aUser, anOrder, orderIdOf, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, postGraphQL } from './support/load.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -31,6 +31,7 @@ import { RedisServer } from './support/redisServer.js';
 import { lambdaEvent, readStream } from './support/streamRecords.js';
 import { PLACE_ORDER, getItem } from './support/writes.js';
 import { productKey } from '../src/table/keys.js';
+import { TOPICS } from '../src/table/entities/topics.js';
 
 const LEASE_TTL_MS = 1500;
 const children = new ChildServers();
@@ -118,10 +119,12 @@ beforeAll(async () => {
     Promise.all([0, 1].map(() => children.startConsumer(endpoint(), tableName, consumerEnv()))),
     Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv))),
   ]);
-  probe = await openEventBus({ url: redis.url }, tableName);
+  // The shop-wide topic: every order's events, once each.
+  probe = await openEventBus({ url: redis.url }, tableName, { watch: [TOPICS.shopOrders.of()] });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
-    probeCounts.set(event.order.orderId, (probeCounts.get(event.order.orderId) ?? 0) + 1);
+    const orderId = orderIdOf(event);
+    if (orderId) probeCounts.set(orderId, (probeCounts.get(orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });

@@ -2,9 +2,8 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { UserModel, OrderModel, OrderLineModel, ProductModel, CategoryModel } from '../table/models.js';
 import type { MoneyValue } from '../money.js';
-import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../graphql/graphqlModels.js';
+import type { OrderConnectionModel, OrderEdgeModel, ProductConnectionModel, ProductEdgeModel, OrderEventModel, CreateUserPayloadModel, UpdateUserPayloadModel, CreateProductPayloadModel, UpdateProductPayloadModel, PlaceOrderPayloadModel, CancelOrderPayloadModel, UpdateOrderStatusPayloadModel } from '../graphql/graphqlModels.js';
 import type { UserErrorModel } from '../writes/userErrors.js';
-import type { OrderEventModel } from '../events/orderEvent.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

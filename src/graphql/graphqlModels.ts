@@ -1,10 +1,13 @@
 /** Parent types of the connection resolvers (codegen `mappers` in codegen.yml point here). */
 import type { Edge, Page } from '../db/pagination.js';
+import type { ChangeEventOf } from '../events/changeEvent.js';
 import type { OrderModel, ProductModel, UserModel } from '../table/models.js';
 import type { ErrorCode } from '../generated/resolvers-types.js';
 import type { UserError, UserErrorCode } from '../writes/userErrors.js';
 
 export type OrderEdgeModel = Edge<OrderModel>;
+/** `OrderEvent`: an order's change event, as every bus carries it (its node is the order). */
+export type OrderEventModel = ChangeEventOf<'Order'>;
 export type ProductEdgeModel = Edge<ProductModel>;
 /**
  * `totalCount` rides along from the user's profile: no read of its own. A function when it

@@ -22,7 +22,7 @@ import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { createContext, viewerFrom } from '../graphql/context.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import type { OrderEvents } from '../graphql/orderEvents.js';
+import type { EventFanOut } from '../graphql/eventFanOut.js';
 import { createCompiledExecutor } from './compiledExecutor.js';
 import type { Execute, FallbackClass } from './compiledExecutor.js';
 import { createPlannedExecutor } from './plan/plannedExecutor.js';
@@ -50,7 +50,7 @@ export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
-  events: OrderEvents;
+  events: EventFanOut;
   /** The admitted document's hash and whether it is persisted: the operation span's name (operationSpans.ts). */
   describe?: DescribeDocument;
   /** What one operation may spend while it runs (meter.ts). */

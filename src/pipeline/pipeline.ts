@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js';
 import type { DataSources } from '../db/loaders.js';
-import { OrderEvents } from '../graphql/orderEvents.js';
+import { EventFanOut } from '../graphql/eventFanOut.js';
 import { createAdmission } from './admission.js';
 import { createCsrfCheck } from './csrf.js';
 import { createFormatError } from './errorMasking.js';
@@ -45,7 +45,7 @@ export interface PipelineOptions {
   /** The trusted documents: the server's manifest and the registry's (kept fresh by its poller). */
   documents: TrustedDocuments;
   /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
-  events?: OrderEvents;
+  events?: EventFanOut;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
   metrics?: Metrics | undefined;
   /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
@@ -71,7 +71,7 @@ export function createPipeline({
   introspection,
   persistedOnly,
   documents,
-  events = new OrderEvents(),
+  events = new EventFanOut(),
   metrics,
   costDetails = 'admin',
   cache,

@@ -18,7 +18,7 @@ import {
   STREAM_WORKER,
   TRUSTED_DOCUMENT,
 } from './meta.js';
-import { ORDER, USER_ORDER } from './order.js';
+import { ORDER, ORDER_EVENTS, USER_ORDER } from './order.js';
 import { CATEGORY, PRODUCT, SALE_MARKER } from './product.js';
 import { RANGES } from './ranges.js';
 import type { ItemKey } from './template.js';
@@ -46,6 +46,12 @@ export const ENTITIES = [
 ] as const;
 
 export type AnyEntity = Entity<string, object, object, unknown>;
+
+/**
+ * Every kind of item whose changes are events (events.ts), by the node they are about. A kind
+ * missing here publishes nothing, and the buses refuse its events as of no declared kind.
+ */
+export const EVENT_SOURCES = [ORDER_EVENTS] as const;
 
 /** The first `#`-separated segment of a key (`USER#`, `META#`): what a kind's partition key starts with. */
 const segmentOf = (text: string): string => {

@@ -10,7 +10,7 @@
  *   other transports (400, 401, 413, 503).
  * - Every event of a subscription carries `id: <seq>`, the stream record's sequence number. A
  *   client that reconnects with `Last-Event-ID` first receives the held events after it (a
- *   bounded buffer, OrderEvents); when the buffer no longer reaches back that far, the first
+ *   bounded buffer, EventFanOut); when the buffer no longer reaches back that far, the first
  *   message is a `next` with an `EVENTS_MISSED` error: refetch, the stream then goes on live.
  * - Bounds: streams per server (the WebSocket socket bound), the streams and subscriptions of
  *   one client (clientBounds.ts, shared with WebSocket: 429 TOO_MANY_CONNECTIONS or
@@ -24,8 +24,8 @@ import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
-import type { OrderEventModel } from '../../events/orderEvent.js';
-import { SEQ_PATTERN } from '../../graphql/orderEvents.js';
+import type { ChangeEvent } from '../../events/changeEvent.js';
+import { SEQ_PATTERN } from '../../graphql/eventFanOut.js';
 import { ClientLimitError, clientOf } from '../../pipeline/clientBounds.js';
 import type { ClientBounds, Hold } from '../../pipeline/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution.js';
@@ -157,8 +157,10 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
       );
     }
     const context = execution.context(viewer, randomUUID());
-    const covered = lastEventId === undefined || pipeline.events.covers(lastEventId);
-    if (lastEventId !== undefined && covered) context.resumeAfter = lastEventId;
+    // The subscription resumes where the client left off, here or on another instance; told
+    // while it opens (before the stream starts) when what it missed is no longer held.
+    let missed = false;
+    if (lastEventId !== undefined) context.resume = { after: lastEventId, missed: () => (missed = true) };
     const args = {
       schema: pipeline.schema,
       document: verdict.document,
@@ -203,7 +205,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
       res.write(
         `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data === undefined ? '' : JSON.stringify(data)}\n\n`,
       );
-    if (!covered) {
+    if (missed) {
       write('next', {
         errors: [
           {
@@ -261,7 +263,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
     try {
       for await (const result of iterator) {
         if (ended) break;
-        const seq = (execution.eventOf(result) as OrderEventModel | undefined)?.seq;
+        const seq = (execution.eventOf(result) as ChangeEvent | undefined)?.seq;
         write('next', report(result), seq);
       }
     } catch (error) {
