@@ -31,6 +31,7 @@ import { RedisServer } from './support/redisServer.js';
 import { lambdaEvent, readStream } from './support/streamRecords.js';
 import { PLACE_ORDER, getItem } from './support/writes.js';
 import { productKey } from '../src/table/keys.js';
+import { TOPICS } from '../src/table/entities/topics.js';
 
 const LEASE_TTL_MS = 1500;
 const ADD_REVIEW = `mutation AddReview($input: AddReviewInput!) { addReview(input: $input) { review { reviewId } userErrors { code } } }`;
@@ -119,7 +120,8 @@ beforeAll(async () => {
     Promise.all([0, 1].map(() => children.startConsumer(endpoint(), tableName, consumerEnv()))),
     Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv))),
   ]);
-  probe = await openEventBus({ url: redis.url }, tableName);
+  // The shop-wide topic: every order's events, once each.
+  probe = await openEventBus({ url: redis.url }, tableName, { watch: [TOPICS.shopOrders.of()] });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
     const orderId = orderIdOf(event);

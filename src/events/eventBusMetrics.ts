@@ -6,10 +6,12 @@ import { Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { EventBus } from './eventBus.js';
 
-/** What an API server's fan-out (src/graphql/orderEvents.ts) reports. */
+/** What an API server's fan-out (src/graphql/eventFanOut.ts) reports. */
 export interface FanOutCounts {
   /** This process's GraphQL subscriptions listening to the bus. */
   readonly subscriberCount: number;
+  /** The topics they listen to whose subscription on the bus is in place. */
+  readonly subscribedTopicCount: number;
   /** Repeats of already delivered events dropped. */
   readonly duplicates: number;
 }
@@ -23,6 +25,14 @@ export function registerEventBusMetrics(registry: Registry, bus: EventBus, fanOu
       registers: [registry],
       collect() {
         this.set(fanOut.subscriberCount);
+      },
+    });
+    new Gauge({
+      name: 'tablegraph_event_bus_topics',
+      help: 'Change-event topics this instance is subscribed to on the bus: those its subscriptions listen to (none receives the others)',
+      registers: [registry],
+      collect() {
+        this.set(fanOut.subscribedTopicCount);
       },
     });
     new Gauge({

@@ -19,7 +19,7 @@ import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { EventFanOut } from './eventFanOut.js';
+import type { EventFanOut, Resume } from './eventFanOut.js';
 import type { ReadRound } from './reads.js';
 
 export interface GraphQLContext {
@@ -39,8 +39,8 @@ export interface GraphQLContext {
   data: DataSources;
   /** Change events for subscriptions, by topic (fed by the stream consumer). */
   events: EventFanOut;
-  /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
-  resumeAfter?: string | undefined;
+  /** A resumed subscription (SSE Last-Event-ID): the events after this one first, or word that they are gone. */
+  resume?: Resume | undefined;
   /**
    * Set by the planned executor while it resolves a round's fields: fields that read add their
    * keys to it instead of reading one by one (reads.ts).

@@ -1,21 +1,31 @@
 /**
  * Fan-out of change events to the GraphQL subscriptions of this instance. The events come from
  * the table's stream through an event bus (src/events/): in-process when this instance runs its
- * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. Either
- * way every instance sees every change, whoever wrote it; this module listens to the bus once
- * and hands each event to the subscriptions connected here that listen to one of its topics
- * (src/table/entities/topics.ts): a subscription names one topic, and an event reaches the
- * subscriptions of its topics only, whatever the kind of item that changed.
+ * own stream consumer, Redis when standalone consumers or the Lambda feed many instances. A
+ * subscription names one topic (src/table/entities/topics.ts); this module watches a topic on
+ * the bus while at least one subscription here listens to it (counted here: the bus is told
+ * once when the first listener comes and once when the last leaves), and hands each event
+ * heard on a topic to that topic's subscriptions. At most `maxTopics` topics are watched at
+ * once: a subscription to one more is refused (SERVICE_UNAVAILABLE: another instance can take
+ * it), so what one instance subscribes to on Redis stays bounded.
  *
  * Each change reaches a subscriber once: an event whose `seq` (the stream record's sequence
- * number) was delivered here already, within the last `dedupeWindow` events, is dropped. A
- * change is published again after a consumer fail-over, a checkpoint replay, or by both the
- * Lambda and a consumer; the repeat never reaches the subscribers.
+ * number) was delivered here on that topic already, within the last `dedupeWindow`
+ * deliveries, is dropped. A change is published again after a consumer fail-over, a checkpoint
+ * replay, or by both the Lambda and a consumer; the repeat never reaches the subscribers.
+ *
+ * A subscription may resume after an event id (SSE `Last-Event-ID`, see `open`): from the bus's
+ * shared history of its topic when there is one (Redis: any instance can resume any client),
+ * else from this instance's memory of recent events. When the events after that id are no
+ * longer held, it is told (`missed`), never left with a silent gap.
  */
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { ChangeEvent, ChangeEventOf, EventEntity } from '../events/changeEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
+import { subscriberQueue } from './subscriberQueue.js';
+import type { SubscriberQueue } from './subscriberQueue.js';
+import { ServiceUnavailableError } from '../errors.js';
 import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
 /**
@@ -23,6 +33,12 @@ import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../confi
  * the oldest ones rather than growing the server's memory without bound.
  */
 export const MAX_PENDING_EVENTS = 100;
+
+/** Topics one instance watches at once, at most (each is a channel subscribed on Redis). */
+export const MAX_TOPICS = 10_000;
+
+/** How long a resuming subscription waits for its topic's subscription before it reads the history. */
+const RESUME_SUBSCRIBE_WAIT_MS = 2000;
 
 /** Stream sequence numbers are decimal strings of up to 40 digits: compared as numbers. */
 export const SEQ_PATTERN = /^\d{1,40}$/;
@@ -39,6 +55,14 @@ export interface Listening<E extends ChangeEvent = ChangeEvent> {
   accept?: ((event: ChangeEvent) => event is E) | ((event: ChangeEvent) => boolean) | undefined;
   /** A resumed subscription (SSE Last-Event-ID): the held events after this sequence number first. */
   resumeAfter?: string | undefined;
+}
+
+/** Where a subscription resumes (SSE Last-Event-ID), and how it learns that it cannot. */
+export interface Resume {
+  /** The `seq` of the last event the client received. */
+  after: string;
+  /** The events after `after` are no longer all held: the client must refetch. */
+  missed(): void;
 }
 
 type Listener = (event: ChangeEvent) => void;
@@ -58,6 +82,12 @@ export class EventFanOut {
   private readonly recent: ChangeEvent[] = [];
   /** The listeners of each topic heard here. */
   private readonly byTopic = new Map<string, Set<Listener>>();
+  /** How to stop watching each topic heard here, on the bus. */
+  private readonly stopWatching = new Map<string, () => void>();
+  /** The topics whose subscription on the bus is in place now. */
+  private readonly subscribedTopics = new Set<string>();
+  /** Resumes waiting for their topic's subscription. */
+  private readonly waiting = new Map<string, Set<() => void>>();
   private listenerCount = 0;
 
   /**
@@ -68,23 +98,29 @@ export class EventFanOut {
     bus: EventBus = new InProcessEventBus(),
     private readonly replayEvents = DEFAULT_SSE_REPLAY_EVENTS,
     dedupeWindow = DEFAULT_EVENT_DEDUPE_WINDOW,
+    private readonly maxTopics = MAX_TOPICS,
   ) {
     this.bus = bus;
     this.seen = new SeenWindow(dedupeWindow);
-    this.unsubscribe = bus.subscribe((event) => {
-      if (SEQ_PATTERN.test(event.seq)) {
-        if (!this.seen.firstTime(event.seq)) {
-          this.duplicateCount++;
-          return;
-        }
+    this.unsubscribe = bus.subscribe((event, topics) => {
+      const known = SEQ_PATTERN.test(event.seq);
+      if (known && !bus.history && topics === event.topics) {
+        // In process every event is heard once, on all its topics: the memory a resume reads.
         this.recent.push(event);
         if (this.recent.length > this.replayEvents) this.recent.shift();
       }
-      for (const topic of event.topics) {
+      let repeated = false;
+      for (const topic of topics) {
+        if (known && !this.seen.firstTime(`${topic} ${event.seq}`)) {
+          repeated = true;
+          continue;
+        }
         const listeners = this.byTopic.get(topic);
         // A copy: a listener may end its subscription (and another's) while it runs.
         if (listeners) for (const listener of [...listeners]) listener(event);
       }
+      // One repeat heard, however many of its topics it was heard on.
+      if (repeated) this.duplicateCount++;
     });
   }
 
@@ -114,60 +150,93 @@ export class EventFanOut {
    * then resolves as done): an async generator could only run its cleanup after the next event
    * arrived, so every abandoned subscription would stay registered until then.
    */
-  subscribe<E extends ChangeEvent = ChangeEvent>({
-    topic,
-    accept,
-    resumeAfter,
-  }: Listening<E>): AsyncIterableIterator<E> {
+  subscribe<E extends ChangeEvent = ChangeEvent>(listening: Listening<E>): AsyncIterableIterator<E> {
+    return this.queue(listening).iterator;
+  }
+
+  /**
+   * `subscribe`, resuming after `resume.after` when given: the events of the topic after it
+   * first, each once and in the order they were published, then the live ones. From the bus's
+   * history when it keeps one: the topic is watched first, and read once its subscription is in
+   * place, so an event is either in what was read or heard live (heard twice, it is delivered
+   * once). Without the event `after` in what is held (trimmed, expired, lost with Redis, or the
+   * history unreadable) the subscription goes on live and `resume.missed()` is called before
+   * this resolves.
+   */
+  async open<E extends ChangeEvent = ChangeEvent>(
+    listening: Omit<Listening<E>, 'resumeAfter'> & { resume?: Resume | undefined },
+  ): Promise<AsyncIterableIterator<E>> {
+    const { resume, ...rest } = listening;
+    if (!resume) return this.subscribe(rest);
+    if (!this.bus.history) {
+      if (this.covers(resume.after)) return this.subscribe({ ...rest, resumeAfter: resume.after });
+      resume.missed();
+      return this.subscribe(rest);
+    }
+    // Listening first (a refusal throws here, before anything waits), then waiting for the
+    // subscription: both in this tick, so a subscription made meanwhile is not missed.
+    const queue = this.queue(rest);
+    const subscribed = this.subscribedPromise(rest.topic);
+    try {
+      await subscribed;
+      const history = await this.bus.history(rest.topic);
+      const at = history.findLastIndex((event) => event.seq === resume.after);
+      if (at < 0) {
+        resume.missed();
+        return queue.iterator;
+      }
+      const held = new Set(history.slice(0, at + 1).map((event) => event.seq));
+      const missed = history.slice(at + 1).filter((event) => {
+        if (held.has(event.seq)) return false;
+        held.add(event.seq);
+        return rest.accept?.(event) ?? true;
+      });
+      queue.prepend(missed);
+    } catch {
+      // Redis down, or the subscription not in place in time: nothing proves the gap empty.
+      resume.missed();
+    }
+    return queue.iterator;
+  }
+
+  /** Resolves once `topic`'s subscription is in place (at once in process); rejects after a bounded wait. */
+  private subscribedPromise(topic: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiters = this.waiting.get(topic) ?? new Set<() => void>();
+      this.waiting.set(topic, waiters);
+      const timer = setTimeout(() => {
+        waiters.delete(done);
+        reject(new Error(`topic ${topic} not subscribed in ${RESUME_SUBSCRIBE_WAIT_MS} ms`));
+      }, RESUME_SUBSCRIBE_WAIT_MS);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve();
+      };
+      waiters.add(done);
+      if (this.subscribedTopics.has(topic)) done();
+    });
+  }
+
+  private queue<E extends ChangeEvent>({ topic, accept, resumeAfter }: Listening<E>): SubscriberQueue<E> {
     const wanted = (event: ChangeEvent): boolean => event.topics.includes(topic) && (accept?.(event) ?? true);
     // The held events after `resumeAfter` first, then live ones: taken in the same tick as the
     // listener is added, so none is missed or delivered twice in between.
-    const pending: ChangeEvent[] =
+    const held =
       resumeAfter === undefined
         ? []
         : this.recent
             .filter((event) => compareSeq(event.seq, resumeAfter) > 0 && wanted(event))
             .slice(-MAX_PENDING_EVENTS);
-    let waiting: ((result: IteratorResult<E>) => void) | undefined;
-    let done = false;
-    const listener: Listener = (event) => {
-      if (accept && !accept(event)) return;
-      if (waiting) {
-        const resolve = waiting;
-        waiting = undefined;
-        resolve({ value: event as E, done: false });
-        return;
-      }
-      pending.push(event);
-      if (pending.length > MAX_PENDING_EVENTS) pending.shift();
-    };
-    const finish = (): Promise<IteratorResult<E>> => {
-      if (!done) {
-        done = true;
-        this.removeListener(topic, listener);
-        pending.length = 0;
-        waiting?.({ value: undefined, done: true });
-        waiting = undefined;
-      }
-      return Promise.resolve({ value: undefined, done: true });
-    };
-    this.addListener(topic, listener);
-    return {
-      next: () => {
-        const event = pending.shift();
-        if (event) return Promise.resolve({ value: event as E, done: false });
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (waiting = resolve));
-      },
-      return: finish,
-      throw: async (error: unknown) => {
-        await finish();
-        throw error;
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    const queue: SubscriberQueue<E> = subscriberQueue<E>({
+      held,
+      accept,
+      maxPending: MAX_PENDING_EVENTS,
+      stop: () => this.removeListener(topic, queue.listener),
+    });
+    this.addListener(topic, queue.listener);
+    return queue;
   }
 
   /** This instance's subscriptions listening now. */
@@ -175,7 +244,12 @@ export class EventFanOut {
     return this.listenerCount;
   }
 
-  /** The topics at least one subscription here listens to (what a router would subscribe this instance to). */
+  /** The topics listened to here whose subscription on the bus is in place now. */
+  get subscribedTopicCount(): number {
+    return this.subscribedTopics.size;
+  }
+
+  /** The topics at least one subscription here listens to (those watched on the bus). */
   get topics(): string[] {
     return [...this.byTopic.keys()];
   }
@@ -187,7 +261,24 @@ export class EventFanOut {
 
   private addListener(topic: string, listener: Listener): void {
     let listeners = this.byTopic.get(topic);
-    if (!listeners) this.byTopic.set(topic, (listeners = new Set()));
+    if (!listeners) {
+      if (this.byTopic.size >= this.maxTopics) {
+        throw new ServiceUnavailableError(
+          'This server listens to as many topics as it may: subscribe again (another server can take it)',
+        );
+      }
+      this.byTopic.set(topic, (listeners = new Set()));
+      this.stopWatching.set(
+        topic,
+        this.bus.watch(topic, {
+          subscribed: () => {
+            this.subscribedTopics.add(topic);
+            for (const wake of [...(this.waiting.get(topic) ?? [])]) wake();
+          },
+          lost: () => this.subscribedTopics.delete(topic),
+        }),
+      );
+    }
     listeners.add(listener);
     this.listenerCount++;
   }
@@ -196,6 +287,11 @@ export class EventFanOut {
     const listeners = this.byTopic.get(topic);
     if (!listeners?.delete(listener)) return;
     this.listenerCount--;
-    if (listeners.size === 0) this.byTopic.delete(topic);
+    if (listeners.size > 0) return;
+    this.byTopic.delete(topic);
+    this.subscribedTopics.delete(topic);
+    if ((this.waiting.get(topic)?.size ?? 0) === 0) this.waiting.delete(topic);
+    this.stopWatching.get(topic)?.();
+    this.stopWatching.delete(topic);
   }
 }

@@ -30,6 +30,8 @@ import type { ChangeName } from '../table/entities/events.js';
 import { EventFieldError } from '../table/entities/events.js';
 import { matchKey } from '../table/entities/registry.js';
 import { InvalidKeyError } from '../table/keys.js';
+import { PublishInOrder } from './publishInOrder.js';
+import type { Applied } from './publishInOrder.js';
 import { startRecordTrace } from './recordTrace.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
@@ -106,6 +108,11 @@ const DEFAULT_CONCURRENCY = 8;
  * Applies a batch of stream records (in stream order). Records of one item are handled in order,
  * records of different items concurrently; a failed record stops its item's later records in
  * this batch. Never throws for a record: failures are returned for the caller to retry.
+ *
+ * The events are published in the batch's order all the same (PublishInOrder): a topic's events
+ * reach the subscribers, and its history, in the order of their sequence numbers, which is what
+ * a client resuming after an event id relies on. No event after a failed record is published:
+ * the retry starts at that record and publishes them, in order, then.
  */
 export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
   const result: ProcessResult = {
@@ -125,6 +132,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
+  const inOrder = new PublishInOrder(records.map(sequenceOf), deps.publish, result);
   let fenced = false;
   const worker = async () => {
     for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
@@ -132,7 +140,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         if (fenced) break;
         const record = records[index] as ChangeRecord;
         try {
-          await processRecord(record, deps, result);
+          inOrder.ready(index, await applyRecord(record, deps, result));
         } catch (error) {
           if (
             error instanceof CorruptItemError ||
@@ -141,6 +149,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
           ) {
             // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
             result.skipped++;
+            inOrder.ready(index, null);
             deps.log?.warn(
               { err: error, sequenceNumber: sequenceOf(record) },
               'stream record skipped: not a valid item of its kind',
@@ -148,6 +157,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
             continue;
           }
           if (error instanceof LeaseLostError) fenced = true;
+          inOrder.failed(index);
           result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
           break; // later changes of this item wait for this one (their order matters to subscribers)
         }
@@ -156,24 +166,27 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   };
   const workers = Math.max(1, Math.min(deps.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  await inOrder.settled();
   result.failures.sort((a, b) => a.index - b.index);
   return result;
 }
 
-async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<void> {
+/** Keeps a record's derived data; returns its event, for PublishInOrder to send (and end its trace), or null. */
+async function applyRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<Applied | null> {
   const event = eventOf(record);
-  if (!event) return;
+  if (!event) return null;
   const traced = startRecordTrace(deps.doc, record, event);
+  const finish = (error?: unknown) =>
+    error === undefined
+      ? traced?.trace.finish()
+      : traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
   try {
     await keepDerived(event, traced?.doc ?? deps.doc, deps, result);
-    const published = traced ? { ...event, traceparent: traced.trace.traceparent } : event;
-    await deps.publish?.(published);
-    result.events.push(published);
-    traced?.trace.finish();
   } catch (error) {
-    traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
+    finish(error);
     throw error;
   }
+  return { event: traced ? { ...event, traceparent: traced.trace.traceparent } : event, finish };
 }
 
 /**

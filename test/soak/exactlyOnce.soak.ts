@@ -32,6 +32,7 @@ import { afterAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createDynamo } from '../../src/db/client.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
+import { TOPICS } from '../../src/table/entities/topics.js';
 import { openEventBus } from '../support/redisBus.js';
 import type { OpenedEventBus } from '../support/redisBus.js';
 import { productKey, STREAM_CHECKPOINT_PK } from '../../src/table/keys.js';
@@ -224,7 +225,7 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   consumers = started3;
   const adminToken = await tokenFor('soak-admin', 'admin');
   const subscribers = apis.map((api) => subscribe(api, adminToken));
-  probe = await openEventBus({ url: redis.url }, tableName);
+  probe = await openEventBus({ url: redis.url }, tableName, { watch: [TOPICS.shopOrders.of()] });
   probe.subscribe((event) => {
     const orderId = orderIdOf(event);
     if (orderId && !probeHeard.has(orderId)) probeHeard.set(orderId, Date.now());

@@ -157,8 +157,10 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
       );
     }
     const context = execution.context(viewer, randomUUID());
-    const covered = lastEventId === undefined || pipeline.events.covers(lastEventId);
-    if (lastEventId !== undefined && covered) context.resumeAfter = lastEventId;
+    // The subscription resumes where the client left off, here or on another instance; told
+    // while it opens (before the stream starts) when what it missed is no longer held.
+    let missed = false;
+    if (lastEventId !== undefined) context.resume = { after: lastEventId, missed: () => (missed = true) };
     const args = {
       schema: pipeline.schema,
       document: verdict.document,
@@ -203,7 +205,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
       res.write(
         `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data === undefined ? '' : JSON.stringify(data)}\n\n`,
       );
-    if (!covered) {
+    if (missed) {
       write('next', {
         errors: [
           {
