@@ -1,12 +1,13 @@
 import { BadUserInputError } from '../src/errors.js';
 import type { SubscriptionResolvers } from '../src/generated/resolvers-types.js';
 import { eventsAbout } from '../src/graphql/eventFanOut.js';
-import type { OrderEventModel } from '../src/graphql/graphqlModels.js';
+import type { OrderEventModel, ReviewEventModel } from '../src/graphql/graphqlModels.js';
 import { TOPICS } from '../src/table/entities/topics.js';
 import { assertId } from '../src/table/keys.js';
 
 const asOrderEvent = (event: unknown) => event as OrderEventModel;
 const isOrderEvent = eventsAbout('Order');
+const isReviewEvent = eventsAbout('Review');
 
 export const Subscription: SubscriptionResolvers = {
   orderUpdated: {
@@ -29,5 +30,19 @@ export const Subscription: SubscriptionResolvers = {
       return events.open({ topic: TOPICS.userOrders.of(watched), accept: isOrderEvent, resume });
     },
     resolve: asOrderEvent,
+  },
+  reviewAdded: {
+    subscribe: async (_, { productId }, { access, events, resume }) => {
+      // As product(productId): a product that does not exist is refused, not watched forever.
+      const product = await access.product(assertId(productId, 'productId'));
+      if (!product) throw new BadUserInputError(`No product with productId "${productId}"`, 'productId');
+      const topic = TOPICS.productReviews.of(product.productId);
+      return events.open({
+        topic,
+        accept: (event) => isReviewEvent(event) && event.type === 'REVIEW_ADDED',
+        resume,
+      });
+    },
+    resolve: (event: unknown) => (event as ReviewEventModel).node,
   },
 };

@@ -1,6 +1,6 @@
 import type { Resolvers } from '../src/generated/resolvers-types.js';
 import { Category } from './Category.js';
-import { OrderConnection, ProductConnection } from './Connection.js';
+import { OrderConnection, ProductConnection, ReviewConnection } from './Connection.js';
 import { DateTime } from './DateTime.js';
 import { Mutation } from './Mutation.js';
 import { Node } from './Node.js';
@@ -8,6 +8,7 @@ import { Order, OrderItem } from './Order.js';
 import { OrderEvent } from './OrderEvent.js';
 import { Product } from './Product.js';
 import { Query } from './Query.js';
+import { ProductRating, Review } from './Review.js';
 import { Subscription } from './Subscription.js';
 import { User } from './User.js';
 
@@ -25,4 +26,7 @@ export const resolvers: Resolvers = {
   Category,
   OrderConnection,
   ProductConnection,
+  Review,
+  ProductRating,
+  ReviewConnection,
 };

@@ -55,6 +55,7 @@ function argumentValues(): ArgumentValues {
   const data = demoData();
   const orderIds = [...data.orders.slice(0, 3), ...data.orders.slice(-2)].map((order) => order.orderId);
   const productIds = data.products.slice(0, 4).map((product) => product.productId);
+  const reviewIds = data.reviews.slice(0, 2).map((review) => review.reviewId);
   const ids = [
     toGlobalId('User', 'alice'),
     toGlobalId('User', 'bob'),
@@ -65,6 +66,8 @@ function argumentValues(): ArgumentValues {
     toGlobalId('Product', 'missing-product'),
     'not-a-global-id',
     toGlobalId('User', 'bad#key'),
+    ...reviewIds.map((id) => toGlobalId('Review', id)),
+    toGlobalId('Review', 'missing-review'),
   ];
   return {
     userId: ['alice', 'alice', 'bob', 'nobody', 'bad#key'],
@@ -72,7 +75,14 @@ function argumentValues(): ArgumentValues {
     productId: [...productIds, 'missing-product', 'x'.repeat(70)],
     email: ['alice@example.com', 'bob@example.com', 'nobody@example.com', 'not-an-email'],
     id: ids,
-    ids: [[ids[0], ids[3]], [ids[6], ids[8], ids[9]], [], [ids[11], ids[0]], ids.slice(0, 6)],
+    ids: [
+      [ids[0], ids[3]],
+      [ids[6], ids[8], ids[9]],
+      [],
+      [ids[11], ids[0]],
+      ids.slice(0, 6),
+      [ids[12], ids[7], ids[14]],
+    ],
     category: ['electronics', 'books', 'kitchen', 'outdoors', 'missing', 'Bad#Category'],
     first: [1, 2, 3, 5, 20, 0, -1, 101],
     last: [1, 2, 4, 0, 101],
@@ -86,6 +96,7 @@ function argumentValues(): ArgumentValues {
     minPrice: ['10.00', '1000.00', 'ten'],
     maxPrice: ['50.00', '-1'],
     orderBy: [{ field: 'NAME' }, { field: 'PRICE', direction: 'DESC' }],
+    'orderBy:ReviewOrder': ['NEWEST', 'HIGHEST_RATING', 'LOWEST_RATING', 'BEST'],
   };
 }
 

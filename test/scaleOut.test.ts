@@ -34,6 +34,7 @@ import { productKey } from '../src/table/keys.js';
 import { TOPICS } from '../src/table/entities/topics.js';
 
 const LEASE_TTL_MS = 1500;
+const ADD_REVIEW = `mutation AddReview($input: AddReviewInput!) { addReview(input: $input) { review { reviewId } userErrors { code } } }`;
 const children = new ChildServers();
 const clients: Client[] = [];
 const alice = aUser();
@@ -181,6 +182,20 @@ describe('scale-out on Redis', () => {
       `event latency through Redis (publish to receipt, ${redisLatencies.length} events): ` +
         `p50 ${percentile(redisLatencies, 50).toFixed(1)} ms, p99 ${percentile(redisLatencies, 99).toFixed(1)} ms`,
     );
+  });
+
+  it('delivers reviewAdded to anonymous subscribers on every instance, for a review written through any of them', async () => {
+    const query = `subscription { reviewAdded(productId: "${product.productId}") { reviewId rating } }`;
+    const watchers = await Promise.all(
+      apis.map((api, i) =>
+        subscribe(clients, `anonymous@api${i}`, api, undefined, query, (data) => data?.reviewAdded?.reviewId),
+      ),
+    );
+    const added = await postGraphQL(apis[1]?.url as string, `Bearer ${await tokenFor(bob.userId)}`, ADD_REVIEW, {
+      input: { productId: product.productId, rating: 4, title: 'Across instances', body: '' },
+    });
+    const reviewId = (added.body?.data as { addReview: { review: { reviewId: string } } }).addReview.review.reviewId;
+    await Promise.all(watchers.map((watcher) => watcher.waitFor([reviewId])));
   });
 
   it('publishes to Redis from the stream Lambda too: every instance hears its events', async () => {

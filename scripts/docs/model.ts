@@ -120,7 +120,7 @@ function tags(): string {
 
 function events(): string {
   return table(
-    ['events about', 'from the changes of', 'types', 'topics (the first is its own)'],
+    ['events about', 'from the changes of', 'types', 'topics'],
     EVENT_SOURCES.map(({ node, entity, spec }) => [
       node,
       entity.spec.item,

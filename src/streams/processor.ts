@@ -8,8 +8,10 @@
  * item that speaks for a node declares events (an order's details, not the copy in its user's
  * partition, which carries the same change). Each event may then have derived data to keep,
  * decided by a switch over the event kinds that the typecheck holds exhaustive:
- * - an order placed: soldCount + quantity of each line (unless the order arrives CANCELLED);
- * - an order's status moving into CANCELLED: soldCount - quantity.
+ * - an order placed: soldCount + quantity of each line (unless the order arrives CANCELLED),
+ *   and the order in its user's buyer record of each product (what a review's verifiedPurchase reads);
+ * - an order's status moving into CANCELLED: soldCount - quantity, and the order out of the buyer records;
+ * - a review added: nothing (its product's rating moved in the review's transaction).
  *
  * Delivery is at least once: the soldCount changes are idempotent (sale markers, see
  * soldCount.ts), events may be published again for a redelivered record (each API instance drops a
@@ -215,8 +217,11 @@ async function keepDerived(
       if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
       return;
     }
+    case 'Review':
+      // Its rating moved in the review's own transaction: nothing is derived from the stream.
+      return;
     default:
-      return unreachable(event.entity);
+      return unreachable(event);
   }
 }
 

@@ -57,7 +57,7 @@ export function startRecordTrace(
       [ATTR.MESSAGING_MESSAGE_ID]: record.dynamodb?.SequenceNumber ?? '',
       [TG.EVENT_TYPE]: event.type,
       [TG.EVENT_ENTITY]: event.entity,
-      // The node's own topic (`order:<orderId>`): what changed, in the terms subscribers use.
+      // The event's first topic (an order's own, `order:<orderId>`): what changed, in the terms subscribers use.
       [TG.EVENT_TOPIC]: event.topics[0] ?? '',
     },
   });

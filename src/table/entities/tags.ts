@@ -113,6 +113,14 @@ export const TAGS = {
     index: true,
     names: 'one shard of one view (`ALL` or a status) of the shop-wide orders (GSI2)',
   }),
+  reviews: tagKind({
+    name: 'reviews',
+    params: ['productId'],
+    public: true,
+    index: false,
+    names: "a product's reviews (table and LSI1) and its rating",
+  }),
+  review: tagKind({ name: 'review', params: ['reviewId'], public: true, index: false, names: 'one review' }),
   email: tagKind({
     name: 'email',
     params: ['email'],

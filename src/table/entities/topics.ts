@@ -45,4 +45,5 @@ export const TOPICS = {
   order: topicKind('order', 'orderId', "one order's changes"),
   userOrders: topicKind('user-orders', 'userId', 'the changes of every order of one user'),
   shopOrders: topicKind('orders', undefined, 'the changes of every order of the shop (admins)'),
+  productReviews: topicKind('product-reviews', 'productId', 'the reviews added to one product'),
 } as const satisfies Record<string, TopicKind>;
