@@ -18,6 +18,7 @@ import type { GeneratedData } from '../src/seed/demoData.js';
 import { seededRandom } from '../src/seed/seededRandom.js';
 import { EntityType, orderToDetailsItem, orderToUserItem, productToItem, userToItem } from '../src/table/codecs.js';
 import type { Item } from '../src/table/codecs.js';
+import { reviewItems } from '../src/seed/seed.js';
 import { emailGuardKey } from '../src/table/keys.js';
 import type { UserModel } from '../src/table/models.js';
 import type { BenchConfig } from './config.js';
@@ -72,8 +73,10 @@ export async function seedDataset(
     ...[...data.users, ...data.buyers].flatMap(userItems),
     ...data.products.map(productToItem),
     ...data.orders.flatMap((order) => [orderToDetailsItem(order), orderToUserItem(order)]),
+    ...reviewItems(data.reviews),
   ];
   count('user profiles + email guards', (data.users.length + data.buyers.length) * 2);
+  count('reviews (details + product-partition copy) + ratings', reviewItems(data.reviews).length);
   count('products', data.products.length);
   count('orders (details + user-partition copy)', data.orders.length * 2);
   await writeAll(doc, tableName, base);

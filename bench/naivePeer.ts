@@ -25,6 +25,8 @@ import express from 'express';
 import { fromGlobalId, globalIdOf } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
+import { identityOf } from '../src/table/entities/nodes.js';
+import { PRODUCT_RATING, PRODUCT_REVIEW } from '../src/table/entities/review.js';
 import type { Item } from '../src/table/codecs.js';
 import { GSI1 } from '../src/table/definition.js';
 import {
@@ -36,7 +38,7 @@ import {
   userKey,
   userPK,
 } from '../src/table/keys.js';
-import type { OrderLineModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
+import type { OrderLineModel, OrderModel, ProductModel, ReviewModel, UserModel } from '../src/table/models.js';
 import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
 import {
   announceReady,
@@ -135,6 +137,26 @@ async function getCategoryProducts(category: string, { first, after }: Connectio
   ]);
 }
 
+/** A product's reviews, newest first: their Query on the table's sort key. */
+async function getProductReviews(productId: string, { first, after }: ConnectionArgs) {
+  const result = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': productKey(productId).PK, ':prefix': PRODUCT_REVIEW.spec.key.SK.prefix },
+      ConsistentRead: true,
+      Limit: first ?? 20,
+      ExclusiveStartKey: startKey(after),
+    }),
+  );
+  return connection(result.Items ?? [], result.LastEvaluatedKey, after, PRODUCT_REVIEW.codec.fromItem, ['PK', 'SK']);
+}
+
+const getRating = async (productId: string) => {
+  const item = await getItem(PRODUCT_RATING.keyOf({ productId }));
+  return item ? PRODUCT_RATING.codec.fromItem(item) : null;
+};
+
 function connection<T>(
   items: Item[],
   lastKey: Record<string, unknown> | undefined,
@@ -194,9 +216,11 @@ async function placeOrder(input: PlaceOrderInput) {
 
 type Page<T> = ReturnType<typeof connection<T>>;
 
-const getNode = (globalId: string) => {
+const getNode = async (globalId: string) => {
   const { type, id } = fromGlobalId(globalId);
-  return type === 'User' ? getUser(id) : type === 'Order' ? getOrder(id) : getProduct(id);
+  const identity = identityOf(type);
+  const item = await getItem(identity.keyOf(id));
+  return item ? identity.entity.codec.fromItem(item) : null;
 };
 
 const resolvers = {
@@ -234,7 +258,25 @@ const resolvers = {
   Product: {
     id: (product: ProductModel) => globalIdOf(product),
     price: (product: ProductModel) => toMoney(product.priceCents),
+    rating: async (product: ProductModel) => {
+      const rating = await getRating(product.productId);
+      const count = rating?.count ?? 0;
+      return {
+        count,
+        average: count === 0 ? null : (rating?.sum ?? 0) / count,
+        histogram: rating?.histogram ?? [0, 0, 0, 0, 0],
+      };
+    },
+    reviews: async (product: ProductModel, args: ConnectionArgs) => ({
+      ...(await getProductReviews(product.productId, args)),
+      totalCount: async () => (await getRating(product.productId))?.count ?? 0,
+    }),
   },
+  Review: {
+    id: (review: ReviewModel) => globalIdOf(review),
+    product: (review: ReviewModel) => getProduct(review.productId),
+  },
+  ReviewConnection: { nodes: (page: Page<ReviewModel>) => page.edges.map((edge) => edge.node) },
   OrderConnection: { nodes: (page: Page<OrderModel>) => page.edges.map((edge) => edge.node) },
   ProductConnection: { nodes: (page: Page<ProductModel>) => page.edges.map((edge) => edge.node) },
 };

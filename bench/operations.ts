@@ -55,6 +55,19 @@ const CATEGORY_PAGE_QUERY = `query CategoryPage($category: String!) {
   }
 }`;
 
+/** A product's page: the product, its rating and its 20 newest reviews. */
+export const PRODUCT_REVIEWS_QUERY = `query ProductReviews($productId: ID!) {
+  product(productId: $productId) {
+    ${PRODUCT_FIELDS}
+    rating { count average histogram }
+    reviews(first: 20) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      edges { cursor node { id reviewId rating title body authorName verifiedPurchase createdAt } }
+    }
+  }
+}`;
+
 const ORDER_DETAIL_QUERY = `query OrderDetail($orderId: ID!) {
   order(orderId: $orderId) {
     ${ORDER_FIELDS} updatedAt
@@ -131,6 +144,22 @@ export function operations(data: Dataset, runId: string): Operation[] {
       variables: (seed) => {
         const random = stream(seed);
         return () => ({ category: pick(random, data.categories) });
+      },
+    },
+    {
+      id: 'productReviews',
+      title: 'product + rating + 20 newest reviews',
+      operationName: 'ProductReviews',
+      query: PRODUCT_REVIEWS_QUERY,
+      mutation: false,
+      levels: {
+        requests: 1,
+        why: 'the product, its rating and its newest reviews: one Query of its item collection',
+      },
+      variables: (seed) => {
+        const random = stream(seed);
+        const reviewed = [...new Set(data.reviews.map((review) => review.productId))];
+        return () => ({ productId: pick(random, reviewed) });
       },
     },
     {

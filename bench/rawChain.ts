@@ -23,6 +23,9 @@ import { costed } from '../src/db/client.js';
 import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
+import { productPageParams } from '../src/db/productPage.js';
+import { identityOf } from '../src/table/entities/nodes.js';
+import { PRODUCT_RATING, PRODUCT_REVIEW } from '../src/table/entities/review.js';
 import type { Item } from '../src/table/codecs.js';
 import { GSI1 } from '../src/table/definition.js';
 import {
@@ -36,7 +39,7 @@ import {
   userPK,
 } from '../src/table/keys.js';
 import type { ItemKey } from '../src/table/keys.js';
-import type { NodeModel, OrderModel, ProductModel, UserModel } from '../src/table/models.js';
+import type { NodeModel, OrderModel, ProductModel, ReviewModel, UserModel } from '../src/table/models.js';
 import { announceReady, childEnv, costExtension, createMeteredDoc, newMeter, stopOnSignals } from './childSupport.js';
 
 type Plan = 'min' | 'levels' | 'projected';
@@ -110,6 +113,16 @@ const productJson = (product: ProductModel | null) =>
     price: toMoney(product.priceCents),
     stock: product.stock,
   };
+const reviewJson = (review: ReviewModel) => ({
+  id: toGlobalId('Review', review.reviewId),
+  reviewId: review.reviewId,
+  rating: review.rating,
+  title: review.title,
+  body: review.body,
+  authorName: review.authorName,
+  verifiedPurchase: review.verifiedPurchase,
+  createdAt: review.createdAt,
+});
 const orderBase = (order: OrderModel) => ({
   id: toGlobalId('Order', order.orderId),
   orderId: order.orderId,
@@ -291,6 +304,45 @@ async function categoryPage(doc: DynamoDBDocumentClient, variables: Json): Promi
   };
 }
 
+/**
+ * The product, its rating and its 20 newest reviews in one Query: `DETAILS` < `RATING` <
+ * `REVIEW#<newest first>…` in the product's partition (the server's own key design).
+ */
+async function productReviews(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
+  const productId = String(variables.productId);
+  const result = await doc.send(new QueryCommand(productPageParams(table, productId, PAGE)));
+  const items = result.Items ?? [];
+  const productItem = items.find((item) => item.SK === 'DETAILS');
+  if (!productItem) return { product: null };
+  const ratingItem = items.find((item) => item.SK === PRODUCT_RATING.spec.key.SK.prefix);
+  const reviewItems = items.filter((item) => String(item.SK).startsWith(PRODUCT_REVIEW.spec.key.SK.prefix));
+  const rating = ratingItem ? PRODUCT_RATING.codec.fromItem(ratingItem) : undefined;
+  const count = rating?.count ?? 0;
+  const page = reviewItems.slice(0, PAGE);
+  const last = page.at(-1);
+  return {
+    product: {
+      ...productJson(itemToProduct(productItem)),
+      rating: {
+        count,
+        average: count === 0 ? null : (rating?.sum ?? 0) / count,
+        histogram: rating?.histogram ?? [0, 0, 0, 0, 0],
+      },
+      reviews: {
+        totalCount: count,
+        pageInfo: {
+          hasNextPage: reviewItems.length > PAGE,
+          endCursor: last ? cursorOf({ PK: last.PK, SK: last.SK }) : null,
+        },
+        edges: page.map((item) => ({
+          cursor: cursorOf({ PK: item.PK, SK: item.SK }),
+          node: reviewJson(PRODUCT_REVIEW.codec.fromItem(item)),
+        })),
+      },
+    },
+  };
+}
+
 async function orderDetail(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const key = orderKey(String(variables.orderId));
   const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
@@ -330,13 +382,15 @@ function nodeJson(node: NodeModel | null): Json | null {
       };
     case 'Product':
       return { __typename: 'Product', ...productJson(node) };
+    case 'Review':
+      return { __typename: 'Review', ...reviewJson(node) };
   }
 }
 
 async function nodes(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const keys = (variables.ids as string[]).map((globalId) => {
     const { type, id } = fromGlobalId(globalId, 'ids');
-    return type === 'User' ? userKey(id) : type === 'Order' ? orderKey(id) : productKey(id);
+    return identityOf(type).keyOf(id);
   });
   const found = await batchGet(doc, keys);
   return {
@@ -406,6 +460,8 @@ async function execute(doc: DynamoDBDocumentClient, operationName: string, varia
       return categoryPage(doc, variables);
     case 'OrderDetail':
       return orderDetail(doc, variables);
+    case 'ProductReviews':
+      return productReviews(doc, variables);
     case 'Nodes':
       return nodes(doc, variables);
     case 'PlaceOrder':

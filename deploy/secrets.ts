@@ -48,7 +48,7 @@ export function createSecrets(scope: Construct): ApiSecrets {
 export function createRedisSigningSecret(scope: Construct): Secret {
   const secret = new Secret(scope, 'RedisSigningSecret', {
     description:
-      'tablegraph REDIS_SIGNING_SECRET: signs order events, invalidations, heartbeats and shared cache entries on Redis',
+      'tablegraph REDIS_SIGNING_SECRET: signs change events, invalidations, heartbeats and shared cache entries on Redis',
     generateSecretString: GENERATED,
   });
   Validations.of(secret).acknowledge({

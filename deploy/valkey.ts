@@ -1,6 +1,6 @@
 /**
  * The fleet's Redis: ElastiCache Serverless for Valkey, which runs in cluster mode only, always
- * with TLS and encryption at rest. It carries the order events, the invalidations and their
+ * with TLS and encryption at rest. It carries the change events, the invalidations and their
  * heartbeats, and the response cache's shared tier, so its clients run with `REDIS_MODE=cluster`.
  * Only the API and consumer tasks' security groups reach it. Its usage limits bound what it
  * stores and how fast it works, and so its bill: past the storage limit it evicts keys that have

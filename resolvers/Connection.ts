@@ -1,4 +1,8 @@
-import type { OrderConnectionResolvers, ProductConnectionResolvers } from '../src/generated/resolvers-types.js';
+import type {
+  OrderConnectionResolvers,
+  ProductConnectionResolvers,
+  ReviewConnectionResolvers,
+} from '../src/generated/resolvers-types.js';
 import type { ProductConnectionModel } from '../src/graphql/graphqlModels.js';
 import { Known, readField } from '../src/graphql/reads.js';
 import { categoryCountSource } from '../src/graphql/sources.js';
@@ -16,4 +20,9 @@ export const ProductConnection: ProductConnectionResolvers = {
     key: ({ totalCount }: ProductConnectionModel) =>
       typeof totalCount === 'object' && totalCount !== null ? totalCount.countOf : new Known(totalCount),
   }),
+};
+
+export const ReviewConnection: ReviewConnectionResolvers = {
+  nodes: (page) => page.edges.map((edge) => edge.node),
+  totalCount: (page) => page.totalCount(),
 };

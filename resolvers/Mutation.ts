@@ -1,3 +1,4 @@
+import type { Access } from '../src/auth/access.js';
 import type { Loaders } from '../src/db/loaders.js';
 import type { MutationResolvers } from '../src/generated/resolvers-types.js';
 import { tagsOfWrite, tagsOfWritten } from '../src/table/dependencies.js';
@@ -6,6 +7,7 @@ import type { NodeModel } from '../src/table/models.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { placeOrder } from '../src/writes/placeOrder.js';
 import { createProduct, updateProduct } from '../src/writes/products.js';
+import { addReview, deleteReview, updateReview } from '../src/writes/reviews.js';
 import { createUser, updateUser } from '../src/writes/users.js';
 import type { WriteResult } from '../src/writes/userErrors.js';
 
@@ -27,12 +29,18 @@ function remember<T extends NodeModel>(loaders: Loaders, wrote: Set<string>, res
  * answer leaves (the stream evicts them everywhere else), and those of the written node as it
  * is now: a product coming back in stock joins its category's pages, which did not list it.
  */
-function noteWrites(wrote: Set<string>, touched: readonly ItemKey[], value: NodeModel): void {
+function noteWrites(wrote: Set<string>, touched: readonly ItemKey[], value?: NodeModel): void {
   for (const key of touched) for (const tag of tagsOfWrite(key)) wrote.add(tag);
-  for (const tag of tagsOfWritten(value)) wrote.add(tag);
+  if (value) for (const tag of tagsOfWritten(value)) wrote.add(tag);
 }
 
 const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);
+
+/** The viewer as the writer of a review: signed in (UNAUTHENTICATED otherwise), an admin or not. */
+const reviewer = (access: Access) => {
+  const viewer = access.requireViewer();
+  return { userId: viewer.userId, admin: viewer.role === 'admin' };
+};
 
 export const Mutation: MutationResolvers = {
   createUser: async (_, { input }, { access, data, loaders, wrote }) => {
@@ -74,5 +82,21 @@ export const Mutation: MutationResolvers = {
     access.requireAdmin("change an order's status");
     const result = await updateOrderStatus(data, input);
     return { order: remember(loaders, wrote, result), userErrors: errorsOf(result) };
+  },
+  addReview: async (_, { input }, { access, data, loaders, wrote }) => {
+    const result = await addReview(data, reviewer(access), input);
+    return { review: remember(loaders, wrote, result), userErrors: errorsOf(result) };
+  },
+  updateReview: async (_, { input }, { access, data, loaders, wrote }) => {
+    // Another customer's review reads as NOT_FOUND, exactly like a review that does not exist.
+    const result = await updateReview(data, reviewer(access), input);
+    return { review: remember(loaders, wrote, result), userErrors: errorsOf(result) };
+  },
+  deleteReview: async (_, { input }, { access, data, loaders, wrote }) => {
+    const result = await deleteReview(data, reviewer(access), input);
+    if (!result.ok) return { deletedReviewId: null, userErrors: result.userErrors };
+    noteWrites(wrote, result.touched);
+    loaders.forgetTouched(result.touched);
+    return { deletedReviewId: result.value, userErrors: [] };
   },
 };

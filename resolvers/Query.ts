@@ -2,7 +2,7 @@ import { BadUserInputError } from '../src/errors.js';
 import type { QueryProductsArgs, QueryResolvers } from '../src/generated/resolvers-types.js';
 import { fromGlobalId } from '../src/graphql/globalId.js';
 import type { OrderConnectionModel } from '../src/graphql/graphqlModels.js';
-import { prefetchUserOrders } from '../src/graphql/lookahead.js';
+import { prefetchProductPage, prefetchUserOrders } from '../src/graphql/lookahead.js';
 import { productListing } from '../src/graphql/productListing.js';
 import { Known, readField } from '../src/graphql/reads.js';
 import { categoriesSource, nodeSource, shopOrdersPageSource, userByEmailSource } from '../src/graphql/sources.js';
@@ -66,10 +66,12 @@ export const Query: QueryResolvers = {
   }),
   product: readField({
     source: nodeSource,
-    key: (_, { productId }: { productId: string }) => ({
-      kind: 'Product' as const,
-      id: assertId(productId, 'productId'),
-    }),
+    key: (_, { productId }: { productId: string }, { loaders }, info) => {
+      const id = assertId(productId, 'productId');
+      // Its rating and first reviews start now, the first page with the product in one Query.
+      prefetchProductPage(info, loaders, id);
+      return { kind: 'Product' as const, id };
+    },
     value: (found) => found as ProductModel | null,
   }),
   products: productListing((_, { category }: QueryProductsArgs) => ({

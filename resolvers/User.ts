@@ -4,6 +4,8 @@ import type { OrderConnectionModel } from '../src/graphql/graphqlModels.js';
 import { readField } from '../src/graphql/reads.js';
 import { ordersPageSource } from '../src/graphql/sources.js';
 import type { UserOrdersArgs } from '../src/generated/resolvers-types.js';
+import { reviewIdOf } from '../src/table/entities/review.js';
+import { assertId } from '../src/table/keys.js';
 import type { UserModel } from '../src/table/models.js';
 
 export const User: UserResolvers = {
@@ -29,4 +31,9 @@ export const User: UserResolvers = {
       };
     },
   }),
+  // A user is only ever shown to themselves or an admin: their review is theirs to see.
+  review: async (user, { productId }, { loaders }) => {
+    const review = await loaders.review(reviewIdOf(assertId(productId, 'productId'), user.userId));
+    return review?.productId === productId && review.authorId === user.userId ? review : null;
+  },
 };

@@ -5,7 +5,7 @@
  * translate events.
  *
  * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
- * documents and their registry poller, the order events, the response cache and its feeds, the
+ * documents and their registry poller, the change events, the response cache and its feeds, the
  * pipeline, Apollo Server at the edge of GraphQL over HTTP, and the stream consumer when asked
  * for one. `stop()` ends Apollo, the registry poller, the consumer and the event subscription,
  * in that order; a transport stops before it (in-flight requests finish first).
@@ -19,7 +19,7 @@ import type { EventBus } from './events/eventBus.js';
 import { registerEventBusMetrics } from './events/eventBusMetrics.js';
 import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
-import { OrderEvents } from './graphql/orderEvents.js';
+import { EventFanOut } from './graphql/eventFanOut.js';
 import { createApolloEdge } from './pipeline/http/apollo.js';
 import type { Execute } from './pipeline/execution/execution.js';
 import type { GraphQLHttpRuntime } from './pipeline/http/graphqlHttp.js';
@@ -45,7 +45,7 @@ import type { StreamConsumer } from './streams/consumer.js';
 export type ConsumerFactory = (parts: {
   data: DataSources;
   log: Logger;
-  events: OrderEvents;
+  events: EventFanOut;
   cache: ResponseCache | undefined;
   metrics: Metrics | undefined;
 }) => StreamConsumer;
@@ -87,7 +87,7 @@ export interface RuntimeOptions {
    */
   consumer?: ConsumerFactory | undefined;
   /**
-   * Where order events travel (default: in-process). With a Redis bus, subscribers here receive
+   * Where change events travel (default: in-process). With a Redis bus, subscribers here receive
    * the events that any consumer, Lambda or instance publishes. The caller closes it.
    */
   bus?: EventBus | undefined;
@@ -120,8 +120,8 @@ export interface Runtime extends GraphQLHttpRuntime {
   /** Where durations and errors are counted; undefined when `metricsRegistry: false`. */
   metrics: Metrics | undefined;
   pipeline: Pipeline;
-  /** Publish order events here (the stream consumer does) to reach this process's subscribers. */
-  events: OrderEvents;
+  /** Publish change events here (the stream consumer does) to reach this process's subscribers. */
+  events: EventFanOut;
   consumer: StreamConsumer | undefined;
   /** The response cache, when on. */
   cache: ResponseCache | undefined;
@@ -169,7 +169,7 @@ export async function createRuntime({
     load: documentsLoad,
     log: log.child({ component: 'documents' }),
   });
-  const events = new OrderEvents(bus, sseReplayEvents, eventDedupeWindow);
+  const events = new EventFanOut(bus, sseReplayEvents, eventDedupeWindow);
   if (metrics) registerEventBusMetrics(metrics.registry, events.bus, events);
   const cache = responseCache
     ? createResponseCache({
@@ -198,7 +198,7 @@ export async function createRuntime({
     registerRedisMetrics(
       metrics.registry,
       [
-        ...(events.bus.refusals ? [{ source: 'order-events' as const, refusals: events.bus.refusals }] : []),
+        ...(events.bus.refusals ? [{ source: 'change-events' as const, refusals: events.bus.refusals }] : []),
         ...(invalidations ? [{ source: 'invalidations' as const, refusals: invalidations.refusals }] : []),
         ...(sharedCache ? [{ source: 'shared-tier' as const, refusals: sharedCache.refusals }] : []),
       ],

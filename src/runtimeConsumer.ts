@@ -1,7 +1,7 @@
 /**
  * The in-process stream consumer of a server (STREAM_CONSUMER): it keeps soldCount up to date,
  * and its outputs (src/streams/streamOutputs.ts) go to this process: every change's events to
- * the runtime's order events, its tags to the response cache (and the CDN purge hook), its
+ * the runtime's change events, its tags to the response cache (and the CDN purge hook), its
  * heartbeats to the cache's feed. Kept out of src/runtime.ts so that the GraphQL Lambda, which
  * never consumes the stream (the stream Lambda does), does not bundle it.
  */

@@ -1,5 +1,5 @@
 /**
- * Order events on a real redis-server and on a real cluster of three primaries (sharded
+ * Change events on a real redis-server and on a real cluster of three primaries (sharded
  * pub/sub): what an instance does with messages it must not trust (malformed, oversized,
  * forged, replayed), what a publisher refuses to send, and once-only delivery to a subscriber
  * across a replayed event and a Redis restart (the whole cluster's, in cluster mode). Raw
@@ -8,10 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEvent } from '../src/events/eventSchema.js';
 import { Sealer } from '../src/events/signedEnvelope.js';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
-import { orderEventsChannel } from '../src/events/redisEventBus.js';
+import type { ChangeEvent, ChangeEventOf } from '../src/events/changeEvent.js';
+import { eventTopicChannel } from '../src/events/redisEventBus.js';
 import type { RedisEventBus } from '../src/events/redisEventBus.js';
-import { OrderEvents } from '../src/graphql/orderEvents.js';
+import { EventFanOut } from '../src/graphql/eventFanOut.js';
+import { anOrderEvent } from './support/factories.js';
 import { waitUntil } from './support/waitUntil.js';
 import type { RedisChannels } from '../src/events/redisChannels.js';
 import { openEventBus } from './support/redisBus.js';
@@ -25,25 +26,26 @@ let raw: RedisChannels;
 const closing: (() => Promise<void>)[] = [];
 let tableNo = 0;
 
-const anEvent = (seq: string, userId = 'alice'): OrderEventModel => ({
-  type: 'ORDER_PLACED',
-  seq,
-  order: {
-    kind: 'Order',
-    orderId: `order-${seq}`,
-    userId,
-    status: 'PLACED',
-    placedAt: AT,
-    updatedAt: AT,
-    items: [{ productId: 'book-1', productName: 'A book', unitPriceCents: 1999, quantity: 1 }],
-    totalCents: 1999,
-    version: 1,
-  },
-  previousStatus: null,
-  at: AT,
-});
+const anEvent = (seq: string, userId = 'alice'): ChangeEventOf<'Order'> =>
+  anOrderEvent(
+    {
+      kind: 'Order',
+      orderId: `order-${seq}`,
+      userId,
+      status: 'PLACED',
+      placedAt: AT,
+      updatedAt: AT,
+      items: [{ productId: 'book-1', productName: 'A book', unitPriceCents: 1999, quantity: 1 }],
+      totalCents: 1999,
+      version: 1,
+    },
+    seq,
+  );
 
-/** A bus on a table (channel) of its own, its warnings recorded. */
+/** The topic the instances here listen to: alice's orders (every event below is one, unless mallory's). */
+const ALICES = 'user-orders:alice';
+
+/** A bus on a table (channels) of its own, listening to ALICES unless it only publishes, its warnings recorded. */
 async function aBus(options: { signingSecret?: string; tableName?: string; subscribe?: boolean } = {}) {
   const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
   const infos: string[] = [];
@@ -57,14 +59,15 @@ async function aBus(options: { signingSecret?: string; tableName?: string; subsc
   const bus = await openEventBus({ ...redis.settings, signingSecret: options.signingSecret }, tableName, {
     log: log as never,
     subscribe: options.subscribe,
+    watch: options.subscribe === false ? [] : [ALICES],
   });
   closing.push(() => bus.close());
-  return { bus, warnings, infos, channel: orderEventsChannel(tableName), tableName };
+  return { bus, warnings, infos, channel: eventTopicChannel(tableName, ALICES), tableName };
 }
 
 /** Resolves with the first event `bus` hands its listeners that satisfies `match`. */
-const next = (bus: RedisEventBus, match: (event: OrderEventModel) => boolean) =>
-  new Promise<OrderEventModel>((resolve) => {
+const next = (bus: RedisEventBus, match: (event: ChangeEvent) => boolean) =>
+  new Promise<ChangeEvent>((resolve) => {
     const stop = bus.subscribe((event) => {
       if (!match(event)) return;
       stop();
@@ -86,21 +89,21 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
 
   it('drops malformed, forged-shaped and oversized messages, counts them, and warns once however many listeners', async () => {
     const { bus, warnings, channel } = await aBus();
-    const heard: OrderEventModel[][] = [[], [], []];
+    const heard: ChangeEvent[][] = [[], [], []];
     for (const list of heard) bus.subscribe((event) => void list.push(event));
-    const sealer = new Sealer('order-event', undefined, 'mallory');
+    const sealer = new Sealer('change-event', undefined, 'mallory');
     const bad = [
       () => 'not an envelope',
       () => sealer.seal('not json'),
-      () => sealer.seal('{"order":{"orderId":"x"}}'),
+      () => sealer.seal('{"entity":"Order","node":{"orderId":"x"}}'),
       () => sealer.seal(JSON.stringify({ ...anEvent('1'), seq: undefined })),
-      () => sealer.seal(JSON.stringify({ ...anEvent('2'), order: { orderId: 'a#b' } })),
+      () => sealer.seal(JSON.stringify({ ...anEvent('2'), node: { orderId: 'a#b' } })),
       () => sealer.seal('[]'),
     ];
     for (let i = 0; i < 4; i++) for (const message of bad) await raw.publish(channel, message());
     // 200,000 lines, 14 MB: refused by its size before it is parsed.
     const huge = anEvent('3');
-    huge.order.items = Array.from({ length: 200_000 }, () => huge.order.items[0]!);
+    huge.node.items = Array.from({ length: 200_000 }, () => huge.node.items[0]!);
     await raw.publish(channel, sealer.seal(JSON.stringify(huge)));
     const sentAt = performance.now();
     const good = next(bus, (event) => event.seq === '4');
@@ -130,7 +133,7 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     const received: string[] = [];
     listener.subscribe((event) => void received.push(event.seq));
     const big = anEvent('10');
-    big.order.items = Array.from({ length: 101 }, () => big.order.items[0]!);
+    big.node.items = Array.from({ length: 101 }, () => big.node.items[0]!);
     const good = next(listener, (event) => event.seq === '11');
     await bus.publish(big);
     await bus.publish(anEvent('11'));
@@ -142,11 +145,11 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
   it('with REDIS_SIGNING_SECRET, delivers what its publishers sign and drops what anyone else sends', async () => {
     const { bus: publisher, tableName } = await aBus({ signingSecret: SECRET, subscribe: false });
     const { bus, channel } = await aBus({ signingSecret: SECRET, tableName });
-    const received: OrderEventModel[] = [];
+    const received: ChangeEvent[] = [];
     bus.subscribe((event) => void received.push(event));
     // A valid event for mallory's benefit, unsigned, or signed with a guessed key, 100 times each.
-    const unsigned = new Sealer('order-event', undefined, 'mallory');
-    const guessed = new Sealer('order-event', 'a-guessed-secret-of-32-characters-or-more', 'mallory');
+    const unsigned = new Sealer('change-event', undefined, 'mallory');
+    const guessed = new Sealer('change-event', 'a-guessed-secret-of-32-characters-or-more', 'mallory');
     for (let i = 0; i < 100; i++) {
       await raw.publish(channel, unsigned.seal(encodeEvent(anEvent(`2${i}`, 'mallory'))));
       await raw.publish(channel, guessed.seal(encodeEvent(anEvent(`3${i}`, 'mallory'))));
@@ -188,8 +191,8 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
   it('delivers each change once to a subscriber across a replayed publish and a Redis restart', async () => {
     const { bus: publisher, tableName } = await aBus({ subscribe: false });
     const { bus } = await aBus({ tableName });
-    const events = new OrderEvents(bus, 100);
-    const subscription = events.subscribe(() => true);
+    const events = new EventFanOut(bus, 100);
+    const subscription = events.subscribe({ topic: ALICES });
     const seqs: string[] = [];
     const received = (async () => {
       for await (const event of subscription) {

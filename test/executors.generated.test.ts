@@ -39,7 +39,7 @@ import { demoData } from '../src/seed/demoData.js';
 import { plannedAgainstGraphqlJs } from './support/differentialExecutor.js';
 import { createDocumentGenerator, faultAt } from './support/documentGenerator.js';
 import { callKey, taped } from './support/dynamoTape.js';
-import { OrderEvents } from '../src/graphql/orderEvents.js';
+import { EventFanOut } from '../src/graphql/eventFanOut.js';
 import type { ArgumentValues } from './support/documentGenerator.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';
 
@@ -59,6 +59,7 @@ function argumentValues(): ArgumentValues {
   const data = demoData();
   const orderIds = [...data.orders.slice(0, 3), ...data.orders.slice(-2)].map((order) => order.orderId);
   const productIds = data.products.slice(0, 4).map((product) => product.productId);
+  const reviewIds = data.reviews.slice(0, 2).map((review) => review.reviewId);
   const ids = [
     toGlobalId('User', 'alice'),
     toGlobalId('User', 'bob'),
@@ -69,6 +70,8 @@ function argumentValues(): ArgumentValues {
     toGlobalId('Product', 'missing-product'),
     'not-a-global-id',
     toGlobalId('User', 'bad#key'),
+    ...reviewIds.map((id) => toGlobalId('Review', id)),
+    toGlobalId('Review', 'missing-review'),
   ];
   return {
     userId: ['alice', 'alice', 'bob', 'nobody', 'bad#key'],
@@ -76,7 +79,14 @@ function argumentValues(): ArgumentValues {
     productId: [...productIds, 'missing-product', 'x'.repeat(70)],
     email: ['alice@example.com', 'bob@example.com', 'nobody@example.com', 'not-an-email'],
     id: ids,
-    ids: [[ids[0], ids[3]], [ids[6], ids[8], ids[9]], [], [ids[11], ids[0]], ids.slice(0, 6)],
+    ids: [
+      [ids[0], ids[3]],
+      [ids[6], ids[8], ids[9]],
+      [],
+      [ids[11], ids[0]],
+      ids.slice(0, 6),
+      [ids[12], ids[7], ids[14]],
+    ],
     category: ['electronics', 'books', 'kitchen', 'outdoors', 'missing', 'Bad#Category'],
     first: [1, 2, 3, 5, 20, 0, -1, 101],
     last: [1, 2, 4, 0, 101],
@@ -90,6 +100,7 @@ function argumentValues(): ArgumentValues {
     minPrice: ['10.00', '1000.00', 'ten'],
     maxPrice: ['50.00', '-1'],
     orderBy: [{ field: 'NAME' }, { field: 'PRICE', direction: 'DESC' }],
+    'orderBy:ReviewOrder': ['NEWEST', 'HIGHEST_RATING', 'LOWEST_RATING', 'BEST'],
   };
 }
 
@@ -163,7 +174,7 @@ describe('the planned executor against graphql-js on generated documents', () =>
     };
     // The differential executor logs both answers of a mismatch: kept for the failure message.
     const log = pino({ level: 'error' }, { write: (line: string) => void mismatches.push(line) });
-    const events = new OrderEvents();
+    const events = new EventFanOut();
     pipeline = createPipeline({
       data,
       log,

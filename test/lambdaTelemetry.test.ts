@@ -183,7 +183,7 @@ describe('the GraphQL Lambda', () => {
       expect(processing).toMatchObject({ parentSpanId: operation?.spanId, kind: 5 }); // CONSUMER
       expect(processing?.attributes).toMatchObject({
         'messaging.system': 'aws_dynamodb_streams',
-        'tablegraph.order.id': orderId,
+        'tablegraph.event.topic': `order:${orderId}`,
       });
       expect(metricOf(lines, 'tablegraph_stream_records_total')).toMatchObject({
         service: 'tablegraph-stream-lambda',

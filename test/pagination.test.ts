@@ -519,6 +519,21 @@ describe('cursors from elsewhere', () => {
     expect(response.extensions?.cost?.dynamodb.requests).toBe(0);
   });
 
+  it("refuses a forged cursor on one user's orders without failing the page read beside it", async () => {
+    // Both pages start in the same tick, so they are one batch of the page loader.
+    const response = await server.gql<{ good: { orders: Page<OrderNode> } | null }>(
+      `query Two($bad: ID!, $good: ID!, $after: String) {
+        bad: user(userId: $bad) { orders(first: 2, after: $after) { edges { node { orderId } } } }
+        good: user(userId: $good) { orders(first: 2, status: SHIPPED) { edges { node { orderId status } } } }
+      }`,
+      { bad: shopper.userId, good: shopper.userId, after: forgedSignature() },
+    );
+    expect(response.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['bad', 'orders'], 'BAD_USER_INPUT'],
+    ]);
+    expect(response.data?.good?.orders.edges.map((edge) => edge.node.status)).toEqual(['SHIPPED', 'SHIPPED']);
+  });
+
   it('still accepts the unaltered cursors these were made from', async () => {
     const orders = await ordersPage(shopper.userId, { first: 1, after: issued.orders });
     const gadgets = await productsPage(CATEGORY, { first: 1, after: issued.gadgets });

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisInvalidationBus } from '../src/events/invalidationBus.js';
 import type { InvalidationEvent } from '../src/events/invalidationBus.js';
 import { RedisChannels } from '../src/events/redisChannels.js';
-import { cachePartitionPrefix, topicChannel, topicKey } from '../src/events/redisNames.js';
+import { cachePartitionPrefix, topicChannel } from '../src/events/redisNames.js';
+import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
 import { isIndexTag } from '../src/table/dependencies.js';
 import { RedisCluster } from './support/redisCluster.js';
@@ -135,11 +136,13 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
   if (mode === 'cluster') {
     it('names a topic’s keys in its channel’s slot, and the shared tier’s partitions apart', async () => {
       const cluster = redis as RedisCluster;
-      const channel = topicChannel('MainTable', 'order-events');
-      expect(await cluster.slotOf(topicKey('MainTable', 'order-events', 'history'))).toBe(
-        await cluster.slotOf(channel),
-      );
+      const channel = eventTopicChannel('MainTable', 'order:o1');
+      expect(await cluster.slotOf(eventTopicHistory('MainTable', 'order:o1'))).toBe(await cluster.slotOf(channel));
       expect(await cluster.slotOf(channel)).not.toBe(await cluster.slotOf(topicChannel('MainTable', 'invalidations')));
+      // The topics spread over the primaries.
+      const topics = Array.from({ length: 30 }, (_, i) => eventTopicChannel('MainTable', `user-orders:u${i}`));
+      const nodes = new Set(await Promise.all(topics.map(async (name) => (await cluster.ownerOf(name)).port)));
+      expect(nodes.size).toBe(3);
       const partitions = Array.from({ length: CLUSTER_PARTITIONS }, (_, p) => cachePartitionPrefix('MainTable', p));
       const slots = await Promise.all(partitions.map((prefix) => cluster.slotOf(`${prefix}seq`)));
       expect(new Set(slots).size).toBe(CLUSTER_PARTITIONS);

@@ -7,13 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import { PRODUCT_REVIEW } from '../src/table/entities/review.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
-import { aProduct, store } from './support/factories.js';
+import { aProduct, aUser, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { postGraphQL } from './support/load.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -21,7 +23,9 @@ import { RedisServer } from './support/redisServer.js';
 import { bypassAfterUnheardWrite, checkStaleReads, STOCK_QUERY } from './support/staleReads.js';
 
 const children = new ChildServers();
+const ADD_REVIEW = `mutation AddReview($input: AddReviewInput!) { addReview(input: $input) { userErrors { code } } }`;
 const product = aProduct({ category: 'staleness', stock: 0 });
+const reviewer = aUser();
 let redis: RedisServer;
 let dynamo: Dynamo;
 let tableName: string;
@@ -59,7 +63,7 @@ beforeAll(async () => {
   tableName = `cache-scale-${randomUUID()}`;
   dynamo = createDynamo({ endpoint: endpoint(), region: 'us-east-1' });
   [redis] = await Promise.all([RedisServer.start(), ensureTable(dynamo.client, tableName, endpoint())]);
-  await store(dynamo.doc, tableName, { products: [product] });
+  await store(dynamo.doc, tableName, { products: [product], users: [reviewer] });
   const apiEnv = { REDIS_URL: redis.url, STREAM_CONSUMER: 'false', NODE_ENV: 'development' };
   await startConsumer();
   apis = await Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv)));
@@ -97,6 +101,54 @@ describe('the response cache on three instances', () => {
     expect(report.apiLag.p99).toBeLessThanOrEqual(1000);
     expect(report.sdkLag.p99).toBeLessThanOrEqual(1000);
   }, 120_000);
+
+  it('evicts a product page on every instance for a review written through one of them, and for one written with the SDK', async () => {
+    const PAGE = `query Page($productId: ID!) { product(productId: $productId) { rating { count } reviews(first: 5) { nodes { title } } } }`;
+    const variables = { productId: product.productId };
+    const titlesOn = async (api: ChildServer) =>
+      (
+        (await postGraphQL(api.url, admin, PAGE, variables)).body?.data as {
+          product: { reviews: { nodes: { title: string }[] } };
+        }
+      ).product.reviews.nodes.map((node) => node.title);
+    for (const api of apis) await titlesOn(api);
+    const added = await postGraphQL(apis[0]?.url as string, `Bearer ${await tokenFor(reviewer.userId)}`, ADD_REVIEW, {
+      input: { productId: product.productId, rating: 5, title: 'Through the API', body: '' },
+    });
+    expect((added.body?.data as { addReview: { userErrors: unknown[] } }).addReview.userErrors).toEqual([]);
+    const seenOnEvery = (title: string) =>
+      Promise.all(
+        apis.map((api) =>
+          waitUntil(async () => (await titlesOn(api)).includes(title), {
+            timeoutMs: 5000,
+            intervalMs: 20,
+            what: `${title} on every instance`,
+          }),
+        ),
+      );
+    await seenOnEvery('Through the API');
+    const at = new Date().toISOString();
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: PRODUCT_REVIEW.codec.toItem({
+          kind: 'Review',
+          reviewId: 'imported-review',
+          productId: product.productId,
+          authorId: 'someone',
+          rating: 1,
+          title: 'With the SDK',
+          body: '',
+          authorName: 'Someone',
+          verifiedPurchase: false,
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+        }),
+      }),
+    );
+    await seenOnEvery('With the SDK');
+  });
 
   it('bypasses the cache within 10 s once the consumer is gone, and flushes when it is back', async () => {
     const variables = { productId: product.productId, category: product.category };

@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
 import type { Context } from 'aws-lambda';
@@ -15,6 +15,7 @@ import { loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
+import { PRODUCT_REVIEW, reviewIdOf } from '../src/table/entities/review.js';
 import { productKey } from '../src/table/keys.js';
 import { aProduct, anOrder, aUser, store } from './support/factories.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET, tokenFor } from './support/harness.js';
@@ -170,6 +171,58 @@ describe('the response cache', () => {
     expect(updated.data.updateProduct.userErrors).toEqual([]);
     const after = await ask(CATEGORY_PAGE, { category: 'games' }, admin);
     expect(after.data.products.nodes[0].stock).toBe(17);
+  });
+
+  it('caches a product page with its rating and reviews once for everyone, and evicts it for a review written through the API or with the SDK', async () => {
+    const PAGE = `query Page($productId: ID!) {
+      product(productId: $productId) { rating { count histogram } reviews(first: 5) { totalCount nodes { title } } }
+    }`;
+    const variables = { productId: games.productId };
+    // The earlier tests' writes of this product, evicted by the stream once it reaches them: none pending.
+    await server.app.consumer?.waitUntilCaughtUp(10_000);
+    await ask(PAGE, variables);
+    // Public: another viewer, or none, is served the same entry at no DynamoDB request.
+    const hit = await ask(PAGE, variables, `Bearer ${await tokenFor(bob.userId)}`);
+    expect([cacheOf(hit), requestsOf(hit)]).toEqual(['hit', 0]);
+
+    const added = await ask(
+      `mutation { addReview(input: { productId: "${games.productId}", rating: 5, title: "Through the API", body: "" }) { userErrors { code } } }`,
+      {},
+      `Bearer ${await tokenFor(alice.userId)}`,
+    );
+    expect(added.data.addReview.userErrors).toEqual([]);
+    // The writer's instance evicted the page before it answered.
+    const afterApi = await ask(PAGE, variables);
+    expect([cacheOf(afterApi), afterApi.data.product.reviews.totalCount]).toEqual(['miss', 1]);
+
+    const at = new Date().toISOString();
+    const imported = {
+      kind: 'Review' as const,
+      reviewId: reviewIdOf(games.productId, bob.userId),
+      productId: games.productId,
+      authorId: bob.userId,
+      rating: 2,
+      title: 'With the SDK',
+      body: '',
+      authorName: bob.name,
+      verifiedPurchase: false,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    // The stream evicts the page again when it reaches the same write: cache it once that is done.
+    await server.app.consumer?.waitUntilCaughtUp(10_000);
+    await ask(PAGE, variables);
+    expect(cacheOf(await ask(PAGE, variables))).toBe('hit');
+    await server.dynamo.doc.send(
+      new PutCommand({ TableName: server.tableName, Item: PRODUCT_REVIEW.codec.toItem(imported) }),
+    );
+    const { response } = await askUntil(
+      PAGE,
+      variables,
+      (r) => r.data?.product.reviews.nodes[0]?.title === 'With the SDK',
+    );
+    expect(cacheOf(response)).toBe('miss');
   });
 
   it("keeps a viewer's answer for that viewer: another viewer, or another role, is never served it", async () => {

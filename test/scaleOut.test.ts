@@ -21,7 +21,7 @@ import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { STREAM_CHECKPOINT_PK } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
-import { aProduct, aUser, anOrder, store } from './support/factories.js';
+import { aProduct, aUser, anOrder, orderIdOf, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { percentile, postGraphQL } from './support/load.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -31,8 +31,10 @@ import { RedisServer } from './support/redisServer.js';
 import { lambdaEvent, readStream } from './support/streamRecords.js';
 import { PLACE_ORDER, getItem } from './support/writes.js';
 import { productKey } from '../src/table/keys.js';
+import { TOPICS } from '../src/table/entities/topics.js';
 
 const LEASE_TTL_MS = 1500;
+const ADD_REVIEW = `mutation AddReview($input: AddReviewInput!) { addReview(input: $input) { review { reviewId } userErrors { code } } }`;
 const children = new ChildServers();
 const clients: Client[] = [];
 const alice = aUser();
@@ -118,10 +120,12 @@ beforeAll(async () => {
     Promise.all([0, 1].map(() => children.startConsumer(endpoint(), tableName, consumerEnv()))),
     Promise.all([0, 1, 2].map(() => children.start(endpoint(), tableName, apiEnv))),
   ]);
-  probe = await openEventBus({ url: redis.url }, tableName);
+  // The shop-wide topic: every order's events, once each.
+  probe = await openEventBus({ url: redis.url }, tableName, { watch: [TOPICS.shopOrders.of()] });
   probe.onDelivered = (ms) => redisLatencies.push(ms);
   probe.subscribe((event) => {
-    probeCounts.set(event.order.orderId, (probeCounts.get(event.order.orderId) ?? 0) + 1);
+    const orderId = orderIdOf(event);
+    if (orderId) probeCounts.set(orderId, (probeCounts.get(orderId) ?? 0) + 1);
     for (const waiter of [...probeWaiters]) waiter();
   });
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });
@@ -178,6 +182,20 @@ describe('scale-out on Redis', () => {
       `event latency through Redis (publish to receipt, ${redisLatencies.length} events): ` +
         `p50 ${percentile(redisLatencies, 50).toFixed(1)} ms, p99 ${percentile(redisLatencies, 99).toFixed(1)} ms`,
     );
+  });
+
+  it('delivers reviewAdded to anonymous subscribers on every instance, for a review written through any of them', async () => {
+    const query = `subscription { reviewAdded(productId: "${product.productId}") { reviewId rating } }`;
+    const watchers = await Promise.all(
+      apis.map((api, i) =>
+        subscribe(clients, `anonymous@api${i}`, api, undefined, query, (data) => data?.reviewAdded?.reviewId),
+      ),
+    );
+    const added = await postGraphQL(apis[1]?.url as string, `Bearer ${await tokenFor(bob.userId)}`, ADD_REVIEW, {
+      input: { productId: product.productId, rating: 4, title: 'Across instances', body: '' },
+    });
+    const reviewId = (added.body?.data as { addReview: { review: { reviewId: string } } }).addReview.review.reviewId;
+    await Promise.all(watchers.map((watcher) => watcher.waitFor([reviewId])));
   });
 
   it('publishes to Redis from the stream Lambda too: every instance hears its events', async () => {

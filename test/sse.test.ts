@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aProduct, aUser, placedEvents, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
-import { parseSse } from './support/transports.js';
-import type { SseEvent } from './support/transports.js';
+import { SseStream } from './support/sseStream.js';
 
 const alice = aUser();
 const product = aProduct({ stock: 1000 });
@@ -35,61 +34,6 @@ afterAll(async () => {
 
 const EVENTS = 'subscription { orderEvents { type order { orderId } } }';
 
-/** An open stream, read event by event. */
-class Stream {
-  private buffered = '';
-  private readonly queue: SseEvent[] = [];
-  private wake: (() => void) | undefined;
-  private constructor(
-    private readonly abort: AbortController,
-    readonly status: number,
-  ) {}
-
-  static async open(url: string, token: string, lastEventId?: string): Promise<Stream> {
-    const abort = new AbortController();
-    const response = await fetch(`${url}/stream`, {
-      method: 'POST',
-      signal: abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        authorization: `Bearer ${token}`,
-        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
-      },
-      body: JSON.stringify({ query: EVENTS }),
-    });
-    const stream = new Stream(abort, response.status);
-    void stream.pump(response.body!);
-    return stream;
-  }
-
-  private async pump(body: ReadableStream<Uint8Array>) {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        this.buffered += decoder.decode(chunk, { stream: true });
-        const end = this.buffered.lastIndexOf('\n\n');
-        if (end < 0) continue;
-        this.queue.push(...parseSse(this.buffered.slice(0, end + 2)));
-        this.buffered = this.buffered.slice(end + 2);
-        this.wake?.();
-      }
-    } catch {
-      // aborted by close()
-    }
-  }
-
-  async next(): Promise<SseEvent> {
-    while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
-    return this.queue.shift()!;
-  }
-
-  /** A forced disconnect: the client goes away without a word. */
-  close(): void {
-    this.abort.abort();
-  }
-}
-
 const anEvent = placedEvents(alice, [product], 10n ** 20n);
 
 /** Resolves once the server has `count` subscribers (a stream is registered, or gone). */
@@ -103,7 +47,7 @@ describe('GraphQL over SSE', () => {
       headers: { authorization: `Bearer ${adminToken}` },
       retryAttempts: 0,
     });
-    const raw = await Stream.open(live.url, adminToken);
+    const raw = await SseStream.open(live.url, adminToken);
     try {
       await live.app.consumer?.waitUntilCaughtUp(10_000);
       const iterator = client.iterate<{ orderEvents: { type: string; order: { orderId: string } } }>({ query: EVENTS });
@@ -134,7 +78,7 @@ describe('GraphQL over SSE', () => {
   }, 30_000);
 
   it('refuses a Last-Event-ID that is not an event id, and a stream without a token for user data', async () => {
-    const bad = await Stream.open(server.url, adminToken, 'nope');
+    const bad = await SseStream.open(server.url, adminToken, 'nope');
     expect(bad.status).toBe(400);
     const anonymous = await fetch(`${server.url}/stream`, {
       method: 'POST',
@@ -147,7 +91,7 @@ describe('GraphQL over SSE', () => {
   });
 
   it('signals EVENTS_MISSED when the buffer no longer reaches back to Last-Event-ID, then goes on live', async () => {
-    const stream = await Stream.open(server.url, adminToken);
+    const stream = await SseStream.open(server.url, adminToken);
     await subscribers(server, 1);
     const seen = anEvent();
     await server.app.events.publish(seen);
@@ -156,7 +100,7 @@ describe('GraphQL over SSE', () => {
     await subscribers(server, 0);
     for (let i = 0; i <= REPLAY; i++) await server.app.events.publish(anEvent());
 
-    const resumed = await Stream.open(server.url, adminToken, seen.seq);
+    const resumed = await SseStream.open(server.url, adminToken, seen.seq);
     const signal = await resumed.next();
     expect(JSON.parse(signal.data).errors[0].extensions.code).toBe('EVENTS_MISSED');
     await subscribers(server, 1);
@@ -173,7 +117,7 @@ describe('GraphQL over SSE', () => {
     const received = new Set<string>();
     const expected: string[] = [];
     for (let cycle = 0; cycle < RECONNECTS; cycle++) {
-      const stream = await Stream.open(server.url, adminToken, lastId);
+      const stream = await SseStream.open(server.url, adminToken, lastId);
       // The event missed while away (none in the first cycle), then one sent live.
       const want = expected.splice(0);
       await subscribers(server, 1);

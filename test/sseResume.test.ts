@@ -76,7 +76,7 @@ async function dropAndReconnect(options: (fetchFn: ClientOptions['fetchFn']) => 
     await subscribers(1);
     await server.app.events.publish(afterwards);
     received.push(await resumed);
-    if (received.at(-1) !== afterwards.order.orderId) received.push(await next());
+    if (received.at(-1) !== afterwards.node.orderId) received.push(await next());
   } finally {
     await iterator.return?.();
     client.dispose();
@@ -85,7 +85,7 @@ async function dropAndReconnect(options: (fetchFn: ClientOptions['fetchFn']) => 
   return {
     received,
     sent: network.sent,
-    expected: [first, away, afterwards].map((event) => event.order.orderId),
+    expected: [first, away, afterwards].map((event) => event.node.orderId),
     seqs: [first, away, afterwards].map((event) => event.seq),
   };
 }

@@ -24,7 +24,7 @@ import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/ta
 import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
 import { processRecords } from '../src/streams/processor.js';
-import type { OrderEventModel } from '../src/events/orderEvent.js';
+import type { ChangeEvent, ChangeEventOf } from '../src/events/changeEvent.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { anOrder, aProduct, aUser, store } from './support/factories.js';
@@ -113,13 +113,16 @@ async function soldCountOf(tableName: string, product: ProductModel): Promise<nu
 const soldCountsOf = (tableName: string, products: ProductModel[]) =>
   Promise.all(products.map((product) => soldCountOf(tableName, product)));
 
-/** What a consumer published, awaitable: a test waits for an event, never for time. */
+type OrderEventModel = ChangeEventOf<'Order'>;
+
+/** The order events a consumer published, awaitable: a test waits for an event, never for time. */
 class EventLog {
   readonly events: OrderEventModel[] = [];
   private readonly times = new Map<OrderEventModel, number>();
   private readonly waiters = new Set<() => void>();
 
-  readonly publish = (event: OrderEventModel): void => {
+  readonly publish = (event: ChangeEvent): void => {
+    if (event.entity !== 'Order') return;
     this.events.push(event);
     this.times.set(event, performance.now());
     for (const waiter of this.waiters) waiter();
@@ -153,14 +156,17 @@ class EventLog {
 
   /** `TYPE orderId STATUS`, in publish order. */
   summary(): string[] {
-    return this.events.map((event) => `${event.type} ${event.order.orderId} ${event.order.status}`);
+    return this.events.map((event) => `${event.type} ${event.node.orderId} ${event.node.status}`);
   }
 }
 
-const placed = (order: OrderModel) => (event: OrderEventModel) =>
-  event.type === 'ORDER_PLACED' && event.order.orderId === order.orderId;
-const changed = (order: OrderModel, to: OrderStatus) => (event: OrderEventModel) =>
-  event.type === 'ORDER_STATUS_CHANGED' && event.order.orderId === order.orderId && event.order.status === to;
+const placed = (order: OrderModel) => (event: ChangeEvent) =>
+  event.entity === 'Order' && event.type === 'ORDER_PLACED' && event.node.orderId === order.orderId;
+const changed = (order: OrderModel, to: OrderStatus) => (event: ChangeEvent) =>
+  event.entity === 'Order' &&
+  event.type === 'ORDER_STATUS_CHANGED' &&
+  event.node.orderId === order.orderId &&
+  event.node.status === to;
 
 async function startConsumer(
   tableName: string,
@@ -180,16 +186,11 @@ const isDetailsOf = (order: OrderModel) => (record: _Record) =>
   record.dynamodb?.Keys?.PK?.S === orderKey(order.orderId).PK;
 
 /**
- * Exactly `expected` (`TYPE orderId STATUS`) were published. Records of different orders are
- * processed concurrently, so only each order's own events are in a fixed order.
+ * Exactly `expected` (`TYPE orderId STATUS`) were published, in that order: records of different
+ * orders are applied concurrently, their events published in stream order all the same.
  */
 function expectEvents(log: EventLog, expected: string[]): void {
-  expect([...log.summary()].sort()).toEqual([...expected].sort());
-  const orderIdOf = (line: string) => line.split(' ')[1];
-  for (const orderId of new Set(expected.map(orderIdOf))) {
-    const ofOrder = (lines: string[]) => lines.filter((line) => orderIdOf(line) === orderId);
-    expect(ofOrder(log.summary())).toEqual(ofOrder(expected));
-  }
+  expect(log.summary()).toEqual(expected);
 }
 
 /** Nearest-rank percentile. */
@@ -218,11 +219,13 @@ describe('a running consumer', () => {
     const event = await log.until(placed(order));
 
     expect(event).toEqual({
+      entity: 'Order',
       type: 'ORDER_PLACED',
-      order,
-      previousStatus: null,
+      node: order,
+      previous: null,
       seq: expect.stringMatching(/^\d+$/),
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      topics: [`order:${order.orderId}`, `user-orders:${order.userId}`, 'orders'],
     });
     // soldCount is written before the event is published.
     expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([2, 3]);
@@ -239,8 +242,8 @@ describe('a running consumer', () => {
 
     await cancel(shop.tableName, order.orderId);
     const event = await log.until(changed(order, 'CANCELLED'));
-    expect(event.previousStatus).toBe('PLACED');
-    expect(event.order).toMatchObject({ orderId: order.orderId, status: 'CANCELLED', version: 2 });
+    expect(event.previous).toEqual({ status: 'PLACED' });
+    expect(event.node).toMatchObject({ orderId: order.orderId, status: 'CANCELLED', version: 2 });
     expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([2, 3]);
   });
 
@@ -253,7 +256,7 @@ describe('a running consumer', () => {
       (await updateOrderStatus(dataSources(shop.tableName), { orderId: order.orderId, status: 'SHIPPED' })).ok,
     ).toBe(true);
     const event = await log.until(changed(order, 'SHIPPED'));
-    expect(event.previousStatus).toBe('PLACED');
+    expect(event.previous).toEqual({ status: 'PLACED' });
     expect(await soldCountOf(shop.tableName, third)).toBe(1);
     // Derived data is not an edit: optimistic locking on the product must not notice it.
     const product = await getItem(dynamo.doc, shop.tableName, { PK: `PRODUCT#${third.productId}`, SK: 'DETAILS' });
@@ -328,7 +331,7 @@ describe('redelivery', () => {
     // The same batch again: events again (at least once), no counter moves.
     const again = await processRecords(records, deps);
     expect(again).toMatchObject({ failures: [], soldCountChanges: 0 });
-    const sequenceNumbers = (events: OrderEventModel[]) => events.map((event) => event.seq).sort();
+    const sequenceNumbers = (events: ChangeEvent[]) => events.map((event) => event.seq).sort();
     expect(sequenceNumbers(again.events)).toEqual(sequenceNumbers(once.events));
     // Reversed, and the cancelled order's INSERT alone after its cancellation was applied.
     expect(await processRecords([...records].reverse(), deps)).toMatchObject({ failures: [], soldCountChanges: 0 });
@@ -369,6 +372,64 @@ describe('redelivery', () => {
     expect(result).toMatchObject({ failures: [], soldCountChanges: 1 });
     expect(await soldCountOf(shop.tableName, product)).toBe(2);
     expect(await getItem(dynamo.doc, shop.tableName, productSaleKey(ghost.productId, order.orderId))).toBeUndefined();
+  });
+});
+
+describe('the order of events', () => {
+  it("publishes a batch's events in stream order when an earlier record is applied last, and none after a failed one", async () => {
+    const shop = await openShop(3);
+    const orders = shop.products.map((product) => orderOf(shop.user, [[product, 1]]));
+    for (const order of orders) await writeOrder(shop.tableName, order);
+    const records = (await readStream(shop.tableName)).records.filter((record) =>
+      orders.some((order) => isDetailsOf(order)(record)),
+    );
+    // The first order's soldCount write waits until the other two orders' writes are done: the
+    // later records are applied first.
+    const slow = createDynamo({ endpoint: endpoint(), region });
+    const first = shop.products[0] as ProductModel;
+    let othersDone = 0;
+    let release: () => void = () => undefined;
+    const othersApplied = new Promise<void>((resolve) => (release = resolve));
+    slow.client.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        const input = JSON.stringify((args as { input?: unknown }).input ?? null);
+        if (input.includes(`PRODUCT#${first.productId}`)) {
+          await othersApplied;
+          return next(args);
+        }
+        const output = await next(args);
+        if (input.includes('PRODUCT#') && ++othersDone === 2) release();
+        return output;
+      }) as never,
+      { step: 'finalizeRequest', name: 'firstOrderLast' },
+    );
+    const log = new EventLog();
+    try {
+      const result = await processRecords(records, {
+        doc: slow.doc,
+        tableName: shop.tableName,
+        publish: log.publish,
+      });
+      expect(result.failures).toEqual([]);
+      expect(othersDone).toBe(2);
+      expect(log.events.map((event) => event.node.orderId)).toEqual(orders.map((order) => order.orderId));
+      expect(log.events.map((event) => event.seq)).toEqual(records.map((record) => record.dynamodb?.SequenceNumber));
+
+      // The second event cannot be published: the third is held back, the retry starts at the second.
+      const again = new EventLog();
+      const failing = await processRecords(records, {
+        doc: dynamo.doc,
+        tableName: shop.tableName,
+        publish: (event) => {
+          if (placed(orders[1] as OrderModel)(event)) throw new Error('injected: the bus refused');
+          again.publish(event);
+        },
+      });
+      expect(failing.failures.map((failure) => failure.index)).toEqual([1]);
+      expect(again.events.map((event) => event.node.orderId)).toEqual([orders[0]?.orderId]);
+    } finally {
+      slow.client.destroy();
+    }
   });
 });
 

@@ -15,7 +15,8 @@ import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { invalidationsChannel } from '../src/events/invalidationBus.js';
-import { orderEventsChannel } from '../src/events/redisEventBus.js';
+import { eventTopicChannel } from '../src/events/redisEventBus.js';
+import { TOPICS } from '../src/table/entities/topics.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
 import { aProduct, aUser, store } from './support/factories.js';
@@ -106,7 +107,8 @@ describe('a placed order’s trace across two instances and Redis', () => {
     await Promise.all(subscribers.map((subscriber) => subscriber.waitFor([orderId as string])));
 
     // The processes export on their own schedules: wait for every branch's spans.
-    const channel = orderEventsChannel(tableName);
+    // The admins listen to the shop-wide topic.
+    const channel = eventTopicChannel(tableName, TOPICS.shopOrders.of());
     const count = (name: string) => receiver.trace(traceId).filter((span) => span.name === name).length;
     await receiver.waitFor(
       () =>
@@ -133,7 +135,7 @@ describe('a placed order’s trace across two instances and Redis', () => {
     // The consumer read the record the mutation's transaction wrote, and joined its trace.
     expect(processing).toMatchObject({ kind: CONSUMER, service: 'tablegraph-consumer' });
     expect(parentOf(processing)).toBe(mutation);
-    expect(processing?.attributes['tablegraph.order.id']).toBe(orderId);
+    expect(processing?.attributes['tablegraph.event.topic']).toBe(`order:${orderId}`);
     // Its soldCount transaction is in the trace too.
     expect(spans.some((span) => span.parentSpanId === processing?.spanId && span.name === 'TransactWriteItems')).toBe(
       true,

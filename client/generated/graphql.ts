@@ -4,6 +4,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Input of addReview. */
+export type AddReviewInput = {
+  /** The review, at most 5,000 characters (it may be empty). */
+  body: string;
+  /** The product to review. */
+  productId: string | number;
+  /** Stars, 1 to 5. */
+  rating: number;
+  /** A headline, 1-120 characters. */
+  title: string;
+};
+
 /** Input of createUser. */
 export type CreateUserInput = {
   /**
@@ -18,6 +30,12 @@ export type CreateUserInput = {
    * admin may name another userId (1-64 characters of A-Z a-z 0-9 _ -); a customer naming one is FORBIDDEN.
    */
   userId?: string | number | null | undefined;
+};
+
+/** Input of deleteReview. */
+export type DeleteReviewInput = {
+  /** The review to delete: its author or an admin may. */
+  reviewId: string | number;
 };
 
 /**
@@ -39,6 +57,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   /** createProduct: a product with this productId exists. */
   | 'PRODUCT_EXISTS'
+  /** addReview: the viewer has reviewed this product already (edit that review instead). */
+  | 'REVIEW_EXISTS'
   /** createUser: a user with this userId exists. */
   | 'USER_EXISTS'
   /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
@@ -84,6 +104,36 @@ export type PlaceOrderInput = {
   userId: string | number;
 };
 
+/** The order of a product's reviews. */
+export type ReviewOrder =
+  /** Most stars first; among equal stars, the newest first. */
+  | 'HIGHEST_RATING'
+  /** Fewest stars first; among equal stars, the oldest first (HIGHEST_RATING read the other way round). */
+  | 'LOWEST_RATING'
+  /** Newest first. */
+  | 'NEWEST';
+
+/** Input of updateReview. Fields left out stay as they are. */
+export type UpdateReviewInput = {
+  /** New text, at most 5,000 characters. */
+  body?: string | null | undefined;
+  /** The version the client last read; the update fails with VERSION_CONFLICT if it moved on. */
+  expectedVersion: number;
+  /** New stars, 1 to 5. */
+  rating?: number | null | undefined;
+  /** The review to change: only its author may. */
+  reviewId: string | number;
+  /** New headline, 1-120 characters. */
+  title?: string | null | undefined;
+};
+
+export type AddReviewMutationVariables = Exact<{
+  input: AddReviewInput;
+}>;
+
+
+export type AddReviewMutation = { addReview: { review: { id: string, reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, updatedAt: string, version: number, product: { id: string, rating: { count: number, average: number | null, histogram: Array<number> } } | null } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
 export type CategoryPageQueryVariables = Exact<{
   category: string;
   first?: number | null | undefined;
@@ -100,12 +150,38 @@ export type CreateUserMutationVariables = Exact<{
 
 export type CreateUserMutation = { createUser: { user: { userId: string, email: string, name: string } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
 
+export type DeleteReviewMutationVariables = Exact<{
+  input: DeleteReviewInput;
+}>;
+
+
+export type DeleteReviewMutation = { deleteReview: { deletedReviewId: string | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
 export type PlaceOrderMutationVariables = Exact<{
   input: PlaceOrderInput;
 }>;
 
 
 export type PlaceOrderMutation = { placeOrder: { replayed: boolean, order: { orderId: string, status: OrderStatus, placedAt: string, total: { amount: string, currencyCode: string }, items: Array<{ productId: string, quantity: number, lineTotal: { amount: string } }> } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type ProductPageQueryVariables = Exact<{
+  productId: string | number;
+  reviews?: number | null | undefined;
+  after?: string | null | undefined;
+  orderBy?: ReviewOrder | null | undefined;
+}>;
+
+
+export type ProductPageQuery = { product: { id: string, productId: string, name: string, description: string, stock: number, price: { amount: string, currencyCode: string }, rating: { count: number, average: number | null, histogram: Array<number> }, reviews: { totalCount: number | null, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, updatedAt: string, version: number }> } } | null };
+
+export type ReviewFieldsFragment = { id: string, reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, updatedAt: string, version: number };
+
+export type UpdateReviewMutationVariables = Exact<{
+  input: UpdateReviewInput;
+}>;
+
+
+export type UpdateReviewMutation = { updateReview: { review: { id: string, reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, updatedAt: string, version: number, product: { id: string, rating: { count: number, average: number | null, histogram: Array<number> } } | null } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
 
 export type UserOrdersPageQueryVariables = Exact<{
   userId: string | number;
@@ -120,6 +196,13 @@ export type WatchMyOrdersSubscriptionVariables = Exact<{ [key: string]: never; }
 
 
 export type WatchMyOrdersSubscription = { orderEvents: { type: OrderEventType, previousStatus: OrderStatus | null, at: string, order: { orderId: string, status: OrderStatus, total: { amount: string } } } };
+
+export type WatchReviewsSubscriptionVariables = Exact<{
+  productId: string | number;
+}>;
+
+
+export type WatchReviewsSubscription = { reviewAdded: { id: string, reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, updatedAt: string, version: number } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -139,7 +222,53 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const ReviewFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ReviewFields on Review {
+  id
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  updatedAt
+  version
+}
+    `, {"fragmentName":"ReviewFields"}) as unknown as TypedDocumentString<ReviewFieldsFragment, unknown>;
+export const AddReviewDocument = new TypedDocumentString(`
+    mutation AddReview($input: AddReviewInput!) {
+  addReview(input: $input) {
+    review {
+      ...ReviewFields
+      product {
+        id
+        rating {
+          count
+          average
+          histogram
+        }
+      }
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment ReviewFields on Review {
+  id
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  updatedAt
+  version
+}`, {"hash":"sha256:5eee1c27d139430d57ce17930e08fc0b76fbbea5cd44e29dc5efa76c9475a12d"}) as unknown as TypedDocumentString<AddReviewMutation, AddReviewMutationVariables>;
 export const CategoryPageDocument = new TypedDocumentString(`
     query CategoryPage($category: String!, $first: Int = 5, $after: String) {
   products(category: $category, first: $first, after: $after) {
@@ -177,6 +306,18 @@ export const CreateUserDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:3e81adae5b0bd41bcbf72b3e941646c6fe8c562f6f27641f86a69fe8d2f3002b"}) as unknown as TypedDocumentString<CreateUserMutation, CreateUserMutationVariables>;
+export const DeleteReviewDocument = new TypedDocumentString(`
+    mutation DeleteReview($input: DeleteReviewInput!) {
+  deleteReview(input: $input) {
+    deletedReviewId
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:9e32852885a370271d2187ac4f7b9fe46d26984a4e89e206702d54966deae244"}) as unknown as TypedDocumentString<DeleteReviewMutation, DeleteReviewMutationVariables>;
 export const PlaceOrderDocument = new TypedDocumentString(`
     mutation PlaceOrder($input: PlaceOrderInput!) {
   placeOrder(input: $input) {
@@ -205,6 +346,80 @@ export const PlaceOrderDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:cadbedace570966689b84484f00f3285d1b71feb5c3ce44c1f0a95cd156282e1"}) as unknown as TypedDocumentString<PlaceOrderMutation, PlaceOrderMutationVariables>;
+export const ProductPageDocument = new TypedDocumentString(`
+    query ProductPage($productId: ID!, $reviews: Int = 10, $after: String, $orderBy: ReviewOrder = NEWEST) {
+  product(productId: $productId) {
+    id
+    productId
+    name
+    description
+    price {
+      amount
+      currencyCode
+    }
+    stock
+    rating {
+      count
+      average
+      histogram
+    }
+    reviews(first: $reviews, after: $after, orderBy: $orderBy) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      nodes {
+        ...ReviewFields
+      }
+    }
+  }
+}
+    fragment ReviewFields on Review {
+  id
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  updatedAt
+  version
+}`, {"hash":"sha256:1bfe1d3bb5f084596f42aab2604a24d8b3aae95ccb1a36b51fc07b3bd74acbc1"}) as unknown as TypedDocumentString<ProductPageQuery, ProductPageQueryVariables>;
+export const UpdateReviewDocument = new TypedDocumentString(`
+    mutation UpdateReview($input: UpdateReviewInput!) {
+  updateReview(input: $input) {
+    review {
+      ...ReviewFields
+      product {
+        id
+        rating {
+          count
+          average
+          histogram
+        }
+      }
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment ReviewFields on Review {
+  id
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  updatedAt
+  version
+}`, {"hash":"sha256:5083eeb4e6a7c19ac73de0ae26462bad69379b9bc4ade8c8f34d06582f3bda92"}) as unknown as TypedDocumentString<UpdateReviewMutation, UpdateReviewMutationVariables>;
 export const UserOrdersPageDocument = new TypedDocumentString(`
     query UserOrdersPage($userId: ID!, $first: Int = 5, $after: String) {
   user(userId: $userId) {
@@ -255,3 +470,21 @@ export const WatchMyOrdersDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:61ebe5e682896eee9bbb34c602d82504c06f06cecd379d5a7e0ca6459a9fa790"}) as unknown as TypedDocumentString<WatchMyOrdersSubscription, WatchMyOrdersSubscriptionVariables>;
+export const WatchReviewsDocument = new TypedDocumentString(`
+    subscription WatchReviews($productId: ID!) {
+  reviewAdded(productId: $productId) {
+    ...ReviewFields
+  }
+}
+    fragment ReviewFields on Review {
+  id
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  updatedAt
+  version
+}`, {"hash":"sha256:bc84e05480249a8c0b127b5e162cf90bf97c397cdf0ae46704fd80a8cd6c5446"}) as unknown as TypedDocumentString<WatchReviewsSubscription, WatchReviewsSubscriptionVariables>;

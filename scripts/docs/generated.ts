@@ -5,7 +5,7 @@ import { projectRoot } from '../../src/projectRoot.js';
 import { renderConfiguration } from './configuration.js';
 import { renderErrors } from './errors.js';
 import { renderLayers } from './layers.js';
-import { renderAccessPatterns, renderCachingTags } from './model.js';
+import { renderAccessPatterns, renderCachingTags, renderSubscriptionEvents } from './model.js';
 import { renderSecurity } from './security.js';
 
 const PAGES: { name: string; render: () => string }[] = [
@@ -15,6 +15,7 @@ const PAGES: { name: string; render: () => string }[] = [
   { name: 'security.md', render: renderSecurity },
   { name: 'access-patterns.md', render: renderAccessPatterns },
   { name: 'caching.md', render: renderCachingTags },
+  { name: 'subscriptions.md', render: renderSubscriptionEvents },
 ];
 
 export async function generatedDocs(): Promise<{ file: string; text: string }[]> {

@@ -1,21 +1,24 @@
 /**
  * The tables of the data model, rendered from the entity declarations (src/table/entities/):
  * the items, keys and indexes and the ranges the Queries read into docs/access-patterns.md, the
- * dependency tags into docs/caching.md. A kind, range or tag declared in the code is in the
- * docs, and the docs name no other.
+ * dependency tags into docs/caching.md, the change events and their topics into
+ * docs/subscriptions.md. A kind, range, tag, event or topic declared in the code is in the docs,
+ * and the docs name no other.
  */
 import path from 'node:path';
 import type { Range } from '../../src/table/entities/entity.js';
 import { RANGES } from '../../src/table/entities/ranges.js';
-import { ENTITIES } from '../../src/table/entities/registry.js';
+import { ENTITIES, EVENT_SOURCES } from '../../src/table/entities/registry.js';
 import type { AnyEntity } from '../../src/table/entities/registry.js';
 import { TAGS, tagRefText } from '../../src/table/entities/tags.js';
 import type { TagKind, TagRef } from '../../src/table/entities/tags.js';
 import type { KeyTemplate } from '../../src/table/entities/template.js';
+import { TOPICS } from '../../src/table/entities/topics.js';
 import { renderBlocks, table } from './blocks.js';
 
 export const ACCESS_PATTERNS_PAGE = path.join('docs', 'access-patterns.md');
 export const CACHING_PAGE = path.join('docs', 'caching.md');
+export const SUBSCRIPTIONS_PAGE = path.join('docs', 'subscriptions.md');
 const SCRIPT = 'src/table/entities/ or scripts/docs/model.ts';
 
 const code = (text: string) => `\`${text}\``;
@@ -115,6 +118,25 @@ function tags(): string {
   );
 }
 
+function events(): string {
+  return table(
+    ['events about', 'from the changes of', 'types', 'topics'],
+    EVENT_SOURCES.map(({ node, entity, spec }) => [
+      node,
+      entity.spec.item,
+      spec.types.map(code).join(', '),
+      spec.topics.map(({ kind }) => code(kind.text)).join(', '),
+    ]),
+  );
+}
+
+function topics(): string {
+  return table(
+    ['topic', 'carries'],
+    Object.values(TOPICS).map((kind) => [code(kind.text), kind.carries]),
+  );
+}
+
 export const renderAccessPatterns = (): string =>
   renderBlocks(ACCESS_PATTERNS_PAGE, SCRIPT, [
     ['items', items],
@@ -122,3 +144,9 @@ export const renderAccessPatterns = (): string =>
   ]);
 
 export const renderCachingTags = (): string => renderBlocks(CACHING_PAGE, SCRIPT, [['tags', tags]]);
+
+export const renderSubscriptionEvents = (): string =>
+  renderBlocks(SUBSCRIPTIONS_PAGE, SCRIPT, [
+    ['events', events],
+    ['topics', topics],
+  ]);

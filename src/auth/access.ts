@@ -15,6 +15,7 @@ import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 import { unreachable } from '../table/entities/entity.js';
 import { identityOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
+import type { ItemModel } from '../table/entities/registry.js';
 import type { ItemKey } from '../table/keys.js';
 import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
@@ -150,7 +151,8 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
         if (read) keys.push(identityOf(kind).keyOf(id));
         return read;
       });
-      const shown = (found: readonly (NodeModel | null)[]): (NodeModel | null)[] => {
+      // The items loader reads any kind of item; only one of the kind asked for is a node here.
+      const shown = (found: readonly (ItemModel | null)[]): (NodeModel | null)[] => {
         let next = 0;
         return refs.map(({ kind }, index) => {
           if (!readable[index]) return null;

@@ -72,7 +72,7 @@ export function loadGraphQLLambdaConfig(env: Env = process.env): GraphQLLambdaCo
   };
 }
 
-/** The stream Lambda function: the stream's records in, order events and purges out. */
+/** The stream Lambda function: the stream's records in, change events and purges out. */
 export type StreamLambdaConfig = ProcessConfig &
   DatabaseConfig &
   StreamOutputConfig & { telemetry: LambdaTelemetrySettings };

@@ -8,7 +8,7 @@ import type { Env } from './read.js';
 
 /** Where what a stream reader finds goes: read by every process that reads the table's stream. */
 export interface StreamOutputConfig {
-  /** Order events (and the response cache's invalidations) travel over Redis pub/sub instead of staying in the process. */
+  /** Change events (and the response cache's invalidations) travel over Redis pub/sub instead of staying in the process. */
   redisUrl: string | undefined;
   /** One Redis node, or a cluster whose seed nodes `redisUrl` lists. */
   redisMode: RedisMode;

@@ -24,7 +24,7 @@ export interface SubscriptionsConfig {
   websocket: WebSocketLimits;
   /** Recent events held for resuming SSE streams. */
   sseReplayEvents: number;
-  /** Recent order events remembered to deliver each change once. */
+  /** Recent change events remembered to deliver each change once. */
   eventDedupeWindow: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run consumer`: stream processing on its own, for N API instances on Redis. It reads the
- * table's stream (soldCount, order events), publishes the events to Redis (REDIS_URL), and
+ * table's stream (soldCount, change events), publishes the events to Redis (REDIS_URL), and
  * serves only /healthz, /readyz and /metrics on CONSUMER_PORT (0 picks a free port,
  * logged), with the API's handlers.
  *
@@ -72,7 +72,7 @@ async function main(): Promise<Logger> {
     if (redis) bus = redis.events;
     else {
       // Still useful (soldCount), but no API instance hears of the events.
-      log.warn('REDIS_URL is not set: the consumer keeps soldCount but its order events reach no subscriber');
+      log.warn('REDIS_URL is not set: the consumer keeps soldCount but its change events reach no subscriber');
       bus = new InProcessEventBus();
     }
     const eventBus = bus;
@@ -151,7 +151,7 @@ parseCommandLine({
   run: 'npm run consumer --',
   usage: `
 
-A standalone stream consumer: reads the table's stream (soldCount, order events), publishes the
+A standalone stream consumer: reads the table's stream (soldCount, change events), publishes the
 events to Redis (REDIS_URL) and serves /healthz, /readyz and /metrics on CONSUMER_PORT. Run two
 or more for fail-over; API instances then run with STREAM_CONSUMER=false. Takes no flags: every
 setting is an environment variable (docs/configuration.md).`,

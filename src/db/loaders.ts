@@ -11,18 +11,36 @@
  * requests and see what the other read.
  */
 import DataLoader from 'dataloader';
-import { itemToCategory, itemToNode, itemToUser } from '../table/codecs.js';
+import { itemToCategory, itemToUser } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
 import { GSI1 } from '../table/definition.js';
 import { identityOf, NODES, nodeKeyOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
 import type { Range } from '../table/entities/entity.js';
-import { rangesOfKey } from '../table/entities/registry.js';
-import { CATEGORIES, CATEGORY_PRODUCTS, SHOP_PRODUCTS, USER_BY_EMAIL, USER_ORDERS } from '../table/entities/ranges.js';
+import { itemToModel, rangesOfKey } from '../table/entities/registry.js';
+import type { ItemModel } from '../table/entities/registry.js';
+import {
+  CATEGORIES,
+  CATEGORY_PRODUCTS,
+  PRODUCT_REVIEWS,
+  SHOP_PRODUCTS,
+  USER_BY_EMAIL,
+  USER_ORDERS,
+} from '../table/entities/ranges.js';
+import { PRODUCT_RATING } from '../table/entities/review.js';
 import { MAX_CATEGORIES } from '../table/limits.js';
 import { CATEGORIES_PK, categoryCounterKey, emailGSI1PK, itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
-import type { CategoryModel, NodeModel, OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
+import type {
+  CategoryModel,
+  NodeModel,
+  OrderModel,
+  OrderStatus,
+  ProductModel,
+  ProductRatingModel,
+  ReviewModel,
+  UserModel,
+} from '../table/models.js';
 import { batchGetItems } from './batchGet.js';
 import { LoaderCache } from './loaderCache.js';
 import type { Fetch } from './loaderCache.js';
@@ -36,6 +54,8 @@ import type { PlacedWindow } from './pageQueries.js';
 import { DEFAULT_PRODUCT_ORDER, productsQuery } from './productQueries.js';
 import type { ProductFilter, ProductOrder } from './productQueries.js';
 import { readPage } from './pagination.js';
+import { fusableReviewsPage, productReviewsQuery, readProductPage } from './productPage.js';
+import type { ReviewOrder } from './productPage.js';
 import type { ConnectionArgs, Page } from './pagination.js';
 import type { SchemaGate } from './schemaGate.js';
 import { readShardedPage } from './shardedPages.js';
@@ -71,6 +91,12 @@ export interface ShopOrdersPageKey {
   args: ConnectionArgs;
 }
 
+export interface ReviewsPageKey {
+  productId: string;
+  order: ReviewOrder;
+  args: ConnectionArgs;
+}
+
 export interface ProductsPageKey {
   /** null: the whole shop. */
   category: string | null;
@@ -85,6 +111,7 @@ const argsKey = (args: ConnectionArgs) => JSON.stringify([args.first, args.after
 const windowKey = (window: PlacedWindow = {}) => JSON.stringify([window.placedAfter, window.placedBefore]);
 const ordersPageId = ({ userId, status, window, args }: OrdersPageKey) =>
   JSON.stringify([userId, status, windowKey(window), argsKey(args)]);
+const reviewsPageId = ({ productId, order, args }: ReviewsPageKey) => JSON.stringify([productId, order, argsKey(args)]);
 
 /** A read of one key that hands its value (or its failure) to `then` within its own last `then`. */
 type ReadOne<K, V> = <R>(key: K, then: Continuation<V, R>) => Promise<R>;
@@ -137,7 +164,7 @@ function cachedLoader<K, V>(fetch: Fetch<K, V>, idOf: (key: K) => string) {
 }
 
 export function createLoaders({ dynamo, tableName, cursors, itemCollections = true }: DataSources) {
-  const items = cachedLoader<ItemKey, NodeModel | null>(
+  const items = cachedLoader<ItemKey, ItemModel | null>(
     (keys, then) =>
       // Strongly consistent: a query sent right after a mutation sees it (read-your-writes).
       batchGetItems(
@@ -145,7 +172,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
         tableName,
         keys,
         { consistentRead: true },
-        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToNode(row) : null))),
+        mapped(then, (rows: (Item | null)[]) => rows.map((row) => (row ? itemToModel(row) : null))),
       ),
     itemKeyId,
   );
@@ -289,6 +316,58 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     (name) => name,
   );
 
+  const reviewsPages = cachedLoader<ReviewsPageKey, Page<ReviewModel>>(
+    eachKey(<R>({ productId, order, args }: ReviewsPageKey, then: Continuation<Page<ReviewModel>, R>): Promise<R> =>
+      readPage(
+        dynamo.doc,
+        productReviewsQuery(tableName, productId, order),
+        args,
+        cursors,
+        mapped(then, ({ page }: { page: Page<ReviewModel> }) => page),
+      ),
+    ),
+    reviewsPageId,
+  );
+
+  /** A product's rating (null before its first review), read with the other point reads of its level. */
+  const rating = (productId: string): Promise<ProductRatingModel | null> =>
+    items.load(PRODUCT_RATING.keyOf({ productId })).then((found) => (found?.kind === 'ProductRating' ? found : null));
+
+  /** Products whose item, rating and first reviews page this request already reads in one Query. */
+  const fusedProducts = new Set<string>();
+  /**
+   * Starts the one read of product `productId`, its rating and its first reviews page `args`
+   * (newest first, productPage.ts) and primes the `items` and `reviewsPages` loaders with its
+   * parts, so that the product's look-up, Product.rating and Product.reviews find them. Must run
+   * before the product is loaded. Returns false, reading nothing, where the page does not
+   * qualify or the lever is off.
+   */
+  const productWithFirstReviews = (productId: string, order: ReviewOrder, args: ConnectionArgs): boolean => {
+    if (!itemCollections) return false;
+    const reviewsQuery = productReviewsQuery(tableName, productId, order);
+    const size = fusableReviewsPage(order, args, reviewsQuery, cursors);
+    if (size === null || fusedProducts.has(productId)) return false;
+    fusedProducts.add(productId);
+    const read = readProductPage(dynamo.doc, tableName, productId, size, reviewsQuery, cursors);
+    const productKey = itemKeyId(NODES.Product.keyOf(productId));
+    const ratingKey = itemKeyId(PRODUCT_RATING.keyOf({ productId }));
+    const pageKey = reviewsPageId({ productId, order, args });
+    // Shares of the one read, as userWithFirstOrders does: plain values once it is done.
+    items.cache.expect(productKey, read, (found) => found.product);
+    items.cache.expect(ratingKey, read, (found) => found.rating);
+    reviewsPages.cache.expect(pageKey, read, (found) => found.reviews);
+    read.then(
+      (found) => {
+        items.cache.settleShare(productKey, read, found.product);
+        items.cache.settleShare(ratingKey, read, found.rating);
+        reviewsPages.cache.settleShare(pageKey, read, found.reviews);
+      },
+      // Whoever reads the shares sees the failure; nobody else must (no unhandled rejection).
+      () => undefined,
+    );
+    return true;
+  };
+
   /** Users whose profile and first orders page this request already reads in one Query. */
   const fusedUsers = new Set<string>();
   /**
@@ -337,6 +416,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     [CATEGORY_PRODUCTS, [productsPages]],
     [SHOP_PRODUCTS, [productsPages]],
     [CATEGORIES, [categories, categoryCounts]],
+    [PRODUCT_REVIEWS, [reviewsPages]],
   ] as [Range<object>, readonly { clearAll(): unknown }[]][]);
 
   return {
@@ -346,12 +426,16 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     shopOrdersPages,
     userWithFirstOrders,
     productsPages,
+    reviewsPages,
+    productWithFirstReviews,
+    rating,
     categoryCounts,
     categories,
     node,
     user: (userId: string) => node('User', userId),
     order: (orderId: string) => node('Order', orderId),
     product: (productId: string) => node('Product', productId),
+    review: (reviewId: string) => node('Review', reviewId),
     /**
      * Drops what this request cached of the items a write touched, and the pages that may list
      * them: the next read goes to DynamoDB.
@@ -359,6 +443,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
     forgetTouched: (keys: readonly ItemKey[]) => {
       for (const key of keys) items.clear(key);
       fusedUsers.clear();
+      fusedProducts.clear();
       for (const range of new Set(keys.flatMap(rangesOfKey)))
         for (const pages of pagesOf.get(range) ?? []) pages.clearAll();
     },

@@ -1,16 +1,20 @@
 /**
- * Where order events travel between the stream processing that finds them and the server
+ * Where change events travel between the stream processing that finds them and the server
  * instances whose subscribers want them. Two implementations: in-process (one instance runs its
  * own stream consumer: the default, no infrastructure) and Redis pub/sub (N API instances fed by
  * standalone consumers or the Lambda handler; src/events/redisEventBus.ts).
  *
- * A bus carries every event to every subscribed instance; filtering per subscriber (the access
- * rules) happens in the GraphQL layer, never here.
+ * Events travel by topic (src/table/entities/topics.ts): an event is published on each of its
+ * topics, and an instance hears a topic only while it `watch`es it (its clients listen to it):
+ * on Redis each topic is a channel of its own, subscribed while watched, so an instance with no
+ * listener for a topic receives none of its messages. In process every event is heard anyway.
+ * Filtering per subscriber (the access rules) happens in the GraphQL layer, never here.
  */
-import type { OrderEventModel } from './orderEvent.js';
+import type { ChangeEvent } from './changeEvent.js';
 import type { RefusalCounter } from './signedEnvelope.js';
 
-export type OrderEventListener = (event: OrderEventModel) => void;
+/** Told of each event received, with the topics it was heard on (each a topic of the event). */
+export type ChangeEventListener = (event: ChangeEvent, topics: readonly string[]) => void;
 
 /** What /readyz details and the metrics say about a bus. */
 export interface EventBusHealth {
@@ -25,9 +29,21 @@ export interface EventBus {
    * cannot be sent (Redis down) is counted in `lost` and logged, because the stream processing
    * that publishes must go on (soldCount) whether or not anyone can be told.
    */
-  publish(event: OrderEventModel): Promise<void>;
-  /** Calls `listener` with every event from now on; the returned function stops that. */
-  subscribe(listener: OrderEventListener): () => void;
+  publish(event: ChangeEvent): Promise<void>;
+  /** Calls `listener` with every event heard from now on; the returned function stops that. */
+  subscribe(listener: ChangeEventListener): () => void;
+  /**
+   * Hears `topic` from now on (once per topic: the caller counts its own listeners); the
+   * returned function stops. `subscribed` is called each time the topic's subscription is in
+   * place (again, after a reconnect).
+   */
+  watch(topic: string, handlers?: TopicHandlers): () => void;
+  /**
+   * The topic's recent events, oldest first, as every instance sees them (Redis: a bounded
+   * stream per topic); absent on a bus without a shared history (in process). Rejects when the
+   * history cannot be read.
+   */
+  history?(topic: string): Promise<ChangeEvent[]>;
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;
@@ -41,24 +57,37 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-/** Today's behaviour: the events never leave the process. */
+export interface TopicHandlers {
+  /** The topic's subscription is in place: everything published from now on is heard. */
+  subscribed?(): void;
+  /** The topic's subscription was lost: what is published meanwhile is not heard. */
+  lost?(): void;
+}
+
+/** One instance: the events never leave the process. */
 export class InProcessEventBus implements EventBus {
-  private readonly listeners = new Set<OrderEventListener>();
+  private readonly listeners = new Set<ChangeEventListener>();
   readonly lost = 0;
   readonly rejected = 0;
   onDelivered: ((latencyMs: number) => void) | undefined;
 
-  publish(event: OrderEventModel): Promise<void> {
+  publish(event: ChangeEvent): Promise<void> {
     this.onDelivered?.(0);
-    for (const listener of this.listeners) listener(event);
+    for (const listener of this.listeners) listener(event, event.topics);
     return Promise.resolve();
   }
 
-  subscribe(listener: OrderEventListener): () => void {
+  subscribe(listener: ChangeEventListener): () => void {
     // A wrapper, so that one function subscribed twice is two subscriptions.
-    const own: OrderEventListener = (event) => listener(event);
+    const own: ChangeEventListener = (event, topics) => listener(event, topics);
     this.listeners.add(own);
     return () => this.listeners.delete(own);
+  }
+
+  /** Every topic is heard in process, from the start. */
+  watch(_topic: string, handlers?: TopicHandlers): () => void {
+    handlers?.subscribed?.();
+    return () => undefined;
   }
 
   health(): EventBusHealth {

@@ -1,6 +1,6 @@
 /**
  * The response cache's invalidations between processes, on a channel of their own of the
- * process's RedisChannels (`tablegraph:{<table>:invalidations}`), apart from the order events:
+ * process's RedisChannels (`tablegraph:{<table>:invalidations}`), apart from the change events:
  * stream readers (and the instance that ran a mutation) publish the dependency tags a change
  * touched; every API instance evicts them. Stream readers also publish heartbeats, naming the
  * lease tenures they read under (consumers) or the feed probe they read (any reader): an

@@ -1,6 +1,6 @@
 /**
  * A process's pub/sub on Redis: one publishing connection and one subscribing side
- * (redisSubscriber.ts), whatever travels on them. Order events, invalidations and heartbeats
+ * (redisSubscriber.ts), whatever travels on them. Change events, invalidations and heartbeats
  * are channels of one RedisChannels (signedChannel.ts seals and checks what they carry), so an
  * instance holds one publisher/subscriber pair on one node, and in a cluster one publishing
  * cluster connection and one subscriber connection per primary that serves a channel it
@@ -109,6 +109,37 @@ export class RedisChannels {
     await (this.settings.mode === 'cluster'
       ? this.publisher.spublish(channel, message)
       : this.publisher.publish(channel, message));
+  }
+
+  /**
+   * Appends `message` to the Redis Stream `key` (trimmed to about `maxLen` entries, expiring
+   * `ttlSeconds` after the last append), then sends it on `channel`: one pipeline on one
+   * connection, so the history holds a message before any subscriber hears it. `key` and
+   * `channel` must share a hash tag (redisNames.ts): in a cluster both live on one primary.
+   * Rejects like `publish`.
+   */
+  async append(key: string, channel: string, message: string, maxLen: number, ttlSeconds: number): Promise<void> {
+    if (this.closed || this.publisher.status !== 'ready') throw new Error('redis is not connected');
+    const pipeline = this.publisher
+      .pipeline()
+      .xadd(key, 'MAXLEN', '~', String(maxLen), '*', 'm', message)
+      .expire(key, ttlSeconds);
+    if (this.settings.mode === 'cluster') pipeline.spublish(channel, message);
+    else pipeline.publish(channel, message);
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error)?.[0];
+    if (failed) throw failed;
+  }
+
+  /** The messages of the Redis Stream `key`, oldest first (none when it does not exist). */
+  async history(key: string): Promise<Buffer[]> {
+    if (this.closed || this.publisher.status !== 'ready') throw new Error('redis is not connected');
+    const entries = await this.publisher.xrangeBuffer(key, '-', '+');
+    return entries.flatMap(([, fields]) => {
+      for (let i = 0; i + 1 < fields.length; i += 2)
+        if (fields[i]?.toString() === 'm') return [fields[i + 1] as Buffer];
+      return [];
+    });
   }
 
   /** Whether a publish would be sent now. */

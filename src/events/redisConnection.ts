@@ -1,6 +1,6 @@
 /**
  * How every part of a process reaches Redis, one node or a cluster: the channels of
- * redisChannels.ts (order events, invalidations, heartbeats) and the response cache's shared
+ * redisChannels.ts (change events, invalidations, heartbeats) and the response cache's shared
  * tier open their connections here, with one set of options, and name their channels and keys
  * here (redisNames.ts).
  *

@@ -22,7 +22,7 @@ export const redisSettingsOf = (config: RedisConfig): RedisSettings | undefined 
 
 export interface RedisMessagingOptions {
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Listen to the order events too: an API instance does; a stream reader that only publishes does not. */
+  /** Listen to the change events too: an API instance does; a stream reader that only publishes does not. */
   subscribe: boolean;
   /**
    * The invalidation channel: `listen` (an API instance with a response cache fed from Redis),

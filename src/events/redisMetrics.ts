@@ -9,9 +9,9 @@ import type { Registry } from 'prom-client';
 import type { RedisInvalidationBus } from './invalidationBus.js';
 import type { RefusalCounter } from './signedEnvelope.js';
 
-/** A part of the process that reads from Redis: the order events, the invalidations, the shared cache tier. */
+/** A part of the process that reads from Redis: the change events, the invalidations, the shared cache tier. */
 export interface RefusalSource {
-  source: 'order-events' | 'invalidations' | 'shared-tier';
+  source: 'change-events' | 'invalidations' | 'shared-tier';
   refusals: RefusalCounter;
 }
 

@@ -16,8 +16,15 @@
  * A table name is `[A-Za-z0-9_.-]`: it cannot close a tag early.
  */
 
-/** The topics whose channels exist today. */
-export type Topic = 'order-events' | 'invalidations';
+/**
+ * The topics whose channels exist: the invalidations, and one per change-event topic
+ * (src/table/entities/topics.ts: `events:order:<orderId>`, `events:user-orders:<userId>`,
+ * `events:orders`), each on the primary its tag hashes to.
+ */
+export type Topic = 'invalidations' | `events:${string}`;
+
+/** The topic of change-event topic `topic` (its channel and its history share its tag). */
+export const eventsTopic = (topic: string): Topic => `events:${topic}`;
 
 const tag = (tableName: string, topic: string): string => `{${tableName}:${topic}}`;
 

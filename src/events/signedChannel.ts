@@ -1,6 +1,6 @@
 /**
  * One kind of message on one channel of a process's RedisChannels, in the signed envelope
- * (signedEnvelope.ts): what the order event bus and the invalidation bus have in common.
+ * (signedEnvelope.ts): what the change event bus and the invalidation bus have in common.
  *
  * - `send` seals a body right before it is published (one connection keeps a publisher's
  *   numbers in order) and never rejects: it answers whether Redis took it.
@@ -23,7 +23,7 @@ export interface SignedChannelOptions {
   purpose: string;
   /** Messages larger than this, envelope included, are refused unread. */
   maxBytes: number;
-  /** What is refused, for the warning line ("order events on redis"). */
+  /** What is refused, for the warning line ("change events on redis"). */
   what: string;
   log: Pick<Logger, 'warn'>;
   /** This publisher's name (default: unique per process start). */
@@ -32,6 +32,8 @@ export interface SignedChannelOptions {
   warnIntervalMs?: number | undefined;
   /** The clock messages are dated and judged by (tests). */
   now?: (() => number) | undefined;
+  /** A sealer and a refusal count shared by the channels of one kind (a topic each), instead of the channel's own. */
+  shared?: { sealer: Sealer; refusals: RefusalCounter } | undefined;
 }
 
 /** A message that passed the envelope's checks. */
@@ -47,6 +49,8 @@ export interface SignedListener {
   message(message: SignedMessage): void;
   /** A message was refused (already counted); `reason` is the envelope's. */
   refused?(reason: Refusal): void;
+  /** The subscription is in place (again): what is published from now on is heard. */
+  subscribed?(): void;
   /** The subscription's connection closed: messages published meanwhile are lost. */
   lost?(): void;
 }
@@ -62,8 +66,9 @@ export class SignedChannel {
   constructor(private readonly options: SignedChannelOptions) {
     this.name = options.name;
     this.now = options.now ?? Date.now;
-    this.sealer = new Sealer(options.purpose, options.channels.settings.signingSecret, options.from);
-    this.refusals = new RefusalCounter(options.what, options.log, options.warnIntervalMs);
+    this.sealer =
+      options.shared?.sealer ?? new Sealer(options.purpose, options.channels.settings.signingSecret, options.from);
+    this.refusals = options.shared?.refusals ?? new RefusalCounter(options.what, options.log, options.warnIntervalMs);
   }
 
   /** This publisher's name, as its messages carry it. */
@@ -82,6 +87,39 @@ export class SignedChannel {
     }
   }
 
+  /**
+   * Seals `body`, appends it to the history `key` and publishes it (RedisChannels.append);
+   * never rejects.
+   */
+  async append(body: string, key: string, maxLen: number, ttlSeconds: number): Promise<SendOutcome> {
+    if (!this.options.channels.publisherUp) return 'not-connected';
+    try {
+      await this.options.channels.append(key, this.name, this.sealer.seal(body, this.now()), maxLen, ttlSeconds);
+      return 'sent';
+    } catch {
+      return 'failed';
+    }
+  }
+
+  /**
+   * The history `key`'s messages, oldest first, that pass the envelope's size and signature
+   * checks (the others counted and left out). Freshness does not apply: a history is old by
+   * design, and its reader decides what it already has by the bodies' own ids.
+   */
+  async history(key: string): Promise<string[]> {
+    const raw = await this.options.channels.history(key);
+    return raw.flatMap((message) => {
+      const opened = openEnvelope(message, {
+        purpose: this.options.purpose,
+        secret: this.options.channels.settings.signingSecret,
+        maxBytes: this.options.maxBytes,
+      });
+      if (opened.ok) return [opened.body];
+      this.refusals.count(opened.reason, { channel: this.name, history: true });
+      return [];
+    });
+  }
+
   /** Whether this channel's subscription is in place now. */
   get subscribed(): boolean {
     return this.options.channels.isSubscribed(this.name);
@@ -91,6 +129,7 @@ export class SignedChannel {
   listen(listener: SignedListener): () => void {
     const freshness = new Freshness({ now: this.now });
     return this.options.channels.listen(this.name, {
+      subscribed: () => listener.subscribed?.(),
       message: (raw) => this.open(raw, freshness, listener),
       // Messages dated before this cannot have been sent to this subscription.
       subscribing: () => freshness.subscribing(this.now()),

@@ -1,5 +1,5 @@
 /**
- * The one trust rule for what a process reads from Redis: order events, invalidations and
+ * The one trust rule for what a process reads from Redis: change events, invalidations and
  * heartbeats travel in a signed envelope, and cache entries carry a MAC made here. With a
  * signing secret (REDIS_SIGNING_SECRET) a reader acts only on what a holder of the secret wrote,
  * recently, once; without one (REDIS_TRUSTED: the network is the boundary) the same checks run
@@ -8,7 +8,7 @@
  * A message is one line of header and its body: `tg1 <from> <seq> <at> <sig>\n<body>`.
  * - `from` names the publishing process (unique per start), `seq` counts its messages on one
  *   channel from 1, `at` is its clock (epoch ms) when it sealed the message.
- * - `sig` is HMAC-SHA256 over the purpose (the channel's kind: an order event cannot pass for an
+ * - `sig` is HMAC-SHA256 over the purpose (the channel's kind: a change event cannot pass for an
  *   invalidation), `from`, `seq`, `at` and the body, or `-` unsigned.
  * - The body is the user's (JSON); the envelope is read and checked before a byte of it is parsed.
  *

@@ -19,7 +19,7 @@ import type { DataSources, Loaders } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
-import type { OrderEvents } from './orderEvents.js';
+import type { EventFanOut, Resume } from './eventFanOut.js';
 import type { ReadRound } from './reads.js';
 
 export interface GraphQLContext {
@@ -37,10 +37,10 @@ export interface GraphQLContext {
   log: Logger;
   /** Data sources whose client counts into `cost`. */
   data: DataSources;
-  /** Order events for subscriptions (fed by the stream consumer). */
-  events: OrderEvents;
-  /** A resumed subscription (SSE Last-Event-ID): replay the held events after this sequence number first. */
-  resumeAfter?: string | undefined;
+  /** Change events for subscriptions, by topic (fed by the stream consumer). */
+  events: EventFanOut;
+  /** A resumed subscription (SSE Last-Event-ID): the events after this one first, or word that they are gone. */
+  resume?: Resume | undefined;
   /**
    * Set by the planned executor while it resolves a round's fields: fields that read add their
    * keys to it instead of reading one by one (reads.ts).
@@ -76,7 +76,7 @@ export function createContext(
   requestId: string,
   log: Logger,
   viewer: Viewer | null,
-  events: OrderEvents,
+  events: EventFanOut,
   parent?: TraceParent,
   { traced = true }: { traced?: boolean } = {},
 ): GraphQLContext {

@@ -1,10 +1,15 @@
 /** Parent types of the connection resolvers (codegen `mappers` in codegen.yml point here). */
 import type { Edge, Page } from '../db/pagination.js';
-import type { OrderModel, ProductModel, UserModel } from '../table/models.js';
+import type { ChangeEventOf } from '../events/changeEvent.js';
+import type { OrderModel, ProductModel, ReviewModel, UserModel } from '../table/models.js';
 import type { ErrorCode } from '../generated/resolvers-types.js';
 import type { UserError, UserErrorCode } from '../writes/userErrors.js';
 
 export type OrderEdgeModel = Edge<OrderModel>;
+/** `OrderEvent`: an order's change event, as every bus carries it (its node is the order). */
+export type OrderEventModel = ChangeEventOf<'Order'>;
+/** A review's change event: `reviewAdded` answers its node. */
+export type ReviewEventModel = ChangeEventOf<'Review'>;
 export type ProductEdgeModel = Edge<ProductModel>;
 /**
  * `totalCount` rides along from the user's profile: no read of its own. A function when it
@@ -19,6 +24,9 @@ export type OrderConnectionModel = Page<OrderModel> & { totalCount: number | nul
 export type ProductConnectionModel = Page<ProductModel> & {
   totalCount: number | null | { countOf: string };
 };
+export type ReviewEdgeModel = Edge<ReviewModel>;
+/** `totalCount`: the product's rating's count, read (with the rating) only if selected. */
+export type ReviewConnectionModel = Page<ReviewModel> & { totalCount: () => Promise<number> };
 
 /** Mutation payloads: the changed entity (null when nothing changed) and the reasons why not. */
 interface Payload {
@@ -31,6 +39,8 @@ export type UpdateProductPayloadModel = CreateProductPayloadModel;
 export type PlaceOrderPayloadModel = Payload & { order: OrderModel | null; replayed: boolean };
 export type CancelOrderPayloadModel = Payload & { order: OrderModel | null };
 export type UpdateOrderStatusPayloadModel = CancelOrderPayloadModel;
+export type AddReviewPayloadModel = Payload & { review: ReviewModel | null };
+export type DeleteReviewPayloadModel = Payload & { deletedReviewId: string | null };
 
 /**
  * The writes' failure codes are the schema's `ErrorCode` enum, no more and no fewer: a code

@@ -34,12 +34,13 @@ import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
 import { registerRedisMetrics } from '../events/redisMetrics.js';
+import { describeEvent } from '../events/changeEvent.js';
 import { createMetrics, instrumentClient } from '../pipeline/report/metrics.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
 import { processRecords } from '../streams/processor.js';
-import type { ProcessResult, PublishOrderEvent, StreamLog } from '../streams/processor.js';
+import type { ProcessResult, PublishChangeEvent, StreamLog } from '../streams/processor.js';
 import { redisInvalidations } from '../streams/redisInvalidations.js';
 import { StreamOutputs } from '../streams/streamOutputs.js';
 import type { InvalidationOutput } from '../streams/streamOutputs.js';
@@ -60,8 +61,8 @@ export type StreamLambdaHandler = (event: DynamoDBStreamEvent, context?: Context
 export interface StreamHandlerOptions {
   doc: DynamoDBDocumentClient;
   tableName: string;
-  /** Where order events go; without it they are only logged (debug). */
-  publish?: PublishOrderEvent | undefined;
+  /** Where change events go; without it they are only logged (debug). */
+  publish?: PublishChangeEvent | undefined;
   /** Where each batch's tags and heartbeats go (Redis: the API instances' caches). */
   invalidations?: InvalidationOutput | undefined;
   log?: StreamLog | undefined;
@@ -85,9 +86,7 @@ export function createStreamHandler({
   purger,
 }: StreamHandlerOptions): StreamLambdaHandler {
   const outputs = new StreamOutputs({
-    publish:
-      publish ??
-      ((event) => log?.debug({ type: event.type, orderId: event.order.orderId, seq: event.seq }, 'order event')),
+    publish: publish ?? ((event) => log?.debug(describeEvent(event), 'change event')),
     invalidations,
     purge: purger,
   });
@@ -163,7 +162,7 @@ export async function streamHandlerFromEnv(
     handler: createStreamHandler({
       doc: dynamo.doc,
       tableName: config.tableName,
-      publish: redis && ((orderEvent) => redis.events.publish(orderEvent)),
+      publish: redis && ((event) => redis.events.publish(event)),
       invalidations: redis?.invalidations && redisInvalidations(redis.invalidations, STREAM_LAMBDA_READER),
       log,
       purger,

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js';
 import type { DataSources } from '../db/loaders.js';
-import { OrderEvents } from '../graphql/orderEvents.js';
+import { EventFanOut } from '../graphql/eventFanOut.js';
 import { createAdmission } from './admission/admission.js';
 import { createFormatError } from './report/errorMasking.js';
 import { createExecution } from './execution/execution.js';
@@ -49,7 +49,7 @@ export interface PipelineOptions {
   /** The trusted documents: the server's manifest and the registry's (kept fresh by its poller). */
   documents: TrustedDocuments;
   /** Where subscriptions listen; a fresh one when not given (no events then, e.g. on Lambda). */
-  events?: OrderEvents;
+  events?: EventFanOut;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
   metrics?: Metrics | undefined;
   /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
@@ -87,7 +87,7 @@ export function createPipeline({
   introspection,
   persistedOnly,
   documents,
-  events = new OrderEvents(),
+  events = new EventFanOut(),
   metrics,
   costDetails = 'admin',
   cache,

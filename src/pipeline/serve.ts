@@ -26,6 +26,7 @@ import type { Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
 import { ErrorCode } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import type { Resume } from '../graphql/eventFanOut.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import { tracing } from '../telemetry/tracing.js';
@@ -55,8 +56,8 @@ export interface CoreRequest {
   requestId: string;
   /** The HTTP server span the operation's trace hangs under. */
   trace?: TraceParent | undefined;
-  /** A resumed SSE stream: the held events after this sequence number come first. */
-  resumeAfter?: string | undefined;
+  /** A resumed SSE stream (Last-Event-ID): the events after `after` first, or `missed()` when they are gone. */
+  resume?: Resume | undefined;
   /** A streaming transport's hold for a subscription, taken once admission let it through (clientBounds.ts). */
   holdSubscription?: (() => Hold | ClientLimitError) | undefined;
 }
@@ -179,7 +180,7 @@ export function createServe({
     const hold = request.holdSubscription?.();
     if (hold instanceof ClientLimitError) return reporter.refuse([hold], 429, report);
     const context = execution.context(viewer, request.requestId, request.trace);
-    if (request.resumeAfter !== undefined) context.resumeAfter = request.resumeAfter;
+    if (request.resume !== undefined) context.resume = request.resume;
     let opened: Awaited<ReturnType<Execution['subscribe']>>;
     try {
       opened = await execution.subscribe(admitted, context);

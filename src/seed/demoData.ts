@@ -3,19 +3,24 @@
  * always gives the same shop.
  *
  * - `demoData()`: the demo shop a fresh start seeds: alice has 30 orders spread over seven
- *   months, bob 4, and 15 named products sit in 4 categories.
+ *   months, bob 4, and 15 named products sit in 4 categories; alice reviewed 5 of them, bob 3.
+ *   A review is a verified purchase where its author has an order of the product that was not
+ *   cancelled.
  * - `demoData(size)`: a generated shop of any size (the benchmark's data set): `users` users with
  *   `ordersMin`..`ordersMax` orders each, `categories` x `productsPerCategory` products with
- *   realistic text sizes and deep stock, and `buyers` users without orders.
+ *   realistic text sizes and deep stock, and `buyers` users without orders; the first
+ *   REVIEWED_PER_CATEGORY products of each category have up to REVIEWS_PER_PRODUCT reviews.
  */
 import { pick, pickDistinct, seededRandom } from './seededRandom.js';
 import { noStatusCounts } from '../table/codecs.js';
-import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../table/models.js';
+import { reviewIdOf } from '../table/entities/review.js';
+import type { OrderModel, OrderStatus, ProductModel, ReviewModel, UserModel } from '../table/models.js';
 
 export interface DemoData {
   users: UserModel[];
   products: ProductModel[];
   orders: OrderModel[];
+  reviews: ReviewModel[];
 }
 
 /** How big a generated shop is, and the seed it is drawn from. */
@@ -95,6 +100,37 @@ export function generateOrders(
   return orders;
 }
 
+/** Whether `userId` has an order of `productId` that was not cancelled: a review's verifiedPurchase. */
+const bought = (orders: readonly OrderModel[], userId: string, productId: string): boolean =>
+  orders.some(
+    (order) =>
+      order.userId === userId &&
+      order.status !== 'CANCELLED' &&
+      order.items.some((line) => line.productId === productId),
+  );
+
+/** A review by `author` of `productId`, written at `at`, its verifiedPurchase from `orders`. */
+export function reviewOf(
+  author: UserModel,
+  productId: string,
+  text: { rating: number; title: string; body: string },
+  at: string,
+  orders: readonly OrderModel[],
+): ReviewModel {
+  return {
+    kind: 'Review',
+    reviewId: reviewIdOf(productId, author.userId),
+    productId,
+    authorId: author.userId,
+    ...text,
+    authorName: author.name,
+    verifiedPurchase: bought(orders, author.userId, productId),
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+}
+
 // --- the demo shop ---------------------------------------------------------------------------
 
 const CATALOG: [productId: string, name: string, category: string, priceCents: number, description: string][] = [
@@ -165,7 +201,33 @@ function demoShop(): DemoData {
     ...generateOrders(bob.userId, 4, random, products, demoPlan(bob, 4, 45)),
   ];
   const users = [alice, bob].map((u) => ({ ...u, statusCounts: countByStatus(orders, u.userId) }));
-  return { users, products, orders };
+  const reviewed = (author: UserModel, day: number, productId: string, rating: number, title: string, body: string) =>
+    reviewOf(author, productId, { rating, title, body }, new Date(FIRST_ORDER_AT + day * DAY_MS).toISOString(), orders);
+  const reviews = [
+    reviewed(alice, 20, 'headphones-x1', 5, 'Quiet at last', 'The noise cancelling is excellent on trains.'),
+    reviewed(
+      alice,
+      41,
+      'book-dynamo',
+      5,
+      'The single-table book',
+      'Read it twice; the key design chapters alone are worth it.',
+    ),
+    reviewed(
+      alice,
+      63,
+      'kettle-gooseneck',
+      4,
+      'Precise pour',
+      'Holds the temperature well. The lid is a little loose.',
+    ),
+    reviewed(alice, 90, 'mouse-m3', 3, 'Fine, not great', 'Silent indeed, but the scroll wheel feels vague.'),
+    reviewed(alice, 150, 'tent-2p', 4, 'Light and quick to pitch', 'Two of us fit with room for the packs.'),
+    reviewed(bob, 50, 'headphones-x1', 4, 'Comfortable', 'I wear them all day; the case is bulky.'),
+    reviewed(bob, 95, 'book-dynamo', 2, 'Too deep for me', ''),
+    reviewed(bob, 140, 'lamp-head', 5, 'Bright', '400 lumens is plenty, and it charges over USB-C.'),
+  ];
+  return { users, products, orders, reviews };
 }
 
 function countByStatus(orders: readonly OrderModel[], userId: string): Record<OrderStatus, number> {
@@ -255,7 +317,41 @@ function generatedShop(size: DataSize): GeneratedData {
   const buyers = Array.from({ length: size.buyers }, (_, i) =>
     generatedUser(`bench-buyer${String(i + 1).padStart(3, '0')}`, 0),
   );
-  return { users, buyers, products, categories, orders };
+  const reviews = categories.flatMap((_, c) =>
+    products
+      .slice(c * size.productsPerCategory, c * size.productsPerCategory + REVIEWED_PER_CATEGORY)
+      .flatMap((product) => generatedReviews(random, product, users, orders)),
+  );
+  return { users, buyers, products, categories, orders, reviews };
+}
+
+/** Products of each category of a generated shop that have reviews, and how many they have at most. */
+export const REVIEWED_PER_CATEGORY = 2;
+export const REVIEWS_PER_PRODUCT = 25;
+
+/** Up to REVIEWS_PER_PRODUCT reviews of `product` by distinct users, an hour apart, 1-5 stars. */
+function generatedReviews(
+  random: () => number,
+  product: ProductModel,
+  users: readonly UserModel[],
+  orders: readonly OrderModel[],
+): ReviewModel[] {
+  return pickDistinct(random, users, Math.min(REVIEWS_PER_PRODUCT, users.length)).map((author, i) =>
+    reviewOf(
+      author,
+      product.productId,
+      {
+        rating: 1 + Math.floor(random() * 5),
+        title: `${pick(random, WORDS)} ${pick(random, NOUNS)}`,
+        body: Array.from(
+          { length: 1 + Math.floor(random() * 3) },
+          () => `${pick(random, WORDS)} and ${pick(random, WORDS)}.`,
+        ).join(' '),
+      },
+      new Date(GENERATED_NOW_MS - (i + 1) * 3_600_000).toISOString(),
+      orders,
+    ),
+  );
 }
 
 /** The demo shop, or with `size` a generated shop of that size (see the module comment). */

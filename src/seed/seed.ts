@@ -14,6 +14,9 @@ import {
   userToItem,
 } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
+import { BUYER, PRODUCT_RATING, PRODUCT_REVIEW, REVIEW } from '../table/entities/review.js';
+import { STARS } from '../table/models.js';
+import type { ProductRatingModel, ReviewModel } from '../table/models.js';
 import { emailGuardKey, orderKey, PRODUCT_SALE_SK_PREFIX, productKey, SEED_MARKER_KEY, userPK } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { demoData } from './demoData.js';
@@ -26,6 +29,28 @@ export function demoCategoryItems(data: DemoData = demoData()): Item[] {
   return [...counts].map(([name, productCount]) => categoryToItem({ kind: 'Category', name, productCount }));
 }
 
+/** The items of `reviews`: each review's details and its copy, and each reviewed product's rating, counted from them. */
+export function reviewItems(reviews: readonly ReviewModel[]): Item[] {
+  const ratings = new Map<string, ProductRatingModel>();
+  for (const review of reviews) {
+    const rating = ratings.get(review.productId) ?? {
+      kind: 'ProductRating',
+      productId: review.productId,
+      count: 0,
+      sum: 0,
+      histogram: STARS.map(() => 0) as ProductRatingModel['histogram'],
+    };
+    rating.count += 1;
+    rating.sum += review.rating;
+    rating.histogram[review.rating - 1] = (rating.histogram[review.rating - 1] ?? 0) + 1;
+    ratings.set(review.productId, rating);
+  }
+  return [
+    ...reviews.flatMap((review) => [REVIEW.codec.toItem(review), PRODUCT_REVIEW.codec.toItem(review)]),
+    ...[...ratings.values()].map(PRODUCT_RATING.codec.toItem),
+  ];
+}
+
 export function demoItems(data: DemoData = demoData()): Item[] {
   return [
     ...data.users.flatMap((user) => [
@@ -34,6 +59,7 @@ export function demoItems(data: DemoData = demoData()): Item[] {
     ]),
     ...data.products.map(productToItem),
     ...data.orders.flatMap((order) => [orderToDetailsItem(order), orderToUserItem(order)]),
+    ...reviewItems(data.reviews),
   ];
 }
 
@@ -82,9 +108,18 @@ export async function reseedDemo(doc: DynamoDBDocumentClient, tableName: string)
       if (item.entityType === EntityType.User) stale.push(emailGuardKey(String(item.email)));
     }
   }
-  // soldCount markers (src/streams/): without them the re-written demo orders are counted anew.
-  for (const product of data.products)
-    stale.push(...(await keysOf(doc, tableName, productKey(product.productId).PK, PRODUCT_SALE_SK_PREFIX)));
+  // soldCount markers and buyer records (src/streams/): without them the re-written demo orders
+  // are counted anew. And the demo products' reviews, whoever wrote them, with their rating: the
+  // demo reviews and the rating they make are written again.
+  for (const product of data.products) {
+    const pk = productKey(product.productId).PK;
+    stale.push(...(await keysOf(doc, tableName, pk, PRODUCT_SALE_SK_PREFIX)));
+    stale.push(...(await keysOf(doc, tableName, pk, BUYER.spec.key.SK.prefix)));
+    stale.push(PRODUCT_RATING.keyOf({ productId: product.productId }));
+    for (const item of await itemsOf(doc, tableName, pk, PRODUCT_REVIEW.spec.key.SK.prefix)) {
+      stale.push({ PK: String(item.PK), SK: String(item.SK) }, REVIEW.keyOf({ reviewId: String(item.reviewId) }));
+    }
+  }
   await deleteItems(doc, tableName, stale);
   // The demo products are rewritten in place, so the category counters (which may also count
   // products created since) stay as they are.

@@ -36,8 +36,8 @@ import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
-import type { OrderEventModel } from '../events/orderEvent.js';
-import type { PublishOrderEvent, StreamLog } from './processor.js';
+import type { ChangeEvent } from '../events/changeEvent.js';
+import type { PublishChangeEvent, StreamLog } from './processor.js';
 import type { ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
 import { findStreamArn } from './shards.js';
@@ -58,7 +58,7 @@ export interface StreamConsumerOptions {
   /** See createStreamsClient (src/streams/streamsClient.ts). Not destroyed by stop(). */
   streams: DynamoDBStreamsClient;
   tableName: string;
-  publish?: PublishOrderEvent | undefined;
+  publish?: PublishChangeEvent | undefined;
   /** Names this consumer's checkpoints; default `default`. */
   consumerName?: string | undefined;
   /** Where a consumer without any checkpoint starts; default TRIM_HORIZON (see above). */
@@ -213,15 +213,15 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   }
 
   /** Resolves with the first event published from now on that satisfies `predicate`. */
-  async waitForEvent(predicate: (event: OrderEventModel) => boolean, timeoutMs = 10_000): Promise<OrderEventModel> {
+  async waitForEvent(predicate: (event: ChangeEvent) => boolean, timeoutMs = 10_000): Promise<ChangeEvent> {
     const batch = await waitForEmit(
       this,
       'batch',
       (b) => b.events.some(predicate),
       timeoutMs,
-      'a matching order event',
+      'a matching change event',
     );
-    return batch.events.find(predicate) as OrderEventModel;
+    return batch.events.find(predicate) as ChangeEvent;
   }
 
   /**
@@ -333,7 +333,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
-    const held: OrderEventModel[] = [];
+    const held: ChangeEvent[] = [];
     const result = await processRecords(records, {
       doc: dynamo.doc,
       tableName,

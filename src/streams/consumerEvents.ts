@@ -3,7 +3,7 @@
  * methods build on: the first emit from now on that matches, or a timeout.
  */
 import type { EventEmitter } from 'node:events';
-import type { OrderEventModel } from '../events/orderEvent.js';
+import type { ChangeEvent } from '../events/changeEvent.js';
 
 /** One GetRecords page that had records, after processing and checkpointing. */
 export interface BatchReport {
@@ -14,7 +14,7 @@ export interface BatchReport {
   failures: number;
   /** Records already applied before (redeliveries: see ProcessResult.duplicates). */
   duplicates: number;
-  events: OrderEventModel[];
+  events: ChangeEvent[];
   /** The shard's checkpoint after this batch, whether or not it was written (see `checkpointed`). */
   lastSequenceNumber: string | undefined;
   checkpointed: boolean;

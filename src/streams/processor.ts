@@ -2,11 +2,16 @@
  * What the table's stream means to the application, shared by the in-process consumer
  * (src/streams/consumer.ts) and the Lambda handler (src/lambda/streams.ts).
  *
- * Only order details items (`ORDER#<id>/DETAILS`, entityType Order) matter: the copy in the
- * user's partition carries the same change, and counting both would count each order twice.
- * - INSERT: soldCount + quantity of each line (unless the order arrives CANCELLED), ORDER_PLACED.
- * - MODIFY that changes the status: ORDER_STATUS_CHANGED; into CANCELLED, soldCount - quantity.
- * - REMOVE: nothing (deleting an order is not a cancellation).
+ * A record's key names its kind (the declarations' templates: src/table/entities/registry.ts),
+ * and a kind whose declaration has change events (src/table/entities/events.ts) says what the
+ * record means: its images, decoded by the kind's codec, become an event or nothing. Only the
+ * item that speaks for a node declares events (an order's details, not the copy in its user's
+ * partition, which carries the same change). Each event may then have derived data to keep,
+ * decided by a switch over the event kinds that the typecheck holds exhaustive:
+ * - an order placed: soldCount + quantity of each line (unless the order arrives CANCELLED),
+ *   and the order in its user's buyer record of each product (what a review's verifiedPurchase reads);
+ * - an order's status moving into CANCELLED: soldCount - quantity, and the order out of the buyer records;
+ * - a review added: nothing (its product's rating moved in the review's transaction).
  *
  * Delivery is at least once: the soldCount changes are idempotent (sale markers, see
  * soldCount.ts), events may be published again for a redelivered record (each API instance drops a
@@ -16,10 +21,17 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from 'pino';
-import type { OrderEventModel } from '../events/orderEvent.js';
-import { CorruptItemError, EntityType, itemToOrder } from '../table/codecs.js';
+import { changeEventOf, eventsOfEntity } from '../events/changeEvent.js';
+import type { ChangeEvent } from '../events/changeEvent.js';
+import { CorruptItemError } from '../table/codecs.js';
 import type { Item } from '../table/codecs.js';
+import { unreachable } from '../table/entities/entity.js';
+import type { ChangeName } from '../table/entities/events.js';
+import { EventFieldError } from '../table/entities/events.js';
+import { matchKey } from '../table/entities/registry.js';
 import { InvalidKeyError } from '../table/keys.js';
+import { PublishInOrder } from './publishInOrder.js';
+import type { Applied } from './publishInOrder.js';
 import { startRecordTrace } from './recordTrace.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence } from './leases.js';
@@ -44,7 +56,7 @@ export interface ChangeRecord {
     | undefined;
 }
 
-export type PublishOrderEvent = (event: OrderEventModel) => void | Promise<void>;
+export type PublishChangeEvent = (event: ChangeEvent) => void | Promise<void>;
 
 export type StreamLog = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -52,7 +64,7 @@ export interface ProcessorDeps {
   doc: DynamoDBDocumentClient;
   tableName: string;
   /** Called once per event, after the record's soldCount change is durable. A throw fails the record. */
-  publish?: PublishOrderEvent | undefined;
+  publish?: PublishChangeEvent | undefined;
   log?: StreamLog | undefined;
   /** How many items' records are processed at once (records of one item always in order). Default DEFAULT_CONCURRENCY. */
   concurrency?: number | undefined;
@@ -73,7 +85,7 @@ export interface RecordFailure {
 export interface ProcessResult {
   records: number;
   /** The batch's events, in the order they were published (or would have been, without `publish`). */
-  events: OrderEventModel[];
+  events: ChangeEvent[];
   /** Products whose soldCount changed (one per order line applied now). */
   soldCountChanges: number;
   /**
@@ -81,7 +93,7 @@ export interface ProcessResult {
    * resumes AT the first one (later records may have been applied too: they are idempotent).
    */
   failures: RecordFailure[];
-  /** Records that can never be processed (an order item of the wrong shape): logged and passed over. */
+  /** Records that can never be processed (an item of the wrong shape for its kind): logged and passed over. */
   skipped: number;
   /**
    * Records whose soldCount change had been applied already: redeliveries (a replay after a crash
@@ -96,6 +108,11 @@ const DEFAULT_CONCURRENCY = 8;
  * Applies a batch of stream records (in stream order). Records of one item are handled in order,
  * records of different items concurrently; a failed record stops its item's later records in
  * this batch. Never throws for a record: failures are returned for the caller to retry.
+ *
+ * The events are published in the batch's order all the same (PublishInOrder): a topic's events
+ * reach the subscribers, and its history, in the order of their sequence numbers, which is what
+ * a client resuming after an event id relies on. No event after a failed record is published:
+ * the retry starts at that record and publishes them, in order, then.
  */
 export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
   const result: ProcessResult = {
@@ -115,6 +132,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   });
 
   const queue = [...groups.values()];
+  const inOrder = new PublishInOrder(records.map(sequenceOf), deps.publish, result);
   let fenced = false;
   const worker = async () => {
     for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
@@ -122,18 +140,24 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         if (fenced) break;
         const record = records[index] as ChangeRecord;
         try {
-          await processRecord(record, deps, result);
+          inOrder.ready(index, await applyRecord(record, deps, result));
         } catch (error) {
-          if (error instanceof CorruptItemError || error instanceof InvalidKeyError) {
+          if (
+            error instanceof CorruptItemError ||
+            error instanceof InvalidKeyError ||
+            error instanceof EventFieldError
+          ) {
             // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
             result.skipped++;
+            inOrder.ready(index, null);
             deps.log?.warn(
               { err: error, sequenceNumber: sequenceOf(record) },
-              'stream record skipped: not a valid order',
+              'stream record skipped: not a valid item of its kind',
             );
             continue;
           }
           if (error instanceof LeaseLostError) fenced = true;
+          inOrder.failed(index);
           result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
           break; // later changes of this item wait for this one (their order matters to subscribers)
         }
@@ -142,73 +166,88 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
   };
   const workers = Math.max(1, Math.min(deps.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  await inOrder.settled();
   result.failures.sort((a, b) => a.index - b.index);
   return result;
 }
 
-async function processRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<void> {
-  const change = orderChangeOf(record);
-  if (!change) return;
-  const traced = startRecordTrace(deps.doc, record, change.event.type, change.event.order.orderId);
+/** Keeps a record's derived data; returns its event, for PublishInOrder to send (and end its trace), or null. */
+async function applyRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<Applied | null> {
+  const event = eventOf(record);
+  if (!event) return null;
+  const traced = startRecordTrace(deps.doc, record, event);
+  const finish = (error?: unknown) =>
+    error === undefined
+      ? traced?.trace.finish()
+      : traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
   try {
-    if (change.soldCount) {
-      const doc = traced?.doc ?? deps.doc;
-      const outcome = await updateSoldCount(
-        doc,
-        deps.tableName,
-        change.event.order,
-        change.soldCount,
-        undefined,
-        deps.fence,
-      );
-      result.soldCountChanges += outcome.changed;
-      if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
-    }
-    if (change.publish) {
-      const event = traced ? { ...change.event, traceparent: traced.trace.traceparent } : change.event;
-      await deps.publish?.(event);
-      result.events.push(event);
-    }
-    traced?.trace.finish();
+    await keepDerived(event, traced?.doc ?? deps.doc, deps, result);
   } catch (error) {
-    traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
+    finish(error);
     throw error;
   }
+  return { event: traced ? { ...event, traceparent: traced.trace.traceparent } : event, finish };
 }
 
-interface OrderChange {
-  event: OrderEventModel;
-  publish: boolean;
-  soldCount: 'SOLD' | 'CANCELLED' | null;
-}
-
-/** What a record means for orders, or null when it is about anything else. */
-function orderChangeOf(record: ChangeRecord): OrderChange | null {
-  const stream = record.dynamodb;
-  // Most records are about other items (stock, profiles, markers): look before unmarshalling.
-  const entityType = (stream?.NewImage?.entityType ?? stream?.OldImage?.entityType) as { S?: string } | undefined;
-  if (entityType?.S !== EntityType.Order) return null;
-  const newItem = imageOf(stream?.NewImage);
-  const oldItem = imageOf(stream?.OldImage);
-  if (!newItem || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
-  const order = itemToOrder(newItem);
-  const base = { order, seq: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) };
-  if (record.eventName === 'INSERT') {
-    return {
-      event: { type: 'ORDER_PLACED', previousStatus: null, ...base },
-      publish: true,
-      soldCount: order.status === 'CANCELLED' ? null : 'SOLD',
-    };
+/**
+ * The derived data an event keeps up to date, before it is published (a subscriber that reads
+ * `soldCount` after ORDER_PLACED sees the order counted). A kind of event without a case here
+ * does not compile.
+ */
+async function keepDerived(
+  event: ChangeEvent,
+  doc: DynamoDBDocumentClient,
+  deps: ProcessorDeps,
+  result: ProcessResult,
+): Promise<void> {
+  switch (event.entity) {
+    case 'Order': {
+      const order = event.node;
+      const soldCount =
+        event.type === 'ORDER_PLACED'
+          ? order.status === 'CANCELLED'
+            ? null
+            : 'SOLD'
+          : order.status === 'CANCELLED'
+            ? 'CANCELLED'
+            : null;
+      if (!soldCount) return;
+      const outcome = await updateSoldCount(doc, deps.tableName, order, soldCount, undefined, deps.fence);
+      result.soldCountChanges += outcome.changed;
+      if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
+      return;
+    }
+    case 'Review':
+      // Its rating moved in the review's own transaction: nothing is derived from the stream.
+      return;
+    default:
+      return unreachable(event);
   }
-  // Without an old image (a stream that is not NEW_AND_OLD_IMAGES) treat every MODIFY as a
-  // status change: the sale markers make a repeated cancellation harmless.
-  const previousStatus = oldItem ? itemToOrder(oldItem).status : null;
-  if (previousStatus === order.status) return null;
-  return {
-    event: { type: 'ORDER_STATUS_CHANGED', previousStatus, ...base },
-    publish: true,
-    soldCount: order.status === 'CANCELLED' ? 'CANCELLED' : null,
+}
+
+const CHANGE_NAMES: readonly string[] = ['INSERT', 'MODIFY', 'REMOVE'] satisfies ChangeName[];
+
+/**
+ * The event a record means, by the declaration of its item's kind; null for a kind without
+ * events (stock, profiles, markers: most records) or a change that is no event.
+ */
+function eventOf(record: ChangeRecord): ChangeEvent | null {
+  const stream = record.dynamodb;
+  const keys = keyOf(record);
+  if (!keys || !CHANGE_NAMES.includes(record.eventName ?? '')) return null;
+  // The key alone says the kind: nothing is unmarshalled for the records of other kinds.
+  const match = matchKey(keys);
+  const source = match?.kind === 'item' ? eventsOfEntity(match.entity) : undefined;
+  if (!source) return null;
+  const decode = (image: Record<string, unknown> | undefined) => {
+    const item = imageOf(image);
+    return item ? source.entity.codec.fromItem(item) : null;
   };
+  return changeEventOf(
+    source,
+    { name: record.eventName as ChangeName, before: decode(stream?.OldImage), after: decode(stream?.NewImage) },
+    { seq: sequenceOf(record), at: timeOf(stream?.ApproximateCreationDateTime) },
+  );
 }
 
 function imageOf(image: Record<string, unknown> | undefined): Item | undefined {
@@ -217,12 +256,18 @@ function imageOf(image: Record<string, unknown> | undefined): Item | undefined {
   return unmarshall(image as Record<string, AttributeValue>);
 }
 
-/** PK and SK of the record's item, so that records of one item stay in order. */
-function itemKeyOf(record: ChangeRecord): string | undefined {
+/** PK and SK of the record's item. */
+function keyOf(record: ChangeRecord): { PK: string; SK: string } | undefined {
   const keys = record.dynamodb?.Keys ?? record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
-  const pk = (keys?.PK as { S?: string } | undefined)?.S;
-  const sk = (keys?.SK as { S?: string } | undefined)?.S;
-  return pk === undefined || sk === undefined ? undefined : `${pk}\n${sk}`;
+  const PK = (keys?.PK as { S?: string } | undefined)?.S;
+  const SK = (keys?.SK as { S?: string } | undefined)?.S;
+  return PK === undefined || SK === undefined ? undefined : { PK, SK };
+}
+
+/** The record's item, so that records of one item stay in order. */
+function itemKeyOf(record: ChangeRecord): string | undefined {
+  const key = keyOf(record);
+  return key && `${key.PK}\n${key.SK}`;
 }
 
 const sequenceOf = (record: ChangeRecord): string => record.dynamodb?.SequenceNumber ?? '';

@@ -1,12 +1,13 @@
 /**
  * The span of one stream record's processing, in the trace of the write that made the change:
- * the write left its `traceparent` on the order's details item (writes/placeOrder.ts,
- * writes/orderStatus.ts), and the record's new image carries it. A MODIFY whose image kept the
+ * the write left its `traceparent` on the item (writes/placeOrder.ts, writes/orderStatus.ts do
+ * on an order's details item), and the record's new image carries it. A MODIFY whose image kept the
  * old value (a write that was not traced) starts a trace of its own instead of joining a past
  * one. The soldCount calls are counted and get spans through `costed`, like a request's, and
  * the events the record publishes carry the span's `traceparent` on to the subscribers.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ChangeEvent } from '../events/changeEvent.js';
 import { SpanKind } from '@opentelemetry/api';
 import { newRequestCost } from '../db/capacity.js';
 import { costed } from '../db/client.js';
@@ -40,23 +41,24 @@ export function startRecordTrace(
         }
       | undefined;
   },
-  eventType: string,
-  orderId: string,
+  event: Pick<ChangeEvent, 'entity' | 'type' | 'topics'>,
 ): RecordTrace | undefined {
   if (!tracing()) return undefined;
   const written = traceparentIn(record.dynamodb?.NewImage);
   const fresh = written !== undefined && written !== traceparentIn(record.dynamodb?.OldImage) ? written : undefined;
   const cost = newRequestCost();
   const trace = startRequestTrace(cost, fresh ? { context: contextOf(fresh) } : undefined, {
-    name: `process ${eventType}`,
+    name: `process ${event.type}`,
     kind: SpanKind.CONSUMER,
     attributes: {
       [ATTR.MESSAGING_SYSTEM]: 'aws_dynamodb_streams',
       [ATTR.MESSAGING_OPERATION_TYPE]: 'process',
       [ATTR.MESSAGING_OPERATION_NAME]: record.eventName ?? 'unknown',
       [ATTR.MESSAGING_MESSAGE_ID]: record.dynamodb?.SequenceNumber ?? '',
-      [TG.EVENT_TYPE]: eventType,
-      [TG.ORDER_ID]: orderId,
+      [TG.EVENT_TYPE]: event.type,
+      [TG.EVENT_ENTITY]: event.entity,
+      // The event's first topic (an order's own, `order:<orderId>`): what changed, in the terms subscribers use.
+      [TG.EVENT_TOPIC]: event.topics[0] ?? '',
     },
   });
   return trace ? { trace, doc: costed(doc, cost) } : undefined;

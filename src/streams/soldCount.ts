@@ -10,7 +10,10 @@
  *   (absent) --cancellation seen before the order was counted, no change--> CANCELLED
  *
  * The counter moves only on the edges that change it, each conditioned on the marker's state,
- * so a replayed record changes nothing, in any order. Markers are never deleted: a deleted
+ * so a replayed record changes nothing, in any order. The same edges put the order into the
+ * buyer's record of the product (`PRODUCT#<productId>/BUYER#<userId>`, a set of order ids) and
+ * take it out again: whether a user bought a product is then one read (a review's
+ * verifiedPurchase), never a look through their orders. Markers are never deleted: a deleted
  * marker would let a replayed INSERT count its order again. A consumer on leases also puts its
  * lease's fence in every such transaction: a holder that lost its lease writes nothing at all.
  */
@@ -18,6 +21,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Transaction, transactWrite } from '../db/transact.js';
 import type { Cancellation, TransactItem } from '../db/transact.js';
 import type { Item } from '../table/codecs.js';
+import { BUYER, buyerKey } from '../table/entities/review.js';
 import { productKey, productSaleKey } from '../table/keys.js';
 import type { OrderLineModel } from '../table/models.js';
 import { LeaseLostError } from './leases.js';
@@ -28,9 +32,10 @@ export type SaleState = 'SOLD' | 'CANCELLED';
 
 /** `entityType` of a sale marker (derived bookkeeping, never a GraphQL node). */
 export const SALE_MARKER_ENTITY_TYPE = 'ProductSale';
+const BUYER_ENTITY_TYPE = BUYER.type;
 
-/** Two actions per line, one for the fence, and at most 100 actions per transaction. */
-const LINES_PER_TRANSACTION = 49;
+/** Three actions per line (marker, product, buyer), one for the fence, and at most 100 actions per transaction. */
+const LINES_PER_TRANSACTION = 33;
 
 export interface SoldCountOutcome {
   /** Lines whose product's soldCount changed now. */
@@ -57,7 +62,7 @@ interface PendingLine {
 export async function updateSoldCount(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  order: { orderId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] },
+  order: { orderId: string; userId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] },
   target: SaleState,
   now: Date = new Date(),
   fence?: Fence,
@@ -74,7 +79,7 @@ export async function updateSoldCount(
     await settleChunk(
       doc,
       tableName,
-      order.orderId,
+      order,
       lines.slice(start, start + LINES_PER_TRANSACTION),
       target,
       now,
@@ -88,7 +93,7 @@ export async function updateSoldCount(
 async function settleChunk(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  orderId: string,
+  order: { orderId: string; userId: string },
   chunk: PendingLine[],
   target: SaleState,
   now: Date,
@@ -103,8 +108,9 @@ async function settleChunk(
     const transaction = new Transaction();
     if (fence) transaction.add('fence', fence.condition);
     for (const line of pending) {
-      const [markerAction, productAction] = lineActions(tableName, orderId, line, target, now);
+      const [markerAction, productAction, buyerAction] = lineActions(tableName, order, line, target, now);
       transaction.add(markerName(line), markerAction).add(productName(line), productAction);
+      if (buyerAction) transaction.add(`buyer:${line.productId}`, buyerAction);
     }
     const result = await transactWrite(doc, transaction);
     if (result.committed) {
@@ -133,7 +139,9 @@ async function settleChunk(
       return [{ ...line, expect: next }];
     });
   }
-  if (pending.length > 0) throw new Error(`soldCount of order ${orderId} did not settle in ${maxAttempts} attempts`);
+  if (pending.length > 0) {
+    throw new Error(`soldCount of order ${order.orderId} did not settle in ${maxAttempts} attempts`);
+  }
 }
 
 const markerName = (line: PendingLine) => `marker:${line.productId}`;
@@ -148,15 +156,24 @@ function nextExpectation(old: Item | undefined, target: SaleState): PendingLine[
   return state === 'SOLD' ? 'SOLD' : 'absent';
 }
 
-/** The marker action and the product action of one line. */
+/** The marker action, the product action and (on the edges that move it) the buyer record's action of one line. */
 function lineActions(
   tableName: string,
-  orderId: string,
+  { orderId, userId }: { orderId: string; userId: string },
   line: PendingLine,
   target: SaleState,
   now: Date,
-): [TransactItem, TransactItem] {
+): [TransactItem, TransactItem, TransactItem?] {
   const product = productKey(line.productId);
+  // A set of order ids: adding or removing one twice is the same as once.
+  const buyer = (operation: 'ADD' | 'DELETE'): TransactItem => ({
+    Update: {
+      TableName: tableName,
+      Key: buyerKey(line.productId, userId),
+      UpdateExpression: `SET entityType = :type ${operation} orderIds :order`,
+      ExpressionAttributeValues: { ':type': BUYER_ENTITY_TYPE, ':order': new Set([orderId]) },
+    },
+  });
   const marker = (state: SaleState) => ({
     ...productSaleKey(line.productId, orderId),
     entityType: SALE_MARKER_ENTITY_TYPE,
@@ -186,7 +203,7 @@ function lineActions(
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
-    if (target === 'SOLD') return [put, addSold(line.quantity)];
+    if (target === 'SOLD') return [put, addSold(line.quantity), buyer('ADD')];
     // A tombstone only, so that a late INSERT of this order is not counted; never in the
     // partition of a product that does not exist.
     return [
@@ -207,5 +224,6 @@ function lineActions(
       },
     },
     addSold(-line.quantity),
+    buyer('DELETE'),
   ];
 }

@@ -31,7 +31,7 @@ export function registerStreamMetrics(registry: Registry): { observe(batch: Stre
   });
   const events = new Counter({
     name: 'tablegraph_stream_events_published_total',
-    help: 'Order events handed to the event bus (lost ones included: see tablegraph_event_bus_lost_events)',
+    help: 'Change events handed to the event bus (lost ones included: see tablegraph_event_bus_lost_events)',
     registers: [registry],
   });
   return {

@@ -21,7 +21,7 @@
 import { changedTagsOf } from './changedTags.js';
 import type { ChangedTags } from './changedTags.js';
 import { newestProbeIn } from './feedProbe.js';
-import type { ChangeRecord, PublishOrderEvent } from './processor.js';
+import type { ChangeRecord, PublishChangeEvent } from './processor.js';
 
 /** A shard tenure a heartbeat names (src/streams/leases.ts): checked against the lease table. */
 export interface NamedTenure {
@@ -51,7 +51,7 @@ export interface PurgeOutput {
 
 export interface StreamOutputsOptions {
   /** Where change events go (the event bus). */
-  publish: PublishOrderEvent;
+  publish: PublishChangeEvent;
   invalidations?: InvalidationOutput | undefined;
   purge?: PurgeOutput | undefined;
 }
@@ -82,7 +82,7 @@ export class StreamOutputs {
   constructor(private readonly options: StreamOutputsOptions) {}
 
   /** Where each change event goes. */
-  get publish(): PublishOrderEvent {
+  get publish(): PublishChangeEvent {
     return this.options.publish;
   }
 

@@ -64,5 +64,40 @@ export interface CategoryModel {
   productCount: number;
 }
 
+/** A customer's review of a product: at most one per author and product. */
+export interface ReviewModel {
+  kind: 'Review';
+  reviewId: string;
+  productId: string;
+  /** The userId of the author (not in the schema: the author's name is). */
+  authorId: string;
+  /** 1 to 5 stars. */
+  rating: number;
+  title: string;
+  body: string;
+  /** The author's display name when the review was written. */
+  authorName: string;
+  /** The author had a placed, shipped or delivered order of the product when the review was last written. */
+  verifiedPurchase: boolean;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** The star ratings a review may give. */
+export const STARS = [1, 2, 3, 4, 5] as const;
+
+/** A product's rating: kept in the transactions of the review writes, so it is always a recount of the reviews. */
+export interface ProductRatingModel {
+  kind: 'ProductRating';
+  productId: string;
+  /** How many reviews the product has. */
+  count: number;
+  /** The sum of their stars. */
+  sum: number;
+  /** How many reviews gave 1, 2, 3, 4 and 5 stars. */
+  histogram: [number, number, number, number, number];
+}
+
 /** Anything `node(id:)` can return. */
-export type NodeModel = UserModel | OrderModel | ProductModel;
+export type NodeModel = UserModel | OrderModel | ProductModel | ReviewModel;

@@ -1,5 +1,5 @@
 /**
- * The fan-out step of an order event's trace: on each instance that receives the event from
+ * The fan-out step of a change event's trace: on each instance that receives the event from
  * Redis, a CONSUMER span under the stream processing's (the event's `traceparent`). The event
  * handed to this instance's subscribers carries the receive span's `traceparent` instead, so
  * each subscriber's execution hangs under the instance that delivered it.

@@ -64,8 +64,9 @@ export const TG = {
   REQUEST_WRITE_UNITS: 'tablegraph.request.dynamodb.write_capacity_units',
   /** Followed by `.<DynamoDB operation>`: the request's units per operation. */
   REQUEST_BY_OPERATION: 'tablegraph.request.dynamodb.by_operation',
-  ORDER_ID: 'tablegraph.order.id',
   EVENT_TYPE: 'tablegraph.event.type',
+  EVENT_ENTITY: 'tablegraph.event.entity',
+  EVENT_TOPIC: 'tablegraph.event.topic',
   CACHE_TAGS: 'tablegraph.cache.tags',
   CACHE_EVICTED: 'tablegraph.cache.evicted',
 } as const;

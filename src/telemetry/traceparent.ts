@@ -1,6 +1,6 @@
 /**
  * W3C Trace Context `traceparent`, read and written by hand: the header of an incoming request,
- * the attribute on an order item that the stream processing reads, the field of an order event
+ * the attribute on an order item that the stream processing reads, the field of a change event
  * on Redis. (The SDK's propagator works on a global context this server does not keep.)
  */
 import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';

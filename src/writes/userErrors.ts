@@ -15,6 +15,7 @@ export type UserErrorCode =
   | 'INVALID_STATUS'
   | 'NOT_FOUND'
   | 'PRODUCT_EXISTS'
+  | 'REVIEW_EXISTS'
   | 'USER_EXISTS'
   | 'VERSION_CONFLICT';
 

@@ -281,7 +281,7 @@ describe('two server instances on one table under concurrent orders', () => {
       ...duplicates.map(({ input }) => orderIdOf(input)),
     ];
     expect(storedOrderIds(snapshot, userIds)).toEqual(new Set(expected));
-    expect(snapshot.find((item) => item.PK === `PRODUCT#${scarce.productId}`)?.stock).toBe(0);
+    expect(snapshot.find((item) => item.PK === `PRODUCT#${scarce.productId}` && item.SK === 'DETAILS')?.stock).toBe(0);
   });
 });
 

@@ -21,10 +21,10 @@ import { demoItems } from '../../src/seed/seed.js';
 import { startTestServer, tokenFor } from '../support/harness.js';
 import type { TestServer } from '../support/harness.js';
 
-/** The server's manifest texts, by operation name: what its own clients send. */
+/** The server's manifest texts, by operation name: what its own clients send (fragments may come first). */
 const manifest = new Map(
   [...loadPersistedDocuments().values()].map((text) => [
-    /^(?:query|mutation|subscription) (\w+)/.exec(text)![1]!,
+    /\b(?:query|mutation|subscription) (\w+)\s*[({]/.exec(text)![1]!,
     text,
   ]),
 );

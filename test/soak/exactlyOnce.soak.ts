@@ -32,12 +32,13 @@ import { afterAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createDynamo } from '../../src/db/client.js';
 import { ensureTable } from '../../src/db/ensureTable.js';
+import { TOPICS } from '../../src/table/entities/topics.js';
 import { openEventBus } from '../support/redisBus.js';
 import type { OpenedEventBus } from '../support/redisBus.js';
 import { productKey, STREAM_CHECKPOINT_PK } from '../../src/table/keys.js';
 import { ChildServers } from '../support/childServers.js';
 import type { ChildServer } from '../support/childServers.js';
-import { aProduct, aUser, store } from '../support/factories.js';
+import { aProduct, aUser, orderIdOf, store } from '../support/factories.js';
 import type { FaultRule } from '../support/faults.js';
 import { seededRandom } from '../../src/seed/seededRandom.js';
 import { endpoint, tokenFor } from '../support/harness.js';
@@ -224,9 +225,10 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   consumers = started3;
   const adminToken = await tokenFor('soak-admin', 'admin');
   const subscribers = apis.map((api) => subscribe(api, adminToken));
-  probe = await openEventBus({ url: redis.url }, tableName);
+  probe = await openEventBus({ url: redis.url }, tableName, { watch: [TOPICS.shopOrders.of()] });
   probe.subscribe((event) => {
-    if (!probeHeard.has(event.order.orderId)) probeHeard.set(event.order.orderId, Date.now());
+    const orderId = orderIdOf(event);
+    if (orderId && !probeHeard.has(orderId)) probeHeard.set(orderId, Date.now());
   });
   await Promise.all(
     apis.map((api) =>
@@ -374,7 +376,10 @@ it(`holds exactly once through ${ROUNDS} fault rounds (seed ${SEED})`, { timeout
   await pause(LEASE_TTL_MS * 2);
   const lostByPublisher = new Set(
     everyConsumer.flatMap((c) =>
-      c.server.node.logs.filter((line) => line.msg.startsWith('order event lost')).map((line) => String(line.orderId)),
+      c.server.node.logs
+        .filter((line) => line.msg.startsWith('change event lost'))
+        // The event's first topic is its node's own: `order:<orderId>`.
+        .map((line) => String(line.topic).slice('order:'.length)),
     ),
   );
   const during = (at: number | undefined, slackMs: number) =>

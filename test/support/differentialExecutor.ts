@@ -22,7 +22,7 @@ import type { RequestCost } from '../../src/db/capacity.js';
 import type { DataSources } from '../../src/db/loaders.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
-import { OrderEvents } from '../../src/graphql/orderEvents.js';
+import { EventFanOut } from '../../src/graphql/eventFanOut.js';
 import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
 import { runMetered } from '../../src/pipeline/execution/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
@@ -106,7 +106,7 @@ export interface DifferentialOptions {
   reran?: (result: object) => boolean;
   /** What the replaying context is made of: the pipeline's data (its client `taped`), log and events. */
   data: DataSources;
-  events: OrderEvents;
+  events: EventFanOut;
   budgets: OperationBudgets;
   log: Logger;
   onDifference?: (part: AnswerPart) => void;
@@ -134,7 +134,7 @@ export function replayContext(
   const context = createContext(replaying, primary.requestId, primary.log, primary.viewer, events, undefined, {
     traced: false,
   });
-  if (primary.resumeAfter !== undefined) context.resumeAfter = primary.resumeAfter;
+  if (primary.resume !== undefined) context.resume = primary.resume;
   return context;
 }
 
@@ -255,7 +255,7 @@ export function differentialServer(data: DataSources, limits: QueryLimits): { da
     data: recorded,
     execute: plannedAgainstGraphqlJs({
       data: recorded,
-      events: new OrderEvents(),
+      events: new EventFanOut(),
       log: pino({ level: 'error' }, process.stderr),
       budgets: operationBudgetsOf(limits),
     }),

@@ -8,7 +8,7 @@
  *
  * The same seed gives the same documents; a failing document is reproduced from its index.
  */
-import { getNamedType, isInterfaceType, isLeafType, isNonNullType, isObjectType } from 'graphql';
+import { getNamedType, isEnumType, isInterfaceType, isLeafType, isNonNullType, isObjectType } from 'graphql';
 import { seededRandom } from '../../src/seed/seededRandom.js';
 import type {
   GraphQLArgument,
@@ -33,6 +33,7 @@ export interface GeneratedDocument {
 }
 
 /** Values an argument of this name may take: valid ones first, then hostile ones. */
+/** Values by argument name, or by `<name>:<type>` where arguments of one name take different types. */
 export type ArgumentValues = Record<string, readonly unknown[]>;
 
 const MAX_DEPTH = 4;
@@ -63,14 +64,14 @@ export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentV
         return `{ ${Object.entries(value as Record<string, unknown>)
           .map(([key, item]) => `${key}: ${literal(item, type)}`)
           .join(', ')} }`;
-      if (typeof value === 'string' && named.name.endsWith('Status')) return value;
+      if (typeof value === 'string' && (named.name.endsWith('Status') || isEnumType(named))) return value;
       if (typeof value === 'string' && /^(NAME|PRICE|ASC|DESC)$/.test(value)) return value;
       return JSON.stringify(value);
     };
 
     /** An argument's value: a literal, or a variable (maybe defaulted, maybe missing, maybe of the wrong type). */
     const argument = (arg: GraphQLArgument): string | undefined => {
-      const candidates = values[arg.name];
+      const candidates = values[`${arg.name}:${getNamedType(arg.type).name}`] ?? values[arg.name];
       if (!candidates) return undefined;
       if (!isNonNullType(arg.type) && !chance(0.5)) return undefined;
       const value = pick(candidates);

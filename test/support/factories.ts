@@ -15,8 +15,9 @@ import {
   userToItem,
 } from '../../src/table/codecs.js';
 import { emailGuardKey } from '../../src/table/keys.js';
-import type { OrderEventModel } from '../../src/events/orderEvent.js';
-import type { OrderModel, ProductModel, UserModel } from '../../src/table/models.js';
+import type { ChangeEvent, ChangeEventOf } from '../../src/events/changeEvent.js';
+import { ORDER_EVENTS } from '../../src/table/entities/order.js';
+import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../../src/table/models.js';
 
 const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const NOW = '2026-06-01T12:00:00.000Z';
@@ -61,15 +62,9 @@ export function aProduct(overrides: Partial<ProductModel> = {}): ProductModel {
  */
 export function placedEvents(user: UserModel, products: ProductModel[], firstSeq: bigint, step = 7n) {
   let seq = firstSeq;
-  return (): OrderEventModel => {
+  return (): ChangeEventOf<'Order'> => {
     seq += step;
-    return {
-      type: 'ORDER_PLACED',
-      order: anOrder(user, products),
-      previousStatus: null,
-      at: new Date().toISOString(),
-      seq: seq.toString(),
-    };
+    return anOrderEvent(anOrder(user, products), seq.toString(), { at: new Date().toISOString() });
   };
 }
 
@@ -147,3 +142,27 @@ function countsOf(user: UserModel, orders: readonly OrderModel[]) {
   for (const order of mine) counts[order.status] += 1;
   return counts;
 }
+
+/**
+ * The change event of `order` as the stream processor makes it (ORDER_PLACED unless `previous`
+ * gives the status it left), under sequence number `seq`.
+ */
+export function anOrderEvent(
+  order: OrderModel,
+  seq: string,
+  { at = NOW, previous = null }: { at?: string; previous?: { status: OrderStatus } | null } = {},
+): ChangeEventOf<'Order'> {
+  return {
+    entity: 'Order',
+    type: previous ? 'ORDER_STATUS_CHANGED' : 'ORDER_PLACED',
+    seq,
+    at,
+    node: order,
+    previous,
+    topics: ORDER_EVENTS.topicsOf(order),
+  };
+}
+
+/** The order id of an order's change event; undefined for an event about another kind of node. */
+export const orderIdOf = (event: ChangeEvent): string | undefined =>
+  event.entity === 'Order' ? event.node.orderId : undefined;

@@ -1,7 +1,7 @@
 /**
  * Helpers for tests on a deployment of child processes: /metrics and /readyz read as
- * values, and graphql-ws subscribers that record the orders they hear of and let a test await
- * them (never sleep).
+ * values, and graphql-ws subscribers that record the orders (or other nodes) they hear of and
+ * let a test await them (never sleep).
  */
 import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
@@ -42,19 +42,27 @@ export async function readyDetails(api: ChildServer): Promise<{ status: number; 
   return { status: response.status, eventBus: body.details.eventBus.status };
 }
 
-/** Subscribes over graphql-ws and resolves once the instance counts the subscription. */
+/** The order id of an `orderEvents` result: what a subscriber records by default. */
+const orderIdIn = (data: Record<string, any> | null | undefined): string | undefined =>
+  data?.orderEvents?.order?.orderId as string | undefined;
+
+/**
+ * Subscribes over graphql-ws (anonymously without a token) and resolves once the instance
+ * counts the subscription; `idOf` says which id of each result to record.
+ */
 export async function subscribe(
   clients: Client[],
   name: string,
   api: ChildServer,
-  token: string,
+  token: string | undefined,
   query: string,
+  idOf: (data: Record<string, any> | null | undefined) => string | undefined = orderIdIn,
 ): Promise<Subscriber> {
   const before = await metric(api, 'graphql_subscriptions_active');
   const client = createClient({
     url: api.url.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
     retryAttempts: 0,
   });
   clients.push(client);
@@ -87,11 +95,11 @@ export async function subscribe(
       }),
   };
   client.on('closed', () => (subscriber.closed = true));
-  client.subscribe<{ orderEvents: { order: { orderId: string } } }>(
+  client.subscribe<Record<string, any>>(
     { query },
     {
       next: (result) => {
-        const orderId = result.data?.orderEvents.order.orderId;
+        const orderId = idOf(result.data);
         if (orderId && !received.has(orderId)) {
           received.add(orderId);
           receivedAt.set(orderId, performance.now());

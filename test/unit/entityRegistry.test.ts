@@ -6,23 +6,25 @@
 import { describe, expect, it } from 'vitest';
 import { registryProblems } from '../../src/table/entities/checks.js';
 import { defineEntity, unreachable } from '../../src/table/entities/entity.js';
+import { defineEvents } from '../../src/table/entities/events.js';
 import type { Visibility } from '../../src/table/entities/entity.js';
 import { NODES } from '../../src/table/entities/nodes.js';
 import type { NodeRegistry, NodeVisibility } from '../../src/table/entities/nodes.js';
 import { RANGES, USER_PK } from '../../src/table/entities/ranges.js';
-import { ENTITIES, matchKey } from '../../src/table/entities/registry.js';
+import { ENTITIES, EVENT_SOURCES, matchKey } from '../../src/table/entities/registry.js';
 import type { AnyEntity } from '../../src/table/entities/registry.js';
 import { tagOf, TAGS } from '../../src/table/entities/tags.js';
 import { id, key } from '../../src/table/entities/template.js';
+import { TOPICS } from '../../src/table/entities/topics.js';
 import type { NodeModel } from '../../src/table/models.js';
 
-/** A kind a newcomer might add: reviews in their product's partition. */
-const review = (overrides: Partial<Parameters<typeof defineEntity>[0]> = {}): AnyEntity =>
+/** A kind a newcomer might add: questions about a product, in its partition. */
+const question = (overrides: Partial<Parameters<typeof defineEntity>[0]> = {}): AnyEntity =>
   defineEntity<string, object, object, unknown>({
-    type: 'Review',
-    item: 'review',
-    holds: 'rating, title, body',
-    key: { PK: key`PRODUCT#${id('productId')}`, SK: key`REVIEW#${id('reviewId')}` },
+    type: 'Question',
+    item: 'question',
+    holds: 'question, answer',
+    key: { PK: key`PRODUCT#${id('productId')}`, SK: key`QUESTION#${id('questionId')}` },
     visibility: 'public',
     tags: [tagOf(TAGS.product, 'productId')],
     ...overrides,
@@ -32,27 +34,38 @@ const problemsWith = (...extra: AnyEntity[]) => registryProblems([...ENTITIES, .
 
 describe('the registry', () => {
   it('is sound: every key parses back as its own kind, tags name key parameters, visibility agrees', () => {
-    expect(registryProblems(ENTITIES, RANGES, NODES)).toEqual([]);
+    expect(registryProblems(ENTITIES, RANGES, NODES, EVENT_SOURCES)).toEqual([]);
+  });
+
+  it('refuses change events of an item outside the registry, or of one that decodes to another node', () => {
+    const spec = { ...EVENT_SOURCES[0].spec };
+    const stray = defineEvents(question({ node: 'Product', codec: ENTITIES[0].spec.codec as never }) as never, spec);
+    expect(registryProblems(ENTITIES, RANGES, NODES, [...EVENT_SOURCES, stray]).join('\n')).toMatch(
+      /events of Order: declared twice[\s\S]*its item is not in the registry[\s\S]*its item decodes to Product/,
+    );
+    const unheard = defineEvents(EVENT_SOURCES[0].entity, { ...spec, topics: [] });
+    expect(registryProblems(ENTITIES, RANGES, NODES, [unheard]).join('\n')).toMatch(/no topic/);
+    expect(TOPICS.order.of('o-1')).toBe('order:o-1');
   });
 
   it('accepts a new kind declared without a mistake', () => {
-    expect(problemsWith(review())).toEqual([]);
+    expect(problemsWith(question())).toEqual([]);
   });
 
   it.each<[string, AnyEntity, RegExp]>([
     [
       'whose keys are those of another kind',
-      review({ key: { PK: USER_PK, SK: key`PROFILE` } }),
+      question({ key: { PK: USER_PK, SK: key`PROFILE` } }),
       /is also a key of user profile|parses as user profile/,
     ],
-    ['whose tag takes a parameter its key lacks', review({ tags: [tagOf(TAGS.order, 'orderId')] }), /lacks/],
-    ['that is public but names a private tag', review({ tags: [tagOf(TAGS.user, 'productId')] }), /private tag user/],
+    ['whose tag takes a parameter its key lacks', question({ tags: [tagOf(TAGS.order, 'orderId')] }), /lacks/],
+    ['that is public but names a private tag', question({ tags: [tagOf(TAGS.user, 'productId')] }), /private tag user/],
     [
       'that is private but names a public tag',
-      review({ visibility: 'owner' as Visibility }),
+      question({ visibility: 'owner' as Visibility }),
       /private kind names the public tag product/,
     ],
-    ['that is a node without a codec', review({ node: 'Product' }), /node without a codec/],
+    ['that is a node without a codec', question({ node: 'Product' }), /node without a codec/],
   ])('refuses a kind %s', (_, entity, problem) => {
     expect(problemsWith(entity).join('\n')).toMatch(problem);
   });

@@ -1,26 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import type { ChangeEventOf } from '../../src/events/changeEvent.js';
 import { decodeEvent, encodeEvent, EVENT_LIMITS, InvalidEventError } from '../../src/events/eventSchema.js';
-import type { OrderEventModel } from '../../src/events/orderEvent.js';
 import { SeenWindow } from '../../src/events/seenWindow.js';
+import { ORDER_EVENT_LIMITS } from '../../src/table/entities/order.js';
 import { INPUT_LIMITS, MAX_ORDER_LINES } from '../../src/table/limits.js';
+import { anOrderEvent } from '../support/factories.js';
 
 const AT = '2026-06-01T12:00:00.000Z';
-const anEvent = (overrides: Partial<OrderEventModel> = {}): OrderEventModel => ({
-  type: 'ORDER_PLACED',
-  seq: '4000000000000000000001',
-  order: {
-    kind: 'Order',
-    orderId: 'order-1',
-    userId: 'alice',
-    status: 'PLACED',
-    placedAt: AT,
-    updatedAt: AT,
-    items: [{ productId: 'book-1', productName: 'A book', unitPriceCents: 1999, quantity: 2 }],
-    totalCents: 3998,
-    version: 1,
-  },
-  previousStatus: null,
-  at: AT,
+const anEvent = (overrides: Partial<ChangeEventOf<'Order'>> = {}): ChangeEventOf<'Order'> => ({
+  ...anOrderEvent(
+    {
+      kind: 'Order',
+      orderId: 'order-1',
+      userId: 'alice',
+      status: 'PLACED',
+      placedAt: AT,
+      updatedAt: AT,
+      items: [{ productId: 'book-1', productName: 'A book', unitPriceCents: 1999, quantity: 2 }],
+      totalCents: 3998,
+      version: 1,
+    },
+    '4000000000000000000001',
+  ),
   ...overrides,
 });
 
@@ -31,18 +32,29 @@ const tampered = (change: (event: Record<string, any>) => void) => {
   return JSON.stringify(event);
 };
 
-describe('an order event on the bus', () => {
+describe('a change event on the bus', () => {
   it('comes back as it was sent, with its seq, and with a traceparent when it has one', () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    for (const event of [anEvent(), anEvent({ traceparent })]) {
+    const shipped = anEvent({ type: 'ORDER_STATUS_CHANGED', previous: { status: 'PLACED' } });
+    for (const event of [anEvent(), anEvent({ traceparent }), shipped]) {
       expect(decodeEvent(encodeEvent(event))).toEqual({ ok: true, event });
     }
+  });
+
+  it('carries no topics: the receiver derives them from the node by its declaration', () => {
+    const body = JSON.parse(encodeEvent(anEvent())) as Record<string, unknown>;
+    expect(body).not.toHaveProperty('topics');
+    const forged = JSON.stringify({ ...body, topics: ['user-orders:mallory'] });
+    expect(decodeEvent(forged)).toMatchObject({
+      ok: true,
+      event: { topics: ['order:order-1', 'user-orders:alice', 'orders'] },
+    });
   });
 
   it('leaves out fields the schema does not know, on both sides', () => {
     const message = tampered((m) => {
       m.extra = 'x'.repeat(100);
-      m.order.secret = true;
+      m.node.secret = true;
     });
     expect(decodeEvent(message)).toEqual({ ok: true, event: anEvent() });
   });
@@ -51,23 +63,27 @@ describe('an order event on the bus', () => {
     ['no seq', (m) => delete m.seq, 'event.seq is invalid'],
     ['a seq that is not a decimal number', (m) => (m.seq = '12ab'), 'event.seq is invalid'],
     ['a seq over 40 digits', (m) => (m.seq = '9'.repeat(41)), 'event.seq is invalid'],
+    ['an entity no declaration has', (m) => (m.entity = 'Invoice'), 'event.entity is invalid'],
+    ['no entity', (m) => delete m.entity, 'event.entity is invalid'],
     ['an unknown type', (m) => (m.type = 'ORDER_DELETED'), 'event.type is invalid'],
-    ['an order id that is not an id', (m) => (m.order.orderId = 'a#b'), 'order.orderId is invalid'],
-    ['a user id of another type', (m) => (m.order.userId = 7), 'order.userId is invalid'],
-    ['an unknown status', (m) => (m.order.status = 'LOST'), 'order.status is invalid'],
-    ['no lines', (m) => (m.order.items = []), 'order.items is invalid'],
+    ['a type of another entity', (m) => (m.type = 'REVIEW_ADDED'), 'event.type is invalid'],
+    ['an order id that is not an id', (m) => (m.node.orderId = 'a#b'), 'order.orderId is invalid'],
+    ['a user id of another type', (m) => (m.node.userId = 7), 'order.userId is invalid'],
+    ['an unknown status', (m) => (m.node.status = 'LOST'), 'order.status is invalid'],
+    ['an unknown previous status', (m) => (m.previous = { status: 'LOST' }), 'previous.status is invalid'],
+    ['no lines', (m) => (m.node.items = []), 'order.items is invalid'],
     [
       'too many lines',
-      (m) => (m.order.items = Array.from({ length: EVENT_LIMITS.lines + 1 }, () => m.order.items[0])),
+      (m) => (m.node.items = Array.from({ length: ORDER_EVENT_LIMITS.lines + 1 }, () => m.node.items[0])),
       'order.items is invalid',
     ],
     [
       'a product name past its bound',
-      (m) => (m.order.items[0].productName = 'x'.repeat(EVENT_LIMITS.productName + 1)),
+      (m) => (m.node.items[0].productName = 'x'.repeat(ORDER_EVENT_LIMITS.productName + 1)),
       'order.items[0].productName is invalid',
     ],
-    ['a fractional quantity', (m) => (m.order.items[0].quantity = 1.5), 'order.items[0].quantity is invalid'],
-    ['an unsafe total', (m) => (m.order.totalCents = 2 ** 60), 'order.totalCents is invalid'],
+    ['a fractional quantity', (m) => (m.node.items[0].quantity = 1.5), 'order.items[0].quantity is invalid'],
+    ['an unsafe total', (m) => (m.node.totalCents = 2 ** 60), 'order.totalCents is invalid'],
     ['a malformed traceparent', (m) => (m.traceparent = '00-xyz'), 'event.traceparent is invalid'],
     ['a date that is not ISO-8601', (m) => (m.at = 'yesterday'), 'event.at is invalid'],
   ])('is refused with %s, naming the field', (_, change, reason) => {
@@ -80,16 +96,16 @@ describe('an order event on the bus', () => {
 
   it('is never published past its bounds', () => {
     const big = anEvent();
-    big.order.items = Array.from({ length: EVENT_LIMITS.lines + 1 }, () => big.order.items[0]!);
+    big.node.items = Array.from({ length: ORDER_EVENT_LIMITS.lines + 1 }, () => big.node.items[0]!);
     expect(() => encodeEvent(big)).toThrow(InvalidEventError);
-    expect(() => encodeEvent(anEvent({ seq: '' }))).toThrow('order event not published: event.seq is invalid');
+    expect(() => encodeEvent(anEvent({ seq: '' }))).toThrow('change event not published: event.seq is invalid');
   });
 
   it('fits every order a write can store: the bounds sit above the writes’ limits', () => {
-    expect(EVENT_LIMITS.lines).toBeGreaterThanOrEqual(MAX_ORDER_LINES);
-    expect(EVENT_LIMITS.productName).toBeGreaterThanOrEqual(INPUT_LIMITS.productNameLength);
+    expect(ORDER_EVENT_LIMITS.lines).toBeGreaterThanOrEqual(MAX_ORDER_LINES);
+    expect(ORDER_EVENT_LIMITS.productName).toBeGreaterThanOrEqual(INPUT_LIMITS.productNameLength);
     const largest = anEvent();
-    largest.order.items = Array.from({ length: MAX_ORDER_LINES }, (_, i) => ({
+    largest.node.items = Array.from({ length: MAX_ORDER_LINES }, (_, i) => ({
       productId: `p-${'x'.repeat(60)}${i}`.slice(0, 64),
       // Four UTF-8 bytes a character: the largest a name can be in bytes.
       productName: '😀'.repeat(INPUT_LIMITS.productNameLength / 2),
@@ -97,6 +113,7 @@ describe('an order event on the bus', () => {
       quantity: Number.MAX_SAFE_INTEGER,
     }));
     expect(decodeEvent(encodeEvent(largest))).toMatchObject({ ok: true });
+    expect(Buffer.byteLength(encodeEvent(largest))).toBeLessThan(EVENT_LIMITS.bytes);
   });
 });
 

@@ -70,8 +70,8 @@ describe('the policy directives', () => {
     ],
     [
       'a type implementing Node that no entity declaration names',
-      `${SDL}\ntype Review implements Node { id: ID! }\n`,
-      /Review implements Node, but no entity declaration names that node kind/,
+      `${SDL}\ntype Invoice implements Node { id: ID! }\n`,
+      /Invoice implements Node, but no entity declaration names that node kind/,
     ],
   ])('finds %s', (_, sdl, problem) => {
     expect(policyProblems(buildSdl(sdl)).join('\n')).toMatch(problem);

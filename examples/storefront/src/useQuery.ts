@@ -3,7 +3,7 @@
  * arrives after the variables changed (or the page left) is dropped, and no state is ever left
  * loading: every request ends in data or an error (the client gives up after its timeout).
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, request } from './api';
 import type { RequestOptions } from './api';
 import type { TypedDocumentString } from './gql/graphql';
@@ -41,4 +41,15 @@ export function useQuery<R, V>(
 
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
   return { ...state, retry, reload: retry };
+}
+
+/**
+ * `state`, but while it loads again for the same `key` (a reload after a write) the data it had:
+ * the page stays as it is, focus and all, until the new answer replaces it.
+ */
+export function useKept<R>(state: QueryState<R>, key: string): QueryState<R> {
+  const kept = useRef<{ key: string; data: R } | undefined>(undefined);
+  if (state.status === 'done') kept.current = { key, data: state.data };
+  if (state.status === 'loading' && kept.current?.key === key) return { status: 'done', data: kept.current.data };
+  return state;
 }

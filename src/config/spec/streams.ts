@@ -1,6 +1,6 @@
 import type { VarSpec } from './varSpec.js';
 
-/** Reading the table's stream, and where what it finds goes: order events on Redis, CDN purges. */
+/** Reading the table's stream, and where what it finds goes: change events on Redis, CDN purges. */
 export const STREAMS_SPEC = {
   STREAM_CONSUMER: {
     type: 'boolean',
@@ -36,7 +36,7 @@ export const STREAMS_SPEC = {
   REDIS_URL: {
     type: 'url',
     description:
-      '`redis://` or `rediss://`: order events, invalidations and heartbeats travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda); with `REDIS_MODE=cluster`, a comma-separated list of seed nodes',
+      '`redis://` or `rediss://`: change events, invalidations and heartbeats travel over Redis pub/sub between instances (and the in-process consumer is off by default: run `npm run consumer` or the stream Lambda); with `REDIS_MODE=cluster`, a comma-separated list of seed nodes',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
   REDIS_MODE: {
@@ -49,7 +49,7 @@ export const STREAMS_SPEC = {
   REDIS_SIGNING_SECRET: {
     type: 'secret',
     description:
-      'HMAC-SHA256 key (at least 32 characters) of everything written to Redis: order events, invalidations, heartbeats and shared cache entries are signed, and what is read there unsigned, forged, replayed or too old is refused and counted; set the same on every instance, consumer and stream Lambda. Required with `REDIS_URL` in production unless `REDIS_TRUSTED=true`',
+      'HMAC-SHA256 key (at least 32 characters) of everything written to Redis: change events, invalidations, heartbeats and shared cache entries are signed, and what is read there unsigned, forged, replayed or too old is refused and counted; set the same on every instance, consumer and stream Lambda. Required with `REDIS_URL` in production unless `REDIS_TRUSTED=true`',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
   EVENT_SIGNING_SECRET: {

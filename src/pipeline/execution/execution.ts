@@ -26,7 +26,7 @@ import type { DataSources } from '../../db/loaders.js';
 import { UnauthenticatedError } from '../../errors.js';
 import { createContext, viewerFrom } from '../../graphql/context.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import type { OrderEvents } from '../../graphql/orderEvents.js';
+import type { EventFanOut } from '../../graphql/eventFanOut.js';
 import type { TraceParent } from '../../telemetry/requestTrace.js';
 import { contextOf } from '../../telemetry/traceparent.js';
 import { tracing } from '../../telemetry/tracing.js';
@@ -52,7 +52,7 @@ export interface ExecutionOptions {
   data: DataSources;
   log: Logger;
   auth: AuthConfig;
-  events: OrderEvents;
+  events: EventFanOut;
   /** What one operation may spend while it runs (meter.ts). */
   budgets: OperationBudgets;
   /** What opening subscriptions may read, per viewer and per instance (subscribeReads.ts); none: unbounded. */

@@ -2,8 +2,9 @@
  * What the type system cannot see about a registry of declarations, checked by a unit test
  * (test/unit/entityRegistry.test.ts): every kind's key parses back as that kind and no other,
  * every tag a declaration derives names a parameter its template has, a public kind names only
- * public tags (and a private one only private tags), and every node kind decodes from its own
- * item under its entity's visibility. A kind added with a mistake in any of these fails there.
+ * public tags (and a private one only private tags), every node kind decodes from its own
+ * item under its entity's visibility, and every kind of change event comes from an item of the
+ * registry that decodes to its node. A kind added with a mistake in any of these fails there.
  */
 import type { NodeModel } from '../models.js';
 import type { Range } from './entity.js';
@@ -40,6 +41,11 @@ export function registryProblems(
   entities: readonly AnyEntity[],
   ranges: readonly Range<object>[],
   nodes: Readonly<Record<string, NodeIdentity<NodeModel>>>,
+  events: readonly {
+    readonly node: string;
+    readonly entity: unknown;
+    readonly spec: { readonly topics: readonly unknown[] };
+  }[] = [],
 ): string[] {
   const match = keyMatcher(entities);
   const problems: string[] = [];
@@ -69,6 +75,18 @@ export function registryProblems(
     if (entity.spec.visibility !== identity.visibility.kind) {
       problems.push(`node ${kind}: visibility ${identity.visibility.kind}, its entity's ${entity.spec.visibility}`);
     }
+  }
+  const eventNodes = new Set<string>();
+  for (const source of events) {
+    const entity = source.entity as AnyEntity;
+    const where = `events of ${source.node}`;
+    if (eventNodes.has(source.node)) problems.push(`${where}: declared twice`);
+    eventNodes.add(source.node);
+    if (!entities.includes(entity)) problems.push(`${where}: its item is not in the registry`);
+    if (entity.spec.node !== source.node) {
+      problems.push(`${where}: its item decodes to ${entity.spec.node ?? 'nothing'}`);
+    }
+    if (source.spec.topics.length === 0) problems.push(`${where}: no topic, so no subscription can hear them`);
   }
   return problems;
 }

@@ -8,6 +8,7 @@ import type { NodeModel } from '../models.js';
 import type { Entity } from './entity.js';
 import { ORDER } from './order.js';
 import { PRODUCT } from './product.js';
+import { REVIEW } from './review.js';
 import type { ItemKey } from './template.js';
 import { USER } from './user.js';
 
@@ -58,6 +59,12 @@ export const NODES: NodeRegistry = {
     entity: PRODUCT,
     idOf: (product) => product.productId,
     keyOf: (productId) => PRODUCT.keyOf({ productId }),
+    visibility: { kind: 'public' },
+  },
+  Review: {
+    entity: REVIEW,
+    idOf: (review) => review.reviewId,
+    keyOf: (reviewId) => REVIEW.keyOf({ reviewId }),
     visibility: { kind: 'public' },
   },
 };

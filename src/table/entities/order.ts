@@ -9,6 +9,7 @@ import type { OrderLineModel, OrderModel, OrderStatus } from '../models.js';
 import { CorruptItemError, int, str } from './attributes.js';
 import type { Item } from './attributes.js';
 import { defineEntity } from './entity.js';
+import { defineEvents, EventFieldError, read } from './events.js';
 import {
   ORDER_SK,
   SHOP_ORDERS_ALL,
@@ -21,6 +22,7 @@ import {
 import { fnv1a, ORDER_SHARDS, orderShard } from './shards.js';
 import { tagOf, TAGS } from './tags.js';
 import { id, key } from './template.js';
+import { TOPICS } from './topics.js';
 
 export const ORDER_PK = key`ORDER#${id('orderId')}`;
 const DETAILS = key`DETAILS`;
@@ -145,4 +147,62 @@ export const USER_ORDER = defineEntity({
     }),
     fromItem: itemToOrder,
   },
+});
+
+/**
+ * Bounds of an order in an event from outside the process. They sit above what a write can
+ * store (a unit test holds them against the writes' limits), so every real order fits and
+ * nothing far larger gets parsed.
+ */
+export const ORDER_EVENT_LIMITS = { lines: 100, productName: 200 } as const;
+
+function readLine(value: unknown, at: string): OrderLineModel {
+  const raw = read.record(value, at);
+  return {
+    productId: read.id(raw.productId, `${at}.productId`),
+    productName: read.text(raw.productName, `${at}.productName`, ORDER_EVENT_LIMITS.productName),
+    unitPriceCents: read.integer(raw.unitPriceCents, `${at}.unitPriceCents`),
+    quantity: read.integer(raw.quantity, `${at}.quantity`, 1),
+  };
+}
+
+/**
+ * An order's events, from its details item (the copy in its user's partition carries the same
+ * change): placed when the item appears, a status change when its status moves. Subscribers
+ * watch one order, one user's orders, or (admins) the whole shop's.
+ */
+export const ORDER_EVENTS = defineEvents(ORDER, {
+  node: 'Order',
+  types: ['ORDER_PLACED', 'ORDER_STATUS_CHANGED'],
+  of: ({ name, before, after }) => {
+    if (!after || name === 'REMOVE') return null;
+    if (name === 'INSERT') return { type: 'ORDER_PLACED', node: after, previous: null };
+    // Without an old image (a stream that is not NEW_AND_OLD_IMAGES) every MODIFY is a status
+    // change: the sale markers make a repeated cancellation harmless.
+    if (before?.status === after.status) return null;
+    return { type: 'ORDER_STATUS_CHANGED', node: after, previous: before && { status: before.status } };
+  },
+  topics: [
+    { kind: TOPICS.order, field: 'orderId' },
+    { kind: TOPICS.userOrders, field: 'userId' },
+    { kind: TOPICS.shopOrders },
+  ],
+  readNode: (value): OrderModel => {
+    const raw = read.record(value, 'order');
+    if (raw.kind !== 'Order') throw new EventFieldError('order.kind is invalid');
+    return {
+      kind: 'Order',
+      orderId: read.id(raw.orderId, 'order.orderId'),
+      userId: read.id(raw.userId, 'order.userId'),
+      status: read.oneOf(raw.status, 'order.status', ORDER_STATUSES),
+      placedAt: read.instant(raw.placedAt, 'order.placedAt'),
+      updatedAt: read.instant(raw.updatedAt, 'order.updatedAt'),
+      items: read.list(raw.items, 'order.items', 1, ORDER_EVENT_LIMITS.lines, readLine),
+      totalCents: read.integer(raw.totalCents, 'order.totalCents'),
+      version: read.integer(raw.version, 'order.version'),
+    };
+  },
+  readPrevious: (value): Pick<OrderModel, 'status'> => ({
+    status: read.oneOf(read.record(value, 'previous').status, 'previous.status', ORDER_STATUSES),
+  }),
 });

@@ -9,6 +9,7 @@ import {
   CATEGORY_PRODUCTS,
   PRICE_SK,
   PRODUCT_NAME_SK,
+  PRODUCT_PK,
   SHOP_PRODUCTS,
   SHOP_PRODUCTS_PK,
 } from './ranges.js';
@@ -16,7 +17,7 @@ import { fnv1a, PRODUCT_SHARDS, productShard } from './shards.js';
 import { tagOf, TAGS } from './tags.js';
 import { category, id, key } from './template.js';
 
-export const PRODUCT_PK = key`PRODUCT#${id('productId')}`;
+export { PRODUCT_PK };
 const DETAILS = key`DETAILS`;
 const CATEGORY_SK = key`CATEGORY#${category('category')}`;
 

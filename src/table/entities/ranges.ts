@@ -11,7 +11,7 @@ import type { OrderStatus } from '../models.js';
 import { Range } from './entity.js';
 import { ORDER_SHARDS, PRODUCT_SHARDS } from './shards.js';
 import { fixed, tagOf, TAGS } from './tags.js';
-import { category, cents, email, id, instant, key, oneOf, shard, sortName } from './template.js';
+import { category, cents, digit, email, id, instant, key, newestFirst, oneOf, shard, sortName } from './template.js';
 
 /** A user's partition: their profile and the copies of their orders. */
 export const USER_PK = key`USER#${id('userId')}`;
@@ -35,6 +35,15 @@ export const PRICE_SK = key`PRICE#${cents('price', PRICE_DIGITS)}#${id('productI
 export const SHOP_PRODUCTS_PK = key`PRODUCTS#${shard('shard', PRODUCT_SHARDS, 'product')}`;
 /** The partition of the category counters: listing the categories is one Query. */
 export const CATEGORIES_PK = key`META#categories`;
+/** A product's partition: the product, its rating, its reviews, its buyers and its sale markers. */
+export const PRODUCT_PK = key`PRODUCT#${id('productId')}`;
+/**
+ * A review's copy in its product's partition, newest first in ascending order, so that it sorts
+ * after the product (`DETAILS`) and its rating (`RATING`): one Query reads all three.
+ */
+export const REVIEW_SK = key`REVIEW#${newestFirst('createdAt')}#${id('reviewId')}`;
+/** A product's reviews by their stars (LSI1SK), the newest first among equals when read down. */
+export const STARS_SK = key`STARS#${digit('rating', 5)}#${instant('createdAt')}#${id('reviewId')}`;
 
 /** A user's orders, newest first, by status or in a window (access patterns 3, 8, 10). */
 export const USER_ORDERS = new Range({
@@ -116,6 +125,20 @@ export const CATEGORIES = new Range({
   tags: [tagOf(TAGS.categories)],
 });
 
+/** A product's reviews, newest first or by their stars (19, 20, 21). */
+export const PRODUCT_REVIEWS = new Range({
+  name: "a product's reviews",
+  patterns: '19, 20, 21',
+  indexes: ['table', 'LSI1'],
+  partition: { attribute: 'PK', template: PRODUCT_PK },
+  sorts: [
+    { attribute: 'SK', template: REVIEW_SK },
+    { attribute: 'LSI1SK', template: STARS_SK },
+  ],
+  within: { attribute: 'SK', prefix: REVIEW_SK.prefix },
+  tags: [tagOf(TAGS.reviews, 'productId')],
+});
+
 /** Every range a Query of the API reads. */
 export const RANGES: readonly Range<object>[] = [
   USER_ORDERS,
@@ -125,4 +148,5 @@ export const RANGES: readonly Range<object>[] = [
   SHOP_ORDERS_ALL,
   SHOP_ORDERS_BY_STATUS,
   CATEGORIES,
+  PRODUCT_REVIEWS,
 ];

@@ -18,9 +18,10 @@ import {
   STREAM_WORKER,
   TRUSTED_DOCUMENT,
 } from './meta.js';
-import { ORDER, USER_ORDER } from './order.js';
+import { ORDER, ORDER_EVENTS, USER_ORDER } from './order.js';
 import { CATEGORY, PRODUCT, SALE_MARKER } from './product.js';
 import { RANGES } from './ranges.js';
+import { BUYER, PRODUCT_RATING, PRODUCT_REVIEW, REVIEW, REVIEW_EVENTS } from './review.js';
 import type { ItemKey } from './template.js';
 import { EMAIL_GUARD, USER } from './user.js';
 
@@ -33,6 +34,10 @@ export const ENTITIES = [
   PRODUCT,
   SALE_MARKER,
   CATEGORY,
+  REVIEW,
+  PRODUCT_REVIEW,
+  PRODUCT_RATING,
+  BUYER,
   STREAM_CHECKPOINT,
   STREAM_LEASE,
   STREAM_WORKER,
@@ -46,6 +51,12 @@ export const ENTITIES = [
 ] as const;
 
 export type AnyEntity = Entity<string, object, object, unknown>;
+
+/**
+ * Every kind of item whose changes are events (events.ts), by the node they are about. A kind
+ * missing here publishes nothing, and the buses refuse its events as of no declared kind.
+ */
+export const EVENT_SOURCES = [ORDER_EVENTS, REVIEW_EVENTS] as const;
 
 /** The first `#`-separated segment of a key (`USER#`, `META#`): what a kind's partition key starts with. */
 const segmentOf = (text: string): string => {
@@ -108,6 +119,26 @@ export function rangesOfKey(key: ItemKey): readonly Range<object>[] {
   const shown = RANGES.filter((range) => range.contains({ PK: key.PK, SK: key.SK }));
   const match = matchKey(key);
   return match?.kind === 'item' && match.entity.spec.listedIn ? [...shown, ...match.entity.spec.listedIn] : shown;
+}
+
+/** What the codec of any kind decodes its items to: a node, a category counter, a product's rating. */
+export type ItemModel = (typeof ENTITIES)[number] extends infer E
+  ? E extends Entity<string, object, object, infer M>
+    ? M
+    : never
+  : never;
+
+/** `entityType` -> the codec of every kind that has one. */
+const DECODERS: ReadonlyMap<string, (item: Item) => ItemModel> = new Map(
+  (ENTITIES as readonly AnyEntity[])
+    .filter((entity) => entity.spec.codec !== undefined)
+    .map((entity) => [entity.type, (item: Item) => entity.codec.fromItem(item) as ItemModel]),
+);
+
+/** Decodes any item a point read can return by its kind's codec; null for kinds without one (bookkeeping). */
+export function itemToModel(item: Item): ItemModel | null {
+  const decode = typeof item.entityType === 'string' ? DECODERS.get(item.entityType) : undefined;
+  return decode ? decode(item) : null;
 }
 
 /** `entityType` -> the kinds that decode to a node of the API. */

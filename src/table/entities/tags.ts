@@ -20,6 +20,9 @@ const PARAM = /^[A-Za-z0-9_-]{1,64}$/;
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
+/** A parameter as a tag (or a topic) holds it: as it is within the alphabet, else its digest. */
+export const paramText = (raw: string): string => (PARAM.test(raw) ? raw : digest(raw));
+
 export interface TagKind {
   /** The tag's first part, and its wide form. */
   readonly name: string;
@@ -45,7 +48,7 @@ function tagKind(spec: Omit<TagKind, 'of' | 'of1' | 'text' | 'hashed'> & { hashe
   const hashed = spec.hashed ?? false;
   const encode = (value: string | number): string => {
     const raw = String(value);
-    return !hashed && PARAM.test(raw) ? raw : digest(raw);
+    return hashed ? digest(raw) : paramText(raw);
   };
   return {
     ...spec,
@@ -110,6 +113,14 @@ export const TAGS = {
     index: true,
     names: 'one shard of one view (`ALL` or a status) of the shop-wide orders (GSI2)',
   }),
+  reviews: tagKind({
+    name: 'reviews',
+    params: ['productId'],
+    public: true,
+    index: false,
+    names: "a product's reviews (table and LSI1) and its rating",
+  }),
+  review: tagKind({ name: 'review', params: ['reviewId'], public: true, index: false, names: 'one review' }),
   email: tagKind({
     name: 'email',
     params: ['email'],

@@ -33,6 +33,8 @@ export interface Param<N extends string = string, V = unknown> {
   format(value: V): string;
   /** A value it accepts (the registry's checks build a key of every kind from these). */
   readonly example: V;
+  /** How the docs write it, when not as its name. */
+  readonly label?: string;
 }
 
 type ValueOf<P> = P extends Param<string, infer V> ? V : never;
@@ -58,7 +60,9 @@ export class KeyTemplate<V extends object = Record<string, unknown>> {
     readonly params: readonly Param[],
   ) {
     this.prefix = literals[0] ?? '';
-    this.text = literals.map((literal, i) => literal + (params[i] ? `<${params[i].name}>` : '')).join('');
+    this.text = literals
+      .map((literal, i) => literal + (params[i] ? `<${params[i].label ?? params[i].name}>` : ''))
+      .join('');
     const last = params.length - 1;
     const source = literals
       .map((literal, i) => {
@@ -239,4 +243,40 @@ export const text = <N extends string>(
       return value;
     },
     example,
+  );
+
+/** The largest epoch millisecond a descending instant holds (the year 2286): 13 nines. */
+const LATEST_MS = 9_999_999_999_999;
+
+/**
+ * An ISO-8601 instant as a key that sorts newest first: 13 digits of LATEST_MS minus its epoch
+ * milliseconds. A range read in ascending key order (the direction that can start right after
+ * another item of the partition) then returns the newest first. Parsing gives those digits.
+ */
+export const newestFirst = <N extends string>(name: N): Param<N, string> => ({
+  ...part<N, string>(
+    name,
+    '\\d{13}',
+    false,
+    (value) => {
+      const ms = Date.parse(value);
+      if (!Number.isInteger(ms) || ms < 0 || ms > LATEST_MS) throw new Error(`unexpected ${name} ${describe(value)}`);
+      return String(LATEST_MS - ms).padStart(13, '0');
+    },
+    '2026-03-01T09:30:00.000Z',
+  ),
+  label: `${name}, newest first`,
+});
+
+/** A whole number from 1 to `max` (a star rating): one digit, so string order is numeric order. */
+export const digit = <N extends string>(name: N, max: number) =>
+  part<N, number>(
+    name,
+    `[1-${max}]`,
+    false,
+    (value) => {
+      if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`unexpected ${name} ${value}`);
+      return String(value);
+    },
+    max,
   );

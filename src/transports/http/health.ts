@@ -2,7 +2,7 @@
  * /healthz: the process is alive and serving HTTP. /readyz: DynamoDB answers and the table is
  * ACTIVE; load balancers stop routing to an instance that is not ready. The readiness probe is
  * cached for a second so that frequent probes cost at most one DescribeTable per second.
- * /readyz `details` also report the order event bus (Redis when REDIS_URL is set), which never
+ * /readyz `details` also report the change event bus (Redis when REDIS_URL is set), which never
  * makes an instance unready: queries and mutations do not depend on it.
  *
  * The API server and the standalone stream consumer serve these same two routes; the consumer

@@ -11,7 +11,7 @@
  *   answers with JSON and the HTTP status of the other transports (400, 401, 413, 503).
  * - Every event of a subscription carries `id: <seq>`, the stream record's sequence number. A
  *   client that reconnects with `Last-Event-ID` first receives the held events after it (a
- *   bounded buffer, OrderEvents); when the buffer no longer reaches back that far, the first
+ *   bounded buffer, EventFanOut); when the buffer no longer reaches back that far, the first
  *   message is a `next` with an `EVENTS_MISSED` error: refetch, the stream then goes on live.
  * - Bounds: streams per server (the WebSocket socket bound), the streams and subscriptions of
  *   one client (clientBounds.ts, shared with WebSocket: 429 TOO_MANY_CONNECTIONS or
@@ -25,8 +25,8 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
-import type { OrderEventModel } from '../../events/orderEvent.js';
-import { SEQ_PATTERN } from '../../graphql/orderEvents.js';
+import type { ChangeEvent } from '../../events/changeEvent.js';
+import { SEQ_PATTERN } from '../../graphql/eventFanOut.js';
 import { ClientLimitError, clientOf } from '../../pipeline/admission/clientBounds.js';
 import type { ClientBounds } from '../../pipeline/admission/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution/execution.js';
@@ -129,14 +129,16 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
     const connection = clients.hold(client, 'connection');
     if (connection instanceof ClientLimitError) return refuse(res, 429, connection, requestId);
     try {
-      const covered = lastEventId === undefined || pipeline.events.covers(lastEventId);
+      // The subscription resumes where the client left off, here or on another instance; told
+      // while it opens (before the stream starts) when what it missed is no longer held.
+      let missed = false;
       const served = await pipeline.serve(
         {
           operation: read.operation,
           header,
           viewer,
           requestId,
-          ...(lastEventId !== undefined && covered ? { resumeAfter: lastEventId } : {}),
+          ...(lastEventId !== undefined ? { resume: { after: lastEventId, missed: () => (missed = true) } } : {}),
           holdSubscription: () => clients.hold(client, 'subscription'),
         },
         'sse',
@@ -146,14 +148,14 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
         // A subscription refused while opening (FORBIDDEN, a missing order) ends before the stream, with 200.
         return answerJson(res, served.refused ? served.status : 200, served.body, served.headers);
       }
-      await stream(res, served, viewer, covered);
+      await stream(res, served, viewer, missed);
     } finally {
       connection.release();
     }
   }
 
   /** Streams an answer (one `next`) or a subscription's answers until it ends. */
-  async function stream(res: ServerResponse, served: Answer | Events, viewer: Viewer | null, covered: boolean) {
+  async function stream(res: ServerResponse, served: Answer | Events, viewer: Viewer | null, missed: boolean) {
     open++;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -166,7 +168,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
     const write = (event: 'next' | 'complete', data: string, id?: string) =>
       res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`);
     const writeErrors = (errors: GraphQLFormattedError[]) => write('next', JSON.stringify({ errors }));
-    if (!covered) {
+    if (missed) {
       writeErrors([
         {
           message:
@@ -213,7 +215,7 @@ export function createSseHandler({ pipeline, websocket, clients, addressOf }: Ss
     try {
       for await (const answer of iterator) {
         if (ended) break;
-        write('next', answer.body, (answer.event as OrderEventModel | undefined)?.seq);
+        write('next', answer.body, (answer.event as ChangeEvent | undefined)?.seq);
       }
     } catch (error) {
       if (!(error instanceof EventsEnded)) throw error;

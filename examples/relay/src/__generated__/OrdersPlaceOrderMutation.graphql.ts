@@ -1,5 +1,5 @@
 /**
- * @generated SignedSource<<12a1e9fbb2dfb3b254eb77ef30be3d29>>
+ * @generated SignedSource<<c061f758599443059b0f18f34fcf3a36>>
  * @relayHash a32573e971fe249c657845d86c759885
  * @lightSyntaxTransform
  */
@@ -11,7 +11,7 @@
 // @relayRequestID bab995f31b030b4bba1373756c4d8e5719a73b3404f7fd7b0c757e67592aeb68
 
 import { ConcreteRequest } from 'relay-runtime';
-export type ErrorCode = "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_STOCK" | "INVALID_INPUT" | "INVALID_STATUS" | "NOT_FOUND" | "PRODUCT_EXISTS" | "USER_EXISTS" | "VERSION_CONFLICT" | "%future added value";
+export type ErrorCode = "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_STOCK" | "INVALID_INPUT" | "INVALID_STATUS" | "NOT_FOUND" | "PRODUCT_EXISTS" | "REVIEW_EXISTS" | "USER_EXISTS" | "VERSION_CONFLICT" | "%future added value";
 export type OrderStatus = "CANCELLED" | "DELIVERED" | "PLACED" | "SHIPPED" | "%future added value";
 export type PlaceOrderInput = {
   idempotencyKey: string;

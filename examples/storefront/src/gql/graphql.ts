@@ -4,10 +4,28 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Input of addReview. */
+export type AddReviewInput = {
+  /** The review, at most 5,000 characters (it may be empty). */
+  body: string;
+  /** The product to review. */
+  productId: string | number;
+  /** Stars, 1 to 5. */
+  rating: number;
+  /** A headline, 1-120 characters. */
+  title: string;
+};
+
 /** Input of cancelOrder. */
 export type CancelOrderInput = {
   /** The order to cancel; only a PLACED order can be cancelled. */
   orderId: string | number;
+};
+
+/** Input of deleteReview. */
+export type DeleteReviewInput = {
+  /** The review to delete: its author or an admin may. */
+  reviewId: string | number;
 };
 
 /**
@@ -29,6 +47,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   /** createProduct: a product with this productId exists. */
   | 'PRODUCT_EXISTS'
+  /** addReview: the viewer has reviewed this product already (edit that review instead). */
+  | 'REVIEW_EXISTS'
   /** createUser: a user with this userId exists. */
   | 'USER_EXISTS'
   /** expectedVersion is not the record's current version: someone else changed it first. Re-read and retry. */
@@ -82,12 +102,35 @@ export type ProductOrderField =
   /** Unit price, then productId. */
   | 'PRICE';
 
+/** The order of a product's reviews. */
+export type ReviewOrder =
+  /** Most stars first; among equal stars, the newest first. */
+  | 'HIGHEST_RATING'
+  /** Fewest stars first; among equal stars, the oldest first (HIGHEST_RATING read the other way round). */
+  | 'LOWEST_RATING'
+  /** Newest first. */
+  | 'NEWEST';
+
 /** Up or down. */
 export type SortDirection =
   /** Smallest (or A) first. */
   | 'ASC'
   /** Largest (or Z) first. */
   | 'DESC';
+
+/** Input of updateReview. Fields left out stay as they are. */
+export type UpdateReviewInput = {
+  /** New text, at most 5,000 characters. */
+  body?: string | null | undefined;
+  /** The version the client last read; the update fails with VERSION_CONFLICT if it moved on. */
+  expectedVersion: number;
+  /** New stars, 1 to 5. */
+  rating?: number | null | undefined;
+  /** The review to change: only its author may. */
+  reviewId: string | number;
+  /** New headline, 1-120 characters. */
+  title?: string | null | undefined;
+};
 
 export type CategoriesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -110,10 +153,51 @@ export type CatalogQuery = { products: { totalCount: number | null, nodes: Array
 
 export type ProductDetailsQueryVariables = Exact<{
   productId: string | number;
+  reviews: number;
 }>;
 
 
-export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, soldCount: number, price: { amount: string, currencyCode: string } } | null };
+export type ProductDetailsQuery = { product: { productId: string, name: string, description: string, category: string, stock: number, soldCount: number, price: { amount: string, currencyCode: string }, rating: { count: number, average: number | null, histogram: Array<number> }, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type ProductReviewsQueryVariables = Exact<{
+  productId: string | number;
+  first: number;
+  after?: string | null | undefined;
+  orderBy: ReviewOrder;
+}>;
+
+
+export type ProductReviewsQuery = { product: { productId: string, reviews: { nodes: Array<{ reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type MyReviewQueryVariables = Exact<{
+  productId: string | number;
+}>;
+
+
+export type MyReviewQuery = { viewer: { userId: string, review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null } | null };
+
+export type StoreReviewFragment = { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number };
+
+export type WriteReviewMutationVariables = Exact<{
+  input: AddReviewInput;
+}>;
+
+
+export type WriteReviewMutation = { addReview: { review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type EditReviewMutationVariables = Exact<{
+  input: UpdateReviewInput;
+}>;
+
+
+export type EditReviewMutation = { updateReview: { review: { reviewId: string, rating: number, title: string, body: string, authorName: string, verifiedPurchase: boolean, createdAt: string, version: number } | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
+
+export type RemoveReviewMutationVariables = Exact<{
+  input: DeleteReviewInput;
+}>;
+
+
+export type RemoveReviewMutation = { deleteReview: { deletedReviewId: string | null, userErrors: Array<{ code: ErrorCode, field: Array<string> | null, message: string }> } };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -174,7 +258,18 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const StoreReviewFragmentDoc = new TypedDocumentString(`
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}
+    `, {"fragmentName":"StoreReview"}) as unknown as TypedDocumentString<StoreReviewFragment, unknown>;
 export const CategoriesDocument = new TypedDocumentString(`
     query Categories {
   categories {
@@ -214,7 +309,7 @@ export const CatalogDocument = new TypedDocumentString(`
 }
     `, {"hash":"sha256:6ad7e37d2141d5fc81e27eab238c33277fb54b03ea9a449bcad58a4239aa7ff9"}) as unknown as TypedDocumentString<CatalogQuery, CatalogQueryVariables>;
 export const ProductDetailsDocument = new TypedDocumentString(`
-    query ProductDetails($productId: ID!) {
+    query ProductDetails($productId: ID!, $reviews: Int!) {
   product(productId: $productId) {
     productId
     name
@@ -226,9 +321,134 @@ export const ProductDetailsDocument = new TypedDocumentString(`
       amount
       currencyCode
     }
+    rating {
+      count
+      average
+      histogram
+    }
+    reviews(first: $reviews) {
+      nodes {
+        ...StoreReview
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
   }
 }
-    `, {"hash":"sha256:cb9779fb4044200be01868904fe9ad1bf0e9fb08ac2c3e81a191f26727b04535"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:0c19489071d53eb3ab6b5dd72524670e7d67ffa73c19fc49d748a34a8301a1d7"}) as unknown as TypedDocumentString<ProductDetailsQuery, ProductDetailsQueryVariables>;
+export const ProductReviewsDocument = new TypedDocumentString(`
+    query ProductReviews($productId: ID!, $first: Int!, $after: String, $orderBy: ReviewOrder!) {
+  product(productId: $productId) {
+    productId
+    reviews(first: $first, after: $after, orderBy: $orderBy) {
+      nodes {
+        ...StoreReview
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:740a237a771617973a85cf872f1b15c36cc36653f574296bbf495c5685cdd84c"}) as unknown as TypedDocumentString<ProductReviewsQuery, ProductReviewsQueryVariables>;
+export const MyReviewDocument = new TypedDocumentString(`
+    query MyReview($productId: ID!) {
+  viewer {
+    userId
+    review(productId: $productId) {
+      ...StoreReview
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:667865db3ba80bd554c20a07d69320fa948bebe11f2bb7008d1254077c67477f"}) as unknown as TypedDocumentString<MyReviewQuery, MyReviewQueryVariables>;
+export const WriteReviewDocument = new TypedDocumentString(`
+    mutation WriteReview($input: AddReviewInput!) {
+  addReview(input: $input) {
+    review {
+      ...StoreReview
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:8027016a86b3f40cedeaf6c05debef9159571d2bdef7bee1c4bd31170886531b"}) as unknown as TypedDocumentString<WriteReviewMutation, WriteReviewMutationVariables>;
+export const EditReviewDocument = new TypedDocumentString(`
+    mutation EditReview($input: UpdateReviewInput!) {
+  updateReview(input: $input) {
+    review {
+      ...StoreReview
+    }
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    fragment StoreReview on Review {
+  reviewId
+  rating
+  title
+  body
+  authorName
+  verifiedPurchase
+  createdAt
+  version
+}`, {"hash":"sha256:5431e8406db1cce0b5f9633fbead6602a3c89be8da3c7a32aa077a6b0f5aa82a"}) as unknown as TypedDocumentString<EditReviewMutation, EditReviewMutationVariables>;
+export const RemoveReviewDocument = new TypedDocumentString(`
+    mutation RemoveReview($input: DeleteReviewInput!) {
+  deleteReview(input: $input) {
+    deletedReviewId
+    userErrors {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:84e68fe27c2578bff953ee3d48f21c20d680cbd30089bab601f5e473423cef86"}) as unknown as TypedDocumentString<RemoveReviewMutation, RemoveReviewMutationVariables>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {

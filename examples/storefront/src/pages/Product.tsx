@@ -1,24 +1,27 @@
 /**
  * A product page: what it is, what it costs, whether it is in stock, and a quantity to add.
  *
- * Laid out as a summary (name, price, stock, the form) and sections after it (the description).
- * A rating belongs in the summary, under the name (`ProductSummary`), and reviews with their form
- * in a section of their own after the description (`ProductSections`); select their fields in
- * ProductDetails (operations.graphql) beside the others.
+ * Laid out as a summary (name, rating, price, stock, the form) and sections after it (the
+ * description, then the reviews with their form, components/Reviews.tsx). ProductDetails
+ * (operations.graphql) reads the product, its rating and its newest reviews in one request, which
+ * the API answers with one read of the product's item collection.
  */
 import { useState } from 'react';
 import { cart, MAX_QUANTITY } from '../cart';
+import { RatingLine, Reviews, REVIEWS_PAGE } from '../components/Reviews';
 import { Empty, Loading, Problem } from '../components/States';
 import { ProductDetailsDocument } from '../gql/graphql';
 import type { ProductDetailsQuery } from '../gql/graphql';
 import { formatMoney } from '../money';
 import { href } from '../route';
-import { useQuery } from '../useQuery';
+import { useKept, useQuery } from '../useQuery';
 
 type Product = NonNullable<ProductDetailsQuery['product']>;
 
 export function ProductPage({ productId }: { productId: string }) {
-  const details = useQuery(ProductDetailsDocument, { productId });
+  const query = useQuery(ProductDetailsDocument, { productId, reviews: REVIEWS_PAGE });
+  // Read again after a review is written: the page stays while it is.
+  const details = { ...useKept(query, productId), retry: query.retry, reload: query.reload };
   if (details.status === 'loading') return <Loading label="Loading the product" />;
   if (details.status === 'failed') return <Problem error={details.error} onRetry={details.retry} />;
   const product = details.data.product;
@@ -46,7 +49,7 @@ export function ProductPage({ productId }: { productId: string }) {
         </ol>
       </nav>
       <ProductSummary product={product} />
-      <ProductSections product={product} />
+      <ProductSections product={product} onChanged={details.reload} />
     </article>
   );
 }
@@ -58,6 +61,7 @@ function ProductSummary({ product }: { product: Product }) {
       <h1 id="page-title" tabIndex={-1}>
         {product.name}
       </h1>
+      <RatingLine rating={product.rating} />
       <p className="price">{formatMoney(product.price.amount, product.price.currencyCode)}</p>
       <p className={soldOut ? 'stock out' : 'stock'}>
         {soldOut ? 'Sold out' : `${product.stock} in stock`}
@@ -123,11 +127,14 @@ function AddToCart({ product }: { product: Product }) {
   );
 }
 
-function ProductSections({ product }: { product: Product }) {
+function ProductSections({ product, onChanged }: { product: Product; onChanged: () => void }) {
   return (
-    <section className="description" aria-labelledby="description-title">
-      <h2 id="description-title">Description</h2>
-      <p>{product.description}</p>
-    </section>
+    <>
+      <section className="description" aria-labelledby="description-title">
+        <h2 id="description-title">Description</h2>
+        <p>{product.description}</p>
+      </section>
+      <Reviews product={product} onChanged={onChanged} />
+    </>
   );
 }
