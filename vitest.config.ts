@@ -7,17 +7,35 @@ const require = createRequire(import.meta.url);
 const DYNAMODB_LOCAL = ['test/support/globalSetup.ts'];
 
 /**
- * Every GraphQL request of the connected suites (int and e2e, the child servers they start
- * included: they inherit the environment) runs through both executors, and a difference answers
- * EXECUTOR_MISMATCH (src/pipeline/differentialExecutor.ts): graphql-js is the compiled executor's oracle.
+ * The differential suite: graphql-js as the oracle of the compiled executor, on 10,000 generated
+ * documents, and on every request of these integration test files, whose servers then answer
+ * with the compiled executor and check each answer against graphql-js replaying the same
+ * DynamoDB calls (test/support/differentialExecutor.ts, plugged in by test/support/harness.ts).
  */
-const DIFFERENTIAL = { EXECUTOR: 'differential' };
+const DIFFERENTIAL = [
+  'test/executors.generated.test.ts',
+  'test/batching.test.ts',
+  'test/catalogBrowse.test.ts',
+  'test/catalogFilters.test.ts',
+  'test/itemCollection.test.ts',
+  'test/lookaheadDirectives.test.ts',
+  'test/mutations.test.ts',
+  'test/operations.test.ts',
+  'test/pagination.test.ts',
+  'test/pipeline.transports.test.ts',
+  'test/readApi.test.ts',
+  'test/security.authorization.test.ts',
+  'test/security.budgets.test.ts',
+  'test/shopOrders.test.ts',
+];
 
 /**
- * Three projects, run one after the other by `npm test`:
+ * Four projects, run one after the other by `npm test`:
  * - unit (test/unit/): pure functions and generated-file drift, no Java, no browser, no network;
- * - e2e (test/e2e/): whole processes: start-up, faults, the browser, client tooling, deployment;
- * - int: every other test file, each against DynamoDB Local through a real server.
+ * - int: every other test file, each against DynamoDB Local through a real server, with the
+ *   executor the server ships with;
+ * - differential: the compiled executor against graphql-js (DIFFERENTIAL above);
+ * - e2e (test/e2e/): whole processes: start-up, faults, the browser, client tooling, deployment.
  */
 export default defineConfig({
   resolve: {
@@ -39,14 +57,22 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/e2e/**'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/e2e/**', 'test/executors.generated.test.ts'],
           globalSetup: DYNAMODB_LOCAL,
-          env: DIFFERENTIAL,
         },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL, env: DIFFERENTIAL },
+        test: {
+          name: 'differential',
+          include: DIFFERENTIAL,
+          globalSetup: DYNAMODB_LOCAL,
+          provide: { differential: true },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: DYNAMODB_LOCAL },
       },
       // `npm run soak` only (minutes long): never part of `npm test`.
       {

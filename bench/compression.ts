@@ -7,7 +7,7 @@
 import { constants, brotliCompressSync, gzipSync } from 'node:zlib';
 import { introspectionFromSchema } from 'graphql';
 import { parseCommandLine } from '../src/cli.js';
-import { buildSchema } from '../src/pipeline/schema.js';
+import { buildSchema } from '../src/pipeline/schema/schema.js';
 import { demoItems } from '../src/seed/seed.js';
 
 parseCommandLine({

@@ -24,8 +24,7 @@
 import { createHook, executionAsyncId } from 'node:async_hooks';
 import v8 from 'node:v8';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parse } from 'graphql';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { pino } from 'pino';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
@@ -35,9 +34,10 @@ import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import { baselineNewTable } from '../src/migrations/runner.js';
+import type { AdmittedOperation } from '../src/pipeline/admission/admission.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
-import { TrustedDocuments } from '../src/pipeline/trustedDocuments.js';
+import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { operations } from './operations.js';
@@ -45,7 +45,7 @@ import type { Operation } from './operations.js';
 
 type ExecutorName = ExecutorConfig['executor'];
 
-const EXECUTORS: readonly ExecutorName[] = ['graphql-js', 'compiled', 'auto', 'differential'];
+const EXECUTORS: readonly ExecutorName[] = ['graphql-js', 'compiled', 'auto'];
 
 /** The command line (src/cli.ts): --help, and a one-line error for a flag it does not take. */
 function flags() {
@@ -218,14 +218,17 @@ async function main(): Promise<void> {
     const ops = operations(data, 'x').filter((op) => options.ops.length === 0 || options.ops.includes(op.id));
     let sequence = 0;
 
-    /** What one execution is given, as a transport gives it (a fresh context). */
-    const argsOf = (pipeline: Pipeline, op: Operation, document: DocumentNode, variables: Record<string, unknown>) => ({
-      schema: pipeline.schema,
-      document,
-      variableValues: variables,
-      operationName: op.operationName,
-      contextValue: pipeline.execution.context(viewer, `bench-${(sequence += 1)}`),
-    });
+    /** A fresh context, as the request core gives each execution. */
+    const contextOf = (pipeline: Pipeline) => pipeline.execution.context(viewer, `bench-${(sequence += 1)}`);
+    /** The operation as admission hands it to execution, once per pipeline; each execution brings its variables. */
+    const admit = async (pipeline: Pipeline, op: Operation): Promise<AdmittedOperation> => {
+      const admitted = await pipeline.admission.admit(
+        { query: op.query, operationName: op.operationName, variables: op.variables(6, 'admit')() },
+        'ws',
+      );
+      if (!admitted.ok) throw new Error(`${op.id}: not admitted: ${JSON.stringify(admitted.errors)}`);
+      return admitted;
+    };
     const checked = (op: Operation, result: ExecutionResult): ExecutionResult => {
       if (result.errors?.length) throw new Error(`${op.id}: ${JSON.stringify(result.errors)}`);
       return result;
@@ -233,28 +236,30 @@ async function main(): Promise<void> {
     const executeOnce = async (
       pipeline: Pipeline,
       op: Operation,
-      document: DocumentNode,
+      admitted: AdmittedOperation,
       variables: Record<string, unknown>,
     ): Promise<ExecutionResult> =>
-      checked(op, await pipeline.execution.execute(argsOf(pipeline, op, document, variables)));
+      checked(op, await pipeline.execution.execute({ ...admitted, variables }, contextOf(pipeline)));
 
     const table: { op: string; executor: ExecutorName; cell: Cell }[] = [];
     for (const op of ops) {
-      // Parsed once, as the admission's document cache hands Apollo the same document each time.
-      const document = parse(op.query);
+      // Admitted once per pipeline, as admission hands execution the same document each time.
+      const admitted = new Map<ExecutorName, AdmittedOperation>();
+      for (const [executor, pipeline] of pipelines) admitted.set(executor, await admit(pipeline, op));
       const cells = new Map<ExecutorName, Cell>();
       // The same answers first (reads only: a write's answer holds its own ids and instant).
       const answers = new Map<ExecutorName, string>();
       for (const [executor, pipeline] of pipelines) {
+        const operation = admitted.get(executor) as AdmittedOperation;
         const variables = op.variables(7, `check-${executor}`)();
-        const result = await executeOnce(pipeline, op, document, variables);
+        const result = await executeOnce(pipeline, op, operation, variables);
         answers.set(executor, JSON.stringify(result.data));
         // Promises of one warm execution, counted.
-        await executeOnce(pipeline, op, document, op.variables(8, `warm-${executor}`)());
-        const args = argsOf(pipeline, op, document, op.variables(9, `count-${executor}`)());
-        const context = args.contextValue;
+        await executeOnce(pipeline, op, operation, op.variables(8, `warm-${executor}`)());
+        const measured = { ...operation, variables: op.variables(9, `count-${executor}`)() };
+        const context = contextOf(pipeline);
         context.data.dynamo.doc = marked(context.data.dynamo.doc);
-        const counted = await countPromises(() => pipeline.execution.execute(args));
+        const counted = await countPromises(() => pipeline.execution.execute(measured, context));
         checked(op, counted.value);
         cells.set(executor, {
           cpuUs: [],
@@ -277,7 +282,7 @@ async function main(): Promise<void> {
           const bytes = await allocatedBytes(async () => {
             for (const variables of inputs) {
               const started = performance.now();
-              await executeOnce(pipeline, op, document, variables);
+              await executeOnce(pipeline, op, admitted.get(executor) as AdmittedOperation, variables);
               latencies.push(performance.now() - started);
             }
           });

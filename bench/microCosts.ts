@@ -12,7 +12,7 @@ import type { FieldNode, OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { createVerifier, signToken } from '../src/auth/tokens.js';
 import { CursorCodec } from '../src/db/cursor.js';
-import { createMetrics } from '../src/pipeline/metrics.js';
+import { createMetrics } from '../src/pipeline/report/metrics.js';
 import { projectRoot } from '../src/projectRoot.js';
 import { itemToOrder, orderToUserItem } from '../src/table/codecs.js';
 import type { Dataset } from './dataset.js';

@@ -27,6 +27,8 @@ export interface Child {
 export interface StartOptions {
   name: string;
   entry: string;
+  /** Arguments after the entry. */
+  args?: string[];
   env: Record<string, string>;
   port: number;
   /** Sent with the readiness probe. */
@@ -46,6 +48,7 @@ export interface StartOptions {
 export async function startChild({
   name,
   entry,
+  args = [],
   env,
   port,
   headers,
@@ -58,7 +61,7 @@ export async function startChild({
   for (const variable of Object.keys(base)) if (/^(BENCH_|NAIVE_)/.test(variable)) delete base[variable];
   // e.g. BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the systems under test.
   const extraArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, '--import', 'tsx', entry, ...args], {
     cwd: PROJECT_ROOT,
     env: { ...base, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

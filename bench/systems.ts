@@ -13,10 +13,12 @@ export interface SystemSpec {
   id: SystemId;
   label: string;
   entry: string;
+  /** Arguments after the entry (a lever of bench/serverLevers.ts). */
+  args?: string[];
   readyMessage: string;
   /** A tablegraph process (the server's environment applies; runs with `--systems=server`). */
   tablegraph?: boolean;
-  /** Environment on top of the system's own: how a lever is switched off. */
+  /** Environment on top of the system's own (EXECUTOR, NODE_ENV: a setting measured against its default). */
   env?: Record<string, string>;
 }
 
@@ -32,10 +34,10 @@ export const SYSTEMS: Record<SystemId, SystemSpec> = {
   serverNoFusion: {
     id: 'serverNoFusion',
     label: 'tablegraph, item-collection fusion off',
-    entry: 'src/main.ts',
+    entry: 'bench/serverLevers.ts',
+    args: ['no-item-collections'],
     readyMessage: 'tablegraph ready at',
     tablegraph: true,
-    env: { ITEM_COLLECTION_READS: 'false' },
   },
   // graphql-js for every operation, measured interleaved with the default (EXECUTOR=auto:
   // compiled for the queries of many fields): what compiling those is worth.
@@ -160,6 +162,7 @@ export async function startSystem(
   return startChild({
     name: spec.label,
     entry: spec.entry,
+    ...(spec.args ? { args: spec.args } : {}),
     env,
     port: await freePort(),
     headers,

@@ -3,7 +3,7 @@
  * another client waits meanwhile. The bomb is a 7.3 kB document under the token limit, `viewer {
  * userId }` 490 times, whose validation alone (graphql-js comparing every pair of fields that share
  * a response key) took hundreds of milliseconds; the selection pre-check refuses it before
- * validation (src/pipeline/selectionShape.ts).
+ * validation (src/pipeline/admission/selectionShape.ts).
  *
  * Starts DynamoDB Local (in memory) with the demo data, a server at the default limits, and the
  * Lambda handler on the same table, all in this process. For each transport (HTTP, WebSocket, SSE,

@@ -18,8 +18,8 @@ import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { loadScriptConfig } from '../src/config/index.js';
 import { listManifests, publishManifest, RegistryError, retireManifest } from '../src/db/documentRegistry.js';
 import { openDatabase } from '../src/db/open.js';
-import { checkManifest } from '../src/pipeline/manifestCheck.js';
-import { ManifestFormatError, readManifest } from '../src/pipeline/manifestFormats.js';
+import { checkManifest } from '../src/pipeline/admission/manifestCheck.js';
+import { ManifestFormatError, readManifest } from '../src/pipeline/documents/manifestFormats.js';
 import { InvalidKeyError } from '../src/table/keys.js';
 
 const COMMAND = {

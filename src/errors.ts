@@ -51,11 +51,6 @@ export const ErrorCode = {
   RATE_LIMITED: 'RATE_LIMITED',
   /** PERSISTED_ONLY is on and the document is not a trusted one (the server's manifest, or a published app manifest). */
   PERSISTED_QUERY_REQUIRED: 'PERSISTED_QUERY_REQUIRED',
-  /**
-   * EXECUTOR=differential only (tests and staging): the planned executor and graphql-js answered
-   * the operation differently, a bug in the server; both answers are in its log (HTTP 500).
-   */
-  EXECUTOR_MISMATCH: 'EXECUTOR_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -6,9 +6,9 @@
  *
  * It builds, in order: the metrics registry (and the DynamoDB client's counters), the trusted
  * documents and their registry poller, the change events, the response cache and its feeds, the
- * pipeline, Apollo Server over it, and the stream consumer when asked for one. `stop()` ends
- * Apollo, the registry poller, the consumer and the event subscription, in that order; a
- * transport stops before it (in-flight requests finish first).
+ * pipeline, Apollo Server at the edge of GraphQL over HTTP, and the stream consumer when asked
+ * for one. `stop()` ends Apollo, the registry poller, the consumer and the event subscription,
+ * in that order; a transport stops before it (in-flight requests finish first).
  */
 import type { Logger } from 'pino';
 import type { AuthConfig } from './auth/tokens.js';
@@ -20,14 +20,15 @@ import { registerEventBusMetrics } from './events/eventBusMetrics.js';
 import { registerRedisMetrics } from './events/redisMetrics.js';
 import type { RedisInvalidationBus } from './events/invalidationBus.js';
 import { EventFanOut } from './graphql/eventFanOut.js';
-import { createApollo } from './pipeline/apollo.js';
-import type { GraphQLHttpRuntime } from './pipeline/graphqlHttp.js';
-import { createMetrics, instrumentClient } from './pipeline/metrics.js';
-import type { Metrics } from './pipeline/metrics.js';
-import { loadPersistedDocuments } from './pipeline/persistedDocuments.js';
+import { createApolloEdge } from './pipeline/http/apollo.js';
+import type { Execute } from './pipeline/execution/execution.js';
+import type { GraphQLHttpRuntime } from './pipeline/http/graphqlHttp.js';
+import { createMetrics, instrumentClient } from './pipeline/report/metrics.js';
+import type { Metrics } from './pipeline/report/metrics.js';
+import { loadPersistedDocuments } from './pipeline/documents/persistedDocuments.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import type { Pipeline } from './pipeline/pipeline.js';
-import type { CostDetails } from './pipeline/report.js';
+import type { CostDetails } from './pipeline/report/report.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
 import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
 import { startFeedProber } from './pipeline/responseCache/feedProber.js';
@@ -35,9 +36,9 @@ import { feedFromRedis } from './pipeline/responseCache/redisFeed.js';
 import { createResponseCache, FEED_TIMEOUT_MS } from './pipeline/responseCache/responseCache.js';
 import type { ResponseCache } from './pipeline/responseCache/responseCache.js';
 import type { SharedTier } from './pipeline/responseCache/sharedTier.js';
-import { buildSchema } from './pipeline/schema.js';
-import { startRegistryPoller, TrustedDocuments } from './pipeline/trustedDocuments.js';
-import type { RegistryPoller } from './pipeline/trustedDocuments.js';
+import { buildSchema } from './pipeline/schema/schema.js';
+import { startRegistryPoller, TrustedDocuments } from './pipeline/documents/trustedDocuments.js';
+import type { RegistryPoller } from './pipeline/documents/trustedDocuments.js';
 import type { StreamConsumer } from './streams/consumer.js';
 
 /** Builds the stream consumer over the runtime's parts (runtimeConsumer.ts has the in-process one). */
@@ -94,7 +95,7 @@ export interface RuntimeOptions {
   eventDedupeWindow?: number | undefined;
   /** Seconds an anonymous GET of a public persisted document may be cached (unset: never). */
   cacheMaxAgeSeconds?: number;
-  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report.ts). */
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report/report.ts). */
   costDetails?: CostDetails;
   /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
   responseCache?: ResponseCacheConfig | undefined;
@@ -102,6 +103,8 @@ export interface RuntimeOptions {
   explainCache?: boolean;
   /** What executes operations (the loaded configuration's `executor`); the pipeline's default when unset. */
   executor?: ExecutorConfig | undefined;
+  /** An executor brought by the caller for every operation (a test's: test/support/). */
+  execute?: Execute | undefined;
   /**
    * Where the response cache hears of changes made elsewhere (REDIS_URL, without an in-process
    * stream consumer). The caller closes it.
@@ -153,6 +156,7 @@ export async function createRuntime({
   invalidations,
   sharedCache,
   executor,
+  execute,
 }: RuntimeOptions): Promise<Runtime> {
   const metrics = useMetrics ?? (metricsRegistry ? createMetrics() : undefined);
   if (metrics) instrumentClient(data.dynamo.client, metrics);
@@ -218,9 +222,11 @@ export async function createRuntime({
     events,
     metrics,
     costDetails,
+    cacheMaxAgeSeconds,
+    execute,
     ...(executor ? { executor } : {}),
   });
-  const apollo = createApollo(pipeline, { transport, persistedOnly, cacheMaxAgeSeconds });
+  const apollo = createApolloEdge(pipeline);
   const consumer = consumerFactory?.({ data, log, events, cache, metrics });
 
   let stopping: Promise<void> | undefined;

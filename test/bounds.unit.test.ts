@@ -2,13 +2,15 @@
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { restartDelayMs } from '../src/db/local.js';
-import { OTHER_OPERATION, operationLabel } from '../src/pipeline/metricLabels.js';
-import { fieldCost } from '../src/pipeline/queryCost.js';
-import { stringifyResult, withinResponseSize, withKnownJson } from '../src/pipeline/responseSize.js';
-import { buildSchema } from '../src/pipeline/schema.js';
-import { schemaPolicy } from '../src/pipeline/schemaPolicy.js';
+import { OTHER_OPERATION, operationLabel } from '../src/pipeline/report/metricLabels.js';
+import { fieldCost } from '../src/pipeline/admission/queryCost.js';
+import { newRequestCost } from '../src/db/capacity.js';
+import { answerJson, createReporter } from '../src/pipeline/report/report.js';
+import { buildSchema } from '../src/pipeline/schema/schema.js';
+import { schemaPolicy } from '../src/pipeline/schema/schemaPolicy.js';
 import { unicodeProblem } from '../src/table/text.js';
 import { metricsAllowed } from '../src/transports/http/metricsRoute.js';
+import { pino } from 'pino';
 
 describe('fieldCost (the directives of schema.graphql, read by the estimate)', () => {
   const schema = buildSchema();
@@ -62,25 +64,47 @@ it('backs off restarts from 0.5 s, doubling, to at most 30 s', () => {
   expect([1, 2, 3, 4, 7, 8, 20].map(restartDelayMs)).toEqual([500, 1000, 2000, 4000, 30_000, 30_000, 30_000]);
 });
 
-it('keeps a result within the ceiling and replaces one past it', () => {
-  const result = { data: { name: 'x'.repeat(100) }, extensions: { cost: 1 } };
-  expect(withinResponseSize(result, 1000)).toBe(result);
-  expect(withinResponseSize(result, 50)).toEqual({
-    errors: [expect.objectContaining({ extensions: { code: 'RESPONSE_TOO_LARGE', maxBytes: 50 } })],
-    extensions: { cost: 1 },
-  });
-});
+describe("the report's one JSON of an answer", () => {
+  const reporterWith = (maxResponseBytes: number) =>
+    createReporter({
+      log: pino({ level: 'silent' }),
+      formatError: (formatted) => formatted,
+      costDetails: 'admin',
+      maxResponseBytes,
+      knownOperations: new Set(),
+    });
+  const settle = (maxResponseBytes: number, data: Record<string, unknown>, dataJson?: string) =>
+    reporterWith(maxResponseBytes).settle({
+      transport: 'http',
+      operationName: null,
+      startedAt: performance.now(),
+      result: { data },
+      cost: newRequestCost(),
+      viewerRole: undefined,
+      dataJson,
+    });
 
-it('writes a cached answer with its stored JSON, byte for byte what serializing it would give', () => {
-  const json = JSON.stringify({ product: { name: 'Ünïcode "quoted"\n', tags: ['a', null], price: 1.5e-7 } });
-  for (const extensions of [undefined, { cost: { requests: 0 } }]) {
-    const result = { data: withKnownJson(JSON.parse(json) as object, json), ...(extensions ? { extensions } : {}) };
-    const plain = { data: JSON.parse(json) as object, ...(extensions ? { extensions } : {}) };
-    expect(withinResponseSize(result, 10_000)).toBe(result);
-    withinResponseSize(plain, 10_000);
-    expect(stringifyResult(result)).toBe(stringifyResult(plain));
-    expect(stringifyResult(result)).toBe(`${JSON.stringify(plain)}\n`);
-  }
+  it('keeps an answer within the ceiling and replaces one past it with RESPONSE_TOO_LARGE (400)', () => {
+    const data = { name: 'x'.repeat(100) };
+    const kept = settle(1000, data);
+    expect(kept.status).toBe(200);
+    expect(JSON.parse(kept.body)).toEqual({ data, extensions: { cost: { dynamodb: { requests: 0 } } } });
+    const refused = settle(50, data);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toEqual({
+      errors: [expect.objectContaining({ extensions: { code: 'RESPONSE_TOO_LARGE', maxBytes: 50 } })],
+      extensions: { cost: { dynamodb: { requests: 0 } } },
+    });
+  });
+
+  it('writes a stored answer with its JSON, byte for byte what serializing it would give', () => {
+    const json = JSON.stringify({ product: { name: 'Ünïcode "quoted"\n', tags: ['a', null], price: 1.5e-7 } });
+    const extensions = { cost: { dynamodb: { requests: 0 } } };
+    const plain = JSON.stringify({ data: JSON.parse(json) as object, extensions });
+    expect(answerJson(json, JSON.stringify(extensions))).toBe(plain);
+    expect(settle(10_000, JSON.parse(json) as Record<string, unknown>, json).body).toBe(plain);
+    expect(settle(10_000, JSON.parse(json) as Record<string, unknown>).body).toBe(plain);
+  });
 });
 
 describe('unicodeProblem', () => {

@@ -17,8 +17,8 @@ import {
   REGISTRY_BOUNDS,
   retireManifest,
 } from '../src/db/documentRegistry.js';
-import { readManifest } from '../src/pipeline/manifestFormats.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { readManifest } from '../src/pipeline/documents/manifestFormats.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { demoItems } from '../src/seed/seed.js';
 import { DOCUMENT_REGISTRY_HEAD_KEY } from '../src/table/keys.js';
 import { endpoint, errorCodes, startTestServer } from './support/harness.js';

@@ -1,9 +1,10 @@
 /**
- * graphql-js as the oracle of the compiled executor, on generated documents: 10,000 seeded
- * queries built from the schema (test/support/documentGenerator.ts) run through the pipeline's
- * differential executor against the demo data in DynamoDB Local, as four different viewers, with
+ * graphql-js as the oracle of the planned executor (the one EXECUTOR=auto ships), on generated documents: 10,000 seeded
+ * queries built from the schema (test/support/documentGenerator.ts) run through the differential
+ * executor (test/support/differentialExecutor.ts, plugged into the pipeline through its executor
+ * interface) against the demo data in DynamoDB Local, as four different viewers, with
  * faults injected into resolvers at random depths for a third of them. Every answer of the
- * compiled executor must equal graphql-js's (data with its key order, errors with message, path,
+ * planned executor must equal graphql-js's (data with its key order, errors with message, path,
  * locations and code, in order, and the DynamoDB requests made); the classes known to differ are
  * left to graphql-js and counted.
  *
@@ -14,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GraphQLError, parse, validate } from 'graphql';
+import { getOperationAST, GraphQLError, parse, validate } from 'graphql';
 import type { GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,15 +28,18 @@ import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
-import { callKey } from '../src/pipeline/dynamoTape.js';
-import { PLAN_FALLBACKS } from '../src/pipeline/plan/plannedExecutor.js';
-import { createMetrics } from '../src/pipeline/metrics.js';
+import { sha256 } from '../src/pipeline/admission/admission.js';
+import { PLAN_FALLBACKS } from '../src/pipeline/execution/plan/plannedExecutor.js';
+import { createMetrics } from '../src/pipeline/report/metrics.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
-import { TrustedDocuments } from '../src/pipeline/trustedDocuments.js';
+import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { demoCategoryItems, demoItems } from '../src/seed/seed.js';
 import { demoData } from '../src/seed/demoData.js';
+import { plannedAgainstGraphqlJs } from './support/differentialExecutor.js';
 import { createDocumentGenerator, faultAt } from './support/documentGenerator.js';
+import { callKey, taped } from './support/dynamoTape.js';
+import { EventFanOut } from '../src/graphql/eventFanOut.js';
 import type { ArgumentValues } from './support/documentGenerator.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';
 
@@ -149,7 +153,7 @@ function injectFaults(pipeline: Pipeline, plans: Map<string, { seed: number; rat
   }
 }
 
-describe('the compiled executor against graphql-js on generated documents', () => {
+describe('the planned executor against graphql-js on generated documents', () => {
   let dynamo: Dynamo;
   let tableName: string;
   let pipeline: Pipeline;
@@ -163,21 +167,36 @@ describe('the compiled executor against graphql-js on generated documents', () =
     await ensureTable(dynamo.client, tableName, endpoint());
     await putItems(dynamo.doc, tableName, [...demoItems(), ...demoCategoryItems()]);
     metrics = createMetrics();
+    const data = {
+      dynamo: { client: dynamo.client, doc: taped(memoized(dynamo.doc)) },
+      tableName,
+      cursors: new CursorCodec(TEST_CURSOR_SECRET),
+    };
+    // The differential executor logs both answers of a mismatch: kept for the failure message.
+    const log = pino({ level: 'error' }, { write: (line: string) => void mismatches.push(line) });
+    const events = new EventFanOut();
     pipeline = createPipeline({
-      data: {
-        dynamo: { client: dynamo.client, doc: memoized(dynamo.doc) },
-        tableName,
-        cursors: new CursorCodec(TEST_CURSOR_SECRET),
-      },
-      // The differential executor logs both answers of a mismatch: kept for the failure message.
-      log: pino({ level: 'error' }, { write: (line: string) => void mismatches.push(line) }),
+      data,
+      log,
       auth: TEST_AUTH,
       limits: DEFAULT_LIMITS,
       introspection: true,
       persistedOnly: false,
       documents: new TrustedDocuments(),
+      events,
       metrics,
-      executor: { executor: 'differential', minCost: 0, maxDocuments: 500, maxBytes: 32 * 1024 * 1024 },
+      execute: plannedAgainstGraphqlJs({
+        data,
+        events,
+        log,
+        budgets: {
+          requests: DEFAULT_LIMITS.maxOperationRequests,
+          readCapacityUnits: DEFAULT_LIMITS.maxOperationReadUnits,
+          entries: DEFAULT_LIMITS.maxResultEntries,
+          bytes: DEFAULT_LIMITS.maxResultBytes,
+        },
+        onFallback: (fallback) => metrics.executorFallbacks.inc({ class: fallback }),
+      }),
     });
     injectFaults(pipeline, plans);
   });
@@ -204,13 +223,22 @@ describe('the compiled executor against graphql-js on generated documents', () =
         const number = (claimed += 1);
         const requestId = `generated-${number}`;
         if (generated.faults) plans.set(requestId, generated.faults);
-        const result = await pipeline.execution.execute({
-          schema: pipeline.schema,
-          document,
-          variableValues: generated.variables,
+        const operation = getOperationAST(document, 'Generated');
+        if (!operation) throw new Error(`generated document #${number} has no operation Generated`);
+        // What admission would hand forward; the generator's documents bypass its limits on purpose.
+        const admitted = {
+          ok: true as const,
+          document: { document, hash: sha256(generated.query), readsOnlyPublicData: false },
+          operation,
           operationName: 'Generated',
-          contextValue: pipeline.execution.context(VIEWERS[generated.viewer] ?? null, requestId),
-        });
+          variables: generated.variables,
+          cost: 0,
+          trusted: false,
+        };
+        const result = await pipeline.execution.execute(
+          admitted,
+          pipeline.execution.context(VIEWERS[generated.viewer] ?? null, requestId),
+        );
         plans.delete(requestId);
         counts.documents += 1;
         if (generated.faults) counts.withFaults += 1;

@@ -1,5 +1,5 @@
 /**
- * GraphQL over HTTP is one handler (src/pipeline/graphqlHttp.ts) behind two adapters: the
+ * GraphQL over HTTP is one handler (src/pipeline/http/graphqlHttp.ts) behind two adapters: the
  * node:http server and the Lambda. The same raw request (method, query string, headers, body
  * bytes) gets the same answer from both: encoded bodies under the one body limit, document ids,
  * CSRF prevention, request ids, and the ETag and 304 of public answers.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
 import type { GraphQLLambdaHandler } from '../src/lambda/graphql.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { aProduct, store } from './support/factories.js';
 import { endpoint, startTestServer, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';
 import type { TestServer } from './support/harness.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { CategoryPageDocument } from '../client/generated/graphql.js';
 import { aProduct, store } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';

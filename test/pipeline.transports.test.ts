@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { demoItems } from '../src/seed/seed.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { failOnIds } from './support/faults.js';

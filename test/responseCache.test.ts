@@ -4,6 +4,9 @@
  * SDK straight to the table) evicts what the write changed, private answers stay with their
  * viewer, errors are never stored, and public answers carry their tags for a CDN.
  */
+import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
@@ -11,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import { loadGraphQLLambdaConfig } from '../src/config/index.js';
 import { toGlobalId } from '../src/graphql/globalId.js';
 import { createGraphQLHandler } from '../src/lambda/graphql.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { PRODUCT_REVIEW, reviewIdOf } from '../src/table/entities/review.js';
 import { productKey } from '../src/table/keys.js';
 import { aProduct, anOrder, aUser, store } from './support/factories.js';
@@ -34,19 +37,41 @@ const games = aProduct({ category: 'games', name: 'Chess', stock: 2 });
 const alice = aUser();
 const bob = aUser();
 const aliceOrder = anOrder(alice, [books]);
+/** A page whose answer is over the compression threshold (1 kB); cheaper than the others (the shop by price). */
+const garden = Array.from({ length: 20 }, (_, i) =>
+  aProduct({ category: 'garden', name: `Garden tool number ${i} with a long name`, stock: i, priceCents: 100 + i }),
+);
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ streams: true, responseCache: CACHE, explainCache: true, cacheMaxAgeSeconds: 60 });
   await store(server.dynamo.doc, server.tableName, {
     users: [alice, bob],
-    products: [books, games],
+    products: [books, games, ...garden],
     orders: [aliceOrder],
   });
   // Serving starts once the consumer has proven the feed (its first drained round).
   await server.app.consumer?.waitUntilCaughtUp();
 });
 afterAll(() => server.stop());
+
+/** A POST that accepts gzip, read as the bytes on the wire (fetch would decompress them). */
+function rawPost(url: string, body: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** A request asking for `extensions.cache`. */
 async function ask(query: string, variables: object, authorization?: string): Promise<GraphQLResponse<any>> {
@@ -222,6 +247,26 @@ describe('the response cache', () => {
     const forged = await ask(CATEGORY_PAGE, { category: 'games#PROFILE' });
     expect(forged.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(cacheOf(await ask(CATEGORY_PAGE, { category: 'games#PROFILE' }))).toBe('miss');
+  });
+
+  it("writes a hit's stored answer compressed once: the same bytes and ETag on every hit, kept with the entry", async () => {
+    const cache = server.app.cache!;
+    const post = () =>
+      rawPost(server.url, JSON.stringify({ query: CATEGORY_PAGE, variables: { category: 'garden', first: 20 } }));
+    const miss = await post();
+    const bytesAfterMiss = cache.bytes;
+    const first = await post();
+    const bytesAfterFirst = cache.bytes;
+    const second = await post();
+    for (const answer of [miss, first, second]) expect(answer.headers['content-encoding']).toBe('gzip');
+    const answerOf = (body: Buffer) => JSON.parse(gunzipSync(body).toString()) as { data: unknown };
+    expect(answerOf(first.body).data).toEqual(answerOf(miss.body).data);
+    expect(first.headers.etag).toBe(miss.headers.etag);
+    expect(second.headers.etag).toBe(miss.headers.etag);
+    // The first hit compressed the stored answer and kept the bytes with its entry; the next one wrote them as they were.
+    expect(bytesAfterFirst).toBeGreaterThan(bytesAfterMiss);
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(cache.bytes).toBe(bytesAfterFirst);
   });
 
   it('says nothing of the cache unless asked', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, DEFAULT_LIMITS, DEV_JWT_SECRET, loadServerConfig } from '../src/config/index.js';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
-import { loadPersistedDocuments } from '../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import type { Item } from '../src/table/codecs.js';
 import { failOnIds } from './support/faults.js';
 import { errorCodes, startTestServer, tokenFor } from './support/harness.js';

@@ -2,7 +2,7 @@
  * Subscribing costs a bounded amount of reading: the reads made while subscriptions open (an
  * `orderUpdated` reads its order) take from a per-viewer and a per-instance budget, and once one
  * is spent the opening is refused with RATE_LIMITED before anything is sent to DynamoDB. One
- * policy (src/pipeline/subscribeReads.ts), run here over each transport that carries
+ * policy (src/pipeline/execution/subscribeReads.ts), run here over each transport that carries
  * subscriptions.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

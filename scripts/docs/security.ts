@@ -42,27 +42,27 @@ function queryLimits(): string {
     [
       'fields in one selection set',
       { variable: 'MAX_SELECTION_SET_FIELDS' },
-      '`src/pipeline/selectionShape.ts`, before validation: fragments merged in, repeats counted',
+      '`src/pipeline/admission/selectionShape.ts`, before validation: fragments merged in, repeats counted',
     ],
     [
       'pairs of fields sharing a response key',
       { variable: 'MAX_REPEATED_FIELD_PAIRS' },
-      '`src/pipeline/selectionShape.ts`, before validation: summed over the merged selection sets (see "Validation bombs")',
+      '`src/pipeline/admission/selectionShape.ts`, before validation: summed over the merged selection sets (see "Validation bombs")',
     ],
     [
       'selections',
       { variable: 'MAX_SELECTIONS' },
-      '`src/pipeline/selectionShape.ts`, before validation: a fragment counts wherever it is spread',
+      '`src/pipeline/admission/selectionShape.ts`, before validation: a fragment counts wherever it is spread',
     ],
     [
       'estimated cost',
       { variable: 'MAX_QUERY_COST' },
-      '`src/pipeline/queryCost.ts` (graphql-query-complexity with list-aware estimators): every list counts, large fields weigh more (see "Bounds on what one request may cost") — refused with `QUERY_TOO_COMPLEX`',
+      '`src/pipeline/admission/queryCost.ts` (graphql-query-complexity with list-aware estimators): every list counts, large fields weigh more (see "Bounds on what one request may cost") — refused with `QUERY_TOO_COMPLEX`',
     ],
     [
       'request body',
       { variable: 'MAX_BODY_BYTES', unit: 'bytes' },
-      '`src/pipeline/httpBody.ts`, for HTTP, SSE and Lambda alike (413)',
+      '`src/pipeline/http/httpBody.ts`, for HTTP, SSE and Lambda alike (413)',
     ],
     ['batched requests', { fixed: 'off' }, 'Apollo Server (`allowBatchedHttpRequests: false`)'],
     ['page size', { fixed: MAX_PAGE_SIZE }, 'connections (`BAD_USER_INPUT`)'],

@@ -2,9 +2,9 @@ import type { ProcessConfig } from './process.js';
 import { ConfigError, flag, integer, oneOf, seconds, text } from './read.js';
 import type { Env } from './read.js';
 
-/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution.ts). */
+/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution/execution.ts). */
 export interface ExecutorConfig {
-  executor: 'auto' | 'graphql-js' | 'compiled' | 'differential';
+  executor: 'auto' | 'graphql-js' | 'compiled';
   /** With `auto`: the estimated cost from which a query runs compiled. */
   minCost: number;
   /** Compiled documents kept, at most. */
@@ -24,8 +24,6 @@ export interface ApiConfig {
   persistedOnly: boolean;
   /** How often the trusted-documents registry is polled. */
   documentsRefreshMs: number;
-  /** Read a user with the first page of their orders in one Query (docs/performance.md). */
-  itemCollections: boolean;
   /** Cache-Control max-age of public answers; 0 never marks an answer public. */
   cacheMaxAgeSeconds: number;
   executor: ExecutorConfig;
@@ -48,7 +46,6 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
     introspection: flag(env, 'GRAPHQL_INTROSPECTION') ?? !production,
     persistedOnly: flag(env, 'PERSISTED_ONLY'),
     documentsRefreshMs: integer(env, 'DOCUMENTS_REFRESH_MS'),
-    itemCollections: flag(env, 'ITEM_COLLECTION_READS'),
     cacheMaxAgeSeconds: seconds(env, 'CACHE_MAX_AGE'),
     executor: executorConfig(env),
   };
@@ -56,9 +53,8 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
 
 /**
  * The executor settings alone: the API's `executor`, and the pipeline's default for an entry
- * point that does not pass its own (so every process honours EXECUTOR). `differential` runs
- * every query twice, for tests and staging; it is not refused in production, so that a
- * production-mode test server is compared like every other.
+ * point that does not pass its own (so every process honours EXECUTOR). The tests' differential
+ * executor is not a setting: it is test support, handed to the pipeline by the test harness.
  */
 export function executorConfig(env: Env = process.env): ExecutorConfig {
   return {

@@ -7,13 +7,13 @@ export interface QueryLimits {
   maxAliases: number;
   maxDirectives: number;
   maxTokens: number;
-  /** Fields in one selection set, fragments merged in (src/pipeline/selectionShape.ts). */
+  /** Fields in one selection set, fragments merged in (src/pipeline/admission/selectionShape.ts). */
   maxSelectionSetFields: number;
   /** Pairs of fields sharing a response key in one selection set, summed over the document. */
   maxRepeatedFieldPairs: number;
   /** Selections in one document, each fragment counted where it is spread. */
   maxSelections: number;
-  /** Estimated cost: connection sizes multiply their selections (see src/pipeline/queryCost.ts). */
+  /** Estimated cost: connection sizes multiply their selections (see src/pipeline/admission/queryCost.ts). */
   maxCost: number;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;

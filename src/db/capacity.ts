@@ -4,7 +4,7 @@
  * makes through the context is added to that record, so no resolver or loader has to remember
  * to count. The record travels with the context, not through AsyncLocalStorage: the context
  * already reaches every resolver, loader and write, and each execution of an operation (the
- * differential mode runs two) counts into its own record without a second way of finding it
+ * differential suite runs two) counts into its own record without a second way of finding it
  * (docs/decisions/cost-record-in-context.md, with what AsyncLocalStorage costs on Node 24).
  */
 export interface RequestCost {
@@ -79,7 +79,7 @@ const readGates = new WeakMap<RequestCost, () => void>();
 /**
  * Runs `gate` before each read sent in `cost`'s name (`costed`, client.ts); when it throws, the
  * read is not sent and fails with that error. The opening of a subscription is gated so
- * (pipeline/subscribeReads.ts).
+ * (pipeline/execution/subscribeReads.ts).
  */
 export function gateReads(cost: RequestCost, gate: () => void): void {
   readGates.set(cost, gate);

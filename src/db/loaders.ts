@@ -7,7 +7,7 @@
  *
  * Each loader reads two ways through one cache (loaderCache.ts): `load`, one key at a time,
  * batched per tick (graphql-js's resolvers), and `readAll`, every key of a round at once with
- * one promise for the round (the planned executor's, src/pipeline/plan/). Both send the same
+ * one promise for the round (the planned executor's, src/pipeline/execution/plan/). Both send the same
  * requests and see what the other read.
  */
 import DataLoader from 'dataloader';

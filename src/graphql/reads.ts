@@ -6,7 +6,7 @@
  *
  * - under graphql-js, per parent: it reads its key through the source's `one` (the request's
  *   loaders, which batch the keys of one tick into one request);
- * - under the planned executor (src/pipeline/plan/), per round: the executor sets a `ReadRound` in
+ * - under the planned executor (src/pipeline/execution/plan/), per round: the executor sets a `ReadRound` in
  *   the context while it resolves the fields it can, the resolver adds its key to the round
  *   instead of reading, and the executor reads every key of the round with the source's `all`
  *   (one promise per round, not one per field), then hands each value to the same `value`.

@@ -1,7 +1,7 @@
 /**
  * The GraphQL API as an AWS Lambda function behind API Gateway (HTTP API, payload v2): the same
  * runtime as the HTTP server (src/runtime.ts) and the same GraphQL-over-HTTP handler
- * (src/pipeline/graphqlHttp.ts), so the same schema, limits, authentication, CSRF rule,
+ * (src/pipeline/http/graphqlHttp.ts), so the same schema, limits, authentication, CSRF rule,
  * persisted-only check and cost extension; src/transports/lambda/apiGateway.ts translates.
  * The CDK stack (deploy/) deploys it with DYNAMODB_MODE=aws, TABLE_NAME, the JWT settings, and
  * CURSOR_SECRET_ARN / JWT_SECRET_ARN, whose values are read from Secrets Manager at cold start
@@ -17,8 +17,8 @@ import type { Dynamo } from '../db/client.js';
 import { CursorCodec } from '../db/cursor.js';
 import { SchemaGate } from '../db/schemaGate.js';
 import { watchMigrations } from '../migrations/watch.js';
-import { handleGraphQLHttp } from '../pipeline/graphqlHttp.js';
-import { createMetrics } from '../pipeline/metrics.js';
+import { handleGraphQLHttp } from '../pipeline/http/graphqlHttp.js';
+import { createMetrics } from '../pipeline/report/metrics.js';
 import { startHttpTrace } from '../telemetry/http.js';
 import { ATTR } from '../telemetry/semconv.js';
 import { startTelemetry } from '../telemetry/start.js';
@@ -70,7 +70,6 @@ export function createGraphQLHandler(
     tableName: config.tableName,
     cursors: new CursorCodec(config.cursorSecret),
     schema,
-    itemCollections: config.itemCollections,
   };
   const metrics = createMetrics({ process: false });
   let starting: Promise<Runtime> | undefined;
@@ -120,7 +119,7 @@ export function createGraphQLHandler(
       const ready = await runtime();
       await ready.documents.freshen();
       await migrations.check();
-      const result = await resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
+      const result = resultOf(await handleGraphQLHttp({ ...graphqlRequestOf(event), trace }, ready));
       status = result.statusCode ?? 200;
       return result;
     } finally {

@@ -23,7 +23,7 @@ export interface InvocationEndOptions {
   config: Pick<ProcessConfig, 'logLevel'> & { telemetry: LambdaTelemetrySettings };
   /** The function's service name (the `service` dimension of its EMF lines). */
   service: string;
-  /** The function's metrics (pipeline/metrics.ts createMetrics). */
+  /** The function's metrics (pipeline/report/metrics.ts createMetrics). */
   registry: Registry;
   telemetry?: Telemetry | undefined;
   log: Pick<Logger, 'warn'>;

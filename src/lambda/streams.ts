@@ -35,7 +35,7 @@ import { createDynamo } from '../db/client.js';
 import { startRedisMessaging } from '../events/redisFromConfig.js';
 import { registerRedisMetrics } from '../events/redisMetrics.js';
 import { describeEvent } from '../events/changeEvent.js';
-import { createMetrics, instrumentClient } from '../pipeline/metrics.js';
+import { createMetrics, instrumentClient } from '../pipeline/report/metrics.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';

@@ -1,39 +1,43 @@
 /**
  * The one operation pipeline every transport is a thin adapter over (HTTP in
  * src/transports/http, WebSocket in src/transports/ws, SSE in src/transports/sse, API Gateway
- * in src/transports/lambda for the Lambda entry points of src/lambda):
+ * in src/transports/lambda for the Lambda entry points of src/lambda), all through one request
+ * core, `serve` (serve.ts), which runs, each stage in a folder of its own:
  *
- * - `admission` (admission.ts): trusted documents and persisted-only, token limit,
- *   validation, introspection, cost limit, subscriptions only over WebSocket and SSE;
- * - `execution` (execution.ts): the viewer, fresh loaders and a fresh cost record per request
- *   and per subscription event, the executor (graphql-js, compiled, or both compared), the
- *   operation meter and the response cache;
- * - `reporter` (report.ts): masking by the one formatter, `extensions.cost`, the log line and
- *   the metrics.
+ * - `admission` (admission/): trusted documents (documents/) and persisted-only, CSRF
+ *   prevention, token limit, validation, introspection, cost limit, subscriptions only over
+ *   WebSocket and SSE;
+ * - `execution` (execution/): the viewer, fresh loaders and a fresh cost record per request
+ *   and per subscription event, the executor (EXECUTOR: planned in plan/, graphql-js, or
+ *   compiled) and the operation meter; the response cache (responseCache/) before it, for queries;
+ * - `reporter` (report/): masking by the one formatter, `extensions.cost`, the size ceiling,
+ *   the status, the caching headers, the log line and the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
- * admission, how operations execute (another executor) into execution's `run`, anything about the
- * answer (a size ceiling) into the reporter. Policy about schema members (who may read a field,
- * what it costs) goes into schema.graphql as a directive (schemaPolicy.ts).
+ * admission, how operations execute (another executor) into execution's `executorFor`, anything
+ * about the answer (a size ceiling) into the reporter. Policy about schema members (who may read
+ * a field, what it costs) goes into schema.graphql as a directive (schema/schemaPolicy.ts).
  */
 import type { Logger } from 'pino';
 import { executorConfig } from '../config/index.js';
 import type { AuthConfig, ExecutorConfig, QueryLimits } from '../config/index.js';
 import type { DataSources } from '../db/loaders.js';
 import { EventFanOut } from '../graphql/eventFanOut.js';
-import { createAdmission } from './admission.js';
-import { createCsrfCheck } from './csrf.js';
-import { createFormatError } from './errorMasking.js';
-import { createExecution } from './execution.js';
-import type { Metrics } from './metrics.js';
-import { manifestOperationNames } from './metricLabels.js';
-import { traceResolvers } from './operationSpans.js';
-import { meterSchema } from './meter.js';
-import { createReporter } from './report.js';
-import type { CostDetails } from './report.js';
+import { createAdmission } from './admission/admission.js';
+import { createFormatError } from './report/errorMasking.js';
+import { createExecution } from './execution/execution.js';
+import type { Execute } from './execution/execution.js';
+import type { Metrics } from './report/metrics.js';
+import { manifestOperationNames } from './report/metricLabels.js';
+import { traceResolvers } from './report/operationSpans.js';
+import { meterSchema } from './execution/meter.js';
+import type { OperationBudgets } from './execution/meter.js';
+import { createReporter } from './report/report.js';
+import type { CostDetails } from './report/report.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
-import { buildSchema } from './schema.js';
-import type { TrustedDocuments } from './trustedDocuments.js';
+import { buildSchema } from './schema/schema.js';
+import { createServe } from './serve.js';
+import type { TrustedDocuments } from './documents/trustedDocuments.js';
 
 export interface PipelineOptions {
   data: DataSources;
@@ -59,9 +63,21 @@ export interface PipelineOptions {
    * given, so every entry point honours the setting.
    */
   executor?: ExecutorConfig;
+  /** An executor brought by the caller for every operation, instead of EXECUTOR's (a test's: test/support/). */
+  execute?: Execute | undefined;
+  /** Seconds an anonymous GET of public data may be cached by browsers and CDNs (CACHE_MAX_AGE); 0: never. */
+  cacheMaxAgeSeconds?: number;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
+
+/** What one operation may spend while it runs (meter.ts), from the limits. */
+export const operationBudgetsOf = (limits: QueryLimits): OperationBudgets => ({
+  requests: limits.maxOperationRequests,
+  readCapacityUnits: limits.maxOperationReadUnits,
+  entries: limits.maxResultEntries,
+  bytes: limits.maxResultBytes,
+});
 
 export function createPipeline({
   data,
@@ -77,6 +93,8 @@ export function createPipeline({
   cache,
   explainCache = false,
   executor = executorConfig(),
+  execute,
+  cacheMaxAgeSeconds = 0,
 }: PipelineOptions) {
   // Every object and list field reports to the operation's meter (meter.ts).
   const schema = meterSchema(cache?.schema ?? buildSchema());
@@ -84,21 +102,15 @@ export function createPipeline({
   const formatError = createFormatError(log, { hideSuggestions: !introspection });
   const admission = createAdmission({ schema, limits, introspection, persistedOnly, documents });
   const execution = createExecution({
+    schema,
     data,
     log,
     auth,
     events,
-    cache,
     executor,
+    execute,
     onFallback: (fallback) => metrics?.executorFallbacks.inc({ class: fallback }),
-    onDifference: (part) => metrics?.executorDifferences.inc({ part }),
-    describe: admission.describe,
-    budgets: {
-      requests: limits.maxOperationRequests,
-      readCapacityUnits: limits.maxOperationReadUnits,
-      entries: limits.maxResultEntries,
-      bytes: limits.maxResultBytes,
-    },
+    budgets: operationBudgetsOf(limits),
     subscribeReads: {
       perViewer: limits.subscribeReadsPerViewer,
       perInstance: limits.subscribeReadsPerInstance,
@@ -106,27 +118,27 @@ export function createPipeline({
     },
   });
   // The server's own trusted documents are compiled before the first request asks for them.
-  execution.precompile(schema, documents.own.values());
+  execution.precompile(documents.own.values());
+  const reporter = createReporter({
+    log,
+    metrics,
+    formatError,
+    costDetails,
+    maxResponseBytes: limits.maxResponseBytes,
+    // The server's own operations only: app manifests must not multiply the metric series.
+    knownOperations: manifestOperationNames(documents.own.values()),
+  });
   return {
     schema,
     limits,
     log,
     events,
     cache,
-    explainCache,
     formatError,
     documents,
-    csrf: createCsrfCheck(documents, { maxTokens: limits.maxTokens }),
     admission,
     execution,
-    reporter: createReporter({
-      log,
-      metrics,
-      formatError,
-      costDetails,
-      maxResponseBytes: limits.maxResponseBytes,
-      // The server's own operations only: app manifests must not multiply the metric series.
-      knownOperations: manifestOperationNames(documents.own.values()),
-    }),
+    reporter,
+    serve: createServe({ admission, execution, reporter, cache, explainCache, costDetails, cacheMaxAgeSeconds }),
   };
 }

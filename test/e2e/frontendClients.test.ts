@@ -16,7 +16,7 @@ import { pipe, take, toPromise } from 'wonka';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../../src/db/batchWrite.js';
-import { loadPersistedDocuments } from '../../src/pipeline/persistedDocuments.js';
+import { loadPersistedDocuments } from '../../src/pipeline/documents/persistedDocuments.js';
 import { demoItems } from '../../src/seed/seed.js';
 import { startTestServer, tokenFor } from '../support/harness.js';
 import type { TestServer } from '../support/harness.js';

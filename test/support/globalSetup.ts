@@ -5,6 +5,8 @@ import { startLocalDynamo } from '../../src/db/local.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** The differential suite (vitest.config.ts): test servers run both executors and compare them. */
+    differential: boolean;
   }
 }
 

@@ -15,8 +15,10 @@ import { ensureTable } from '../../src/db/ensureTable.js';
 import type { SchemaGate } from '../../src/db/schemaGate.js';
 import { signToken } from '../../src/auth/tokens.js';
 import type { AuthConfig, Role } from '../../src/auth/tokens.js';
+import { DEFAULT_LIMITS } from '../../src/config/index.js';
 import { startApp } from './app.js';
 import type { AppOptions, RunningApp } from './app.js';
+import { differentialServer } from './differentialExecutor.js';
 import { createStreamsClient } from '../../src/streams/streamsClient.js';
 import type { TypedDocumentString } from '../../client/generated/graphql.js';
 
@@ -83,6 +85,8 @@ export interface TestServerOptions extends Partial<
     | 'explainCache'
     | 'sharedCache'
     | 'devSignIn'
+    | 'executor'
+    | 'execute'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */
@@ -118,10 +122,23 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     itemCollections = true,
     ...appOptions
   } = options;
+  const data = {
+    dynamo: serverDynamo,
+    tableName,
+    cursors: new CursorCodec(TEST_CURSOR_SECRET),
+    schema,
+    itemCollections,
+  };
+  // The differential suite: the compiled executor answers and graphql-js checks every operation.
+  const differential =
+    inject('differential') && !options.execute && !options.executor
+      ? differentialServer(data, options.limits ?? DEFAULT_LIMITS)
+      : undefined;
   const app = await startApp({
     host: '127.0.0.1',
     port: 0,
-    data: { dynamo: serverDynamo, tableName, cursors: new CursorCodec(TEST_CURSOR_SECRET), schema, itemCollections },
+    data: differential?.data ?? data,
+    ...(differential ? { execute: differential.execute } : {}),
     log: pino({ level: 'silent' }),
     auth: TEST_AUTH,
     // The registry is read once at start-up; a background re-read would be one more GetItem in

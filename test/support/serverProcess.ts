@@ -38,12 +38,8 @@ export interface NodeProcess {
   exited: Promise<Exit>;
 }
 
-/**
- * Every setting of the spec would change what the child does: the child gets only what a test
- * gives it. EXECUTOR is kept: the run's executor (differential, vitest.config.ts) reaches every
- * child server, so their answers are compared with graphql-js too.
- */
-const INHERITED_TO_DROP = Object.keys(ENV_SPEC).filter((name) => name !== 'EXECUTOR');
+/** Every setting of the spec would change what the child does: the child gets only what a test gives it. */
+const INHERITED_TO_DROP = Object.keys(ENV_SPEC);
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { build } from 'vite';
 import { putItems } from '../../src/db/batchWrite.js';
 import { publishManifest } from '../../src/db/documentRegistry.js';
-import { readManifest } from '../../src/pipeline/manifestFormats.js';
+import { readManifest } from '../../src/pipeline/documents/manifestFormats.js';
 import { demoCategoryItems, demoItems } from '../../src/seed/seed.js';
 import { serveStatic } from './browserPage.js';
 import { aUser, store } from './factories.js';

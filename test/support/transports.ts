@@ -206,7 +206,7 @@ function answered(status: number, raw: string): Outcome {
 
 export type TransportOptions = Pick<
   TestServerOptions,
-  'introspection' | 'persistedOnly' | 'limits' | 'configureClient'
+  'introspection' | 'persistedOnly' | 'limits' | 'configureClient' | 'executor'
 >;
 
 /** How an HTTP-borne transport sends (WebSocket ignores it): POST unless told, with extra headers. */
@@ -245,6 +245,7 @@ export async function transportsOf(server: TestServer, options: TransportOptions
     introspection: options.introspection ?? true,
     persistedOnly: options.persistedOnly ?? false,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.executor ? { executor: options.executor } : {}),
   };
   const handler = createGraphQLHandler(config, { dynamo: lambdaDynamo });
   const adminToken = await tokenFor('test-admin', 'admin');

@@ -6,10 +6,10 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
-import { createAdmission, sha256 } from '../../src/pipeline/admission.js';
-import { createRefusedDocuments } from '../../src/pipeline/refusedDocuments.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
-import { TrustedDocuments } from '../../src/pipeline/trustedDocuments.js';
+import { createAdmission, sha256 } from '../../src/pipeline/admission/admission.js';
+import { createRefusedDocuments } from '../../src/pipeline/admission/refusedDocuments.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
+import { TrustedDocuments } from '../../src/pipeline/documents/trustedDocuments.js';
 
 const schema = buildSchema();
 const BOMB = `{ ${'viewer { userId } '.repeat(490)}}`;
@@ -20,7 +20,7 @@ function anAdmission(documents = new TrustedDocuments()) {
 
 describe("admission's document stage", () => {
   it('refuses the validation bomb in the pre-check, naming the setting', async () => {
-    const verdict = await anAdmission().document(BOMB);
+    const verdict = anAdmission().document(BOMB);
     expect(verdict.ok).toBe(false);
     if (verdict.ok) return;
     expect(verdict.status).toBe(400);
@@ -35,9 +35,9 @@ describe("admission's document stage", () => {
 
   it('answers a refused document sent again from memory, without parsing it again', async () => {
     const admission = anAdmission();
-    const first = await admission.document(BOMB);
+    const first = admission.document(BOMB);
     const parsed = admission.stats.parsed;
-    const again = await admission.document(BOMB);
+    const again = admission.document(BOMB);
     expect(admission.stats).toEqual({ parsed, remembered: 1 });
     expect(again).toEqual(first);
   });
@@ -45,8 +45,8 @@ describe("admission's document stage", () => {
   it('remembers a validation failure with its locations, and a parse failure', async () => {
     const admission = anAdmission();
     for (const text of ['{ product(productId: "x") { nope } }', '{ product(']) {
-      const first = await admission.document(text);
-      const again = await admission.document(text);
+      const first = admission.document(text);
+      const again = admission.document(text);
       expect(again.ok).toBe(false);
       if (first.ok || again.ok) return;
       expect(again.errors.map((error) => [error.message, error.locations, error.extensions.code])).toEqual(
@@ -61,9 +61,9 @@ describe("admission's document stage", () => {
     const admission = anAdmission(documents);
     // Valid, but over the fields one selection set may hold.
     const wide = `{ ${'__typename '.repeat(DEFAULT_LIMITS.maxSelectionSetFields + 1)}}`;
-    expect((await admission.document(wide)).ok).toBe(false);
+    expect(admission.document(wide).ok).toBe(false);
     documents.replace([{ id: sha256(wide), sha256: sha256(wide), document: wide }], 1);
-    expect((await admission.document(wide)).ok).toBe(true);
+    expect(admission.document(wide).ok).toBe(true);
   });
 });
 

@@ -1,9 +1,9 @@
 /**
- * The per-client bounds' pure parts (src/pipeline/clientBounds.ts): who a client is (a user, else
+ * The per-client bounds' pure parts (src/pipeline/admission/clientBounds.ts): who a client is (a user, else
  * an address read behind the configured proxy hops, IPv6 by its /64) and the counting of holds.
  */
 import { describe, expect, it } from 'vitest';
-import { clientAddressOf, clientOf, createClientBounds } from '../../src/pipeline/clientBounds.js';
+import { clientAddressOf, clientOf, createClientBounds } from '../../src/pipeline/admission/clientBounds.js';
 
 describe('the address of a client', () => {
   it('is the socket peer without proxy hops, whatever X-Forwarded-For claims', () => {

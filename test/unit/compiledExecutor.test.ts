@@ -6,9 +6,9 @@
 import { buildSchema, execute, GraphQLError, OperationTypeNode, parse } from 'graphql';
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createCompiledExecutor, staticFallbackOf } from '../../src/pipeline/compiledExecutor.js';
-import type { FallbackClass } from '../../src/pipeline/compiledExecutor.js';
-import { answerDifference } from '../../src/pipeline/differentialExecutor.js';
+import { createCompiledExecutor, staticFallbackOf } from '../../src/pipeline/execution/compiledExecutor.js';
+import type { FallbackClass } from '../../src/pipeline/execution/compiledExecutor.js';
+import { answerDifference } from '../support/differentialExecutor.js';
 
 const schema = buildSchema(`
   type Item { id: ID! name: String! broken: String strict: String! }

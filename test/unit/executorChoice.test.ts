@@ -1,45 +1,75 @@
 /**
- * EXECUTOR=auto: which operations run compiled. Queries whose estimated cost reaches the
- * threshold do; small queries, mutations, subscriptions and variables that do not coerce stay
- * on graphql-js (the differential suite proves both executors answer alike).
+ * Which executor an admitted operation runs on: under EXECUTOR=auto the planned one; under
+ * `compiled`, queries whose estimated cost (admission's) reaches the threshold run compiled and
+ * small queries, mutations and subscriptions stay on graphql-js. Variables that do not coerce
+ * never get this far: admission refuses them.
  */
-import { parse } from 'graphql';
-import type { ExecutionArgs } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { prefersCompiled } from '../../src/pipeline/execution.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
+import { DEFAULT_LIMITS } from '../../src/config/index.js';
+import { createAdmission } from '../../src/pipeline/admission/admission.js';
+import type { AdmittedOperation } from '../../src/pipeline/admission/admission.js';
+import { executorKindFor } from '../../src/pipeline/execution/execution.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
+import { TrustedDocuments } from '../../src/pipeline/documents/trustedDocuments.js';
 
-const schema = buildSchema();
-const args = (query: string, variableValues: Record<string, unknown> = {}): ExecutionArgs => ({
-  schema,
-  document: parse(query),
-  variableValues,
+const admission = createAdmission({
+  schema: buildSchema(),
+  limits: DEFAULT_LIMITS,
+  introspection: true,
+  persistedOnly: false,
+  documents: new TrustedDocuments(),
 });
+const admit = async (query: string, variables: Record<string, unknown> = {}): Promise<AdmittedOperation> => {
+  const admitted = await admission.admit({ query, variables }, 'ws');
+  if (!admitted.ok) throw new Error(admitted.errors[0]?.message);
+  return admitted;
+};
 
 const PAGE = `query Page($category: String!, $first: Int) {
   products(category: $category, first: $first) { edges { cursor node { id productId name description stock price { amount currencyCode } } } }
 }`;
 const ONE = `query One($productId: ID!) { product(productId: $productId) { id name } }`;
 
-describe('EXECUTOR=auto', () => {
-  it('compiles a page of many fields, not a small query', () => {
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 20 }), 200)).toBe(true);
-    expect(prefersCompiled(args(ONE, { productId: 'p-1' }), 200)).toBe(false);
+describe('the executor of an admitted operation', () => {
+  it('EXECUTOR=auto plans every operation (the planner hands what it does not cover to graphql-js)', async () => {
+    for (const admitted of [
+      await admit(PAGE, { category: 'books', first: 20 }),
+      await admit(ONE, { productId: 'p-1' }),
+      await admit(
+        `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`,
+      ),
+    ]) {
+      expect(executorKindFor('auto', 200, admitted)).toBe('planned');
+    }
   });
 
-  it('follows the variables that size the page, and the threshold', () => {
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 1 }), 200)).toBe(false);
-    expect(prefersCompiled(args(PAGE, { category: 'books', first: 1 }), 1)).toBe(true);
+  it('EXECUTOR=compiled compiles a page of many fields, not a small query', async () => {
+    expect(executorKindFor('compiled', 200, await admit(PAGE, { category: 'books', first: 20 }))).toBe('compiled');
+    expect(executorKindFor('compiled', 200, await admit(ONE, { productId: 'p-1' }))).toBe('graphql-js');
   });
 
-  it('leaves mutations, subscriptions and refused variables to graphql-js', () => {
+  it('EXECUTOR=compiled follows the variables that size the page, and the threshold', async () => {
+    const small = await admit(PAGE, { category: 'books', first: 1 });
+    expect(executorKindFor('compiled', 200, small)).toBe('graphql-js');
+    expect(executorKindFor('compiled', 1, small)).toBe('compiled');
+  });
+
+  it('EXECUTOR=compiled leaves mutations and subscriptions to graphql-js; graphql-js runs everything', async () => {
     // Each would reach a threshold of 0 by its cost: only its kind keeps it on graphql-js.
-    const query = `{ product(productId: "p-1") { id } }`;
-    expect(prefersCompiled(args(query), 0)).toBe(true);
-    const mutation = `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`;
-    expect(prefersCompiled(args(mutation), 0)).toBe(false);
-    const subscription = `subscription { orderUpdated(orderId: "o-1") { type order { id } } }`;
-    expect(prefersCompiled(args(subscription), 0)).toBe(false);
-    expect(prefersCompiled(args(PAGE, { category: 7, first: 20 }), 0)).toBe(false);
+    const query = await admit(`{ product(productId: "p-1") { id } }`);
+    expect(executorKindFor('compiled', 0, query)).toBe('compiled');
+    const mutation = await admit(
+      `mutation { updateProduct(input: { productId: "p-1", expectedVersion: 1, name: "n" }) { product { id } } }`,
+    );
+    expect(executorKindFor('compiled', 0, mutation)).toBe('graphql-js');
+    const subscription = await admit(`subscription { orderUpdated(orderId: "o-1") { type order { id } } }`);
+    expect(executorKindFor('compiled', 0, subscription)).toBe('graphql-js');
+    expect(executorKindFor('graphql-js', 0, query)).toBe('graphql-js');
+  });
+
+  it('never sees variables that do not coerce: admission refuses them', async () => {
+    const refused = await admission.admit({ query: PAGE, variables: { category: 7, first: 20 } }, 'ws');
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
   });
 });

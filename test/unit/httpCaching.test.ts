@@ -1,7 +1,7 @@
 /** Which documents may be cached publicly: decided from the document alone, private by default. */
 import { describe, expect, it } from 'vitest';
-import { buildSchema } from '../../src/pipeline/schema.js';
-import { readsOnlyPublicData } from '../../src/pipeline/httpCaching.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
+import { readsOnlyPublicData } from '../../src/pipeline/schema/schemaPolicy.js';
 
 const schema = buildSchema();
 

@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { HeaderMap } from '@apollo/server';
 import { describe, expect, it } from 'vitest';
-import { BodyRefused, parseJsonBody, readBody } from '../../src/pipeline/httpBody.js';
-import { isFresh, mediaTypeOf, requestIdOf } from '../../src/pipeline/graphqlHttp.js';
+import { BodyRefused, parseJsonBody, readBody } from '../../src/pipeline/http/httpBody.js';
+import { isFresh, mediaTypeOf, requestIdOf } from '../../src/pipeline/http/graphqlHttp.js';
 import { preferredAnswerType } from '../../src/transports/http/playground/router.js';
 import { encodingFor } from '../../src/transports/http/send.js';
 

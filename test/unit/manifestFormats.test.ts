@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ManifestFormatError, readManifest } from '../../src/pipeline/manifestFormats.js';
+import { ManifestFormatError, readManifest } from '../../src/pipeline/documents/manifestFormats.js';
 
 const hash = (algorithm: string, text: string) => createHash(algorithm).update(text).digest('hex');
 const DOC = 'query Shelf { products(category: "books") { nodes { name } } }';

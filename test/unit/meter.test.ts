@@ -8,10 +8,10 @@ import { buildSchema, execute, parse } from 'graphql';
 import type { GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { newRequestCost } from '../../src/db/capacity.js';
-import { meterSchema, meterOf, runMetered } from '../../src/pipeline/meter.js';
-import type { OperationBudgets } from '../../src/pipeline/meter.js';
-import { createCompiledExecutor } from '../../src/pipeline/compiledExecutor.js';
-import type { Execute } from '../../src/pipeline/compiledExecutor.js';
+import { meterSchema, meterOf, runMetered } from '../../src/pipeline/execution/meter.js';
+import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
+import { createCompiledExecutor } from '../../src/pipeline/execution/compiledExecutor.js';
+import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
 
 const schema = meterSchema(
   buildSchema(`

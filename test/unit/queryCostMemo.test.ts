@@ -1,7 +1,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { queryCost } from '../../src/pipeline/queryCost.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
+import { queryCost } from '../../src/pipeline/admission/queryCost.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
 
 const schema = buildSchema();
 const document = parse(`query Page($category: String!, $first: Int) {

@@ -9,8 +9,8 @@ import { loadBenchConfig } from '../../bench/config.js';
 import { buildDataset } from '../../bench/dataset.js';
 import { operations, USER_ORDERS_QUERY } from '../../bench/operations.js';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
-import { createAdmission } from '../../src/pipeline/admission.js';
-import { buildSchema } from '../../src/pipeline/schema.js';
+import { createAdmission } from '../../src/pipeline/admission/admission.js';
+import { buildSchema } from '../../src/pipeline/schema/schema.js';
 
 const admission = createAdmission({
   schema: buildSchema(),

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { buildClientSchema, buildSchema as buildSdl, graphqlSync, getIntrospectionQuery, printSchema } from 'graphql';
 import type { IntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildSchema, schemaPath } from '../../src/pipeline/schema.js';
-import { policyProblems } from '../../src/pipeline/schemaPolicy.js';
+import { buildSchema, schemaPath } from '../../src/pipeline/schema/schema.js';
+import { policyProblems } from '../../src/pipeline/schema/schemaPolicy.js';
 
 const SDL = readFileSync(schemaPath(), 'utf8');
 

@@ -1,5 +1,5 @@
 /**
- * The selection pre-check that runs before validation (src/pipeline/selectionShape.ts): it walks
+ * The selection pre-check that runs before validation (src/pipeline/admission/selectionShape.ts): it walks
  * the selections as the executor merges them and stops at the first bound, so a document whose
  * validation would cost the square of its selections is refused after a walk of a few of them.
  */
@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/index.js';
-import { loadPersistedDocuments } from '../../src/pipeline/persistedDocuments.js';
-import { selectionExcess } from '../../src/pipeline/selectionShape.js';
-import type { SelectionBounds } from '../../src/pipeline/selectionShape.js';
+import { loadPersistedDocuments } from '../../src/pipeline/documents/persistedDocuments.js';
+import { selectionExcess } from '../../src/pipeline/admission/selectionShape.js';
+import type { SelectionBounds } from '../../src/pipeline/admission/selectionShape.js';
 
 const LOOSE: SelectionBounds = { maxFieldsPerSet: 1e6, maxRepeatedPairs: 1e6, maxSelections: 1e6 };
 const excess = (text: string, bounds: Partial<SelectionBounds>) =>

@@ -4,7 +4,7 @@
  * at the budget per window.
  */
 import { describe, expect, it } from 'vitest';
-import { createSubscribeReadLimiter, RateLimitedError } from '../../src/pipeline/subscribeReads.js';
+import { createSubscribeReadLimiter, RateLimitedError } from '../../src/pipeline/execution/subscribeReads.js';
 
 const aLimiter = (overrides: Partial<{ perViewer: number; perInstance: number; windowMs: number }> = {}) => {
   const clock = { now: 0 };

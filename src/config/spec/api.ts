@@ -35,10 +35,10 @@ export const API_SPEC = {
     readBy: ['server', 'graphql-lambda'],
   },
   EXECUTOR: {
-    type: ['auto', 'graphql-js', 'compiled', 'differential'],
+    type: ['auto', 'graphql-js', 'compiled'],
     default: 'auto',
     description:
-      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest), or `differential` (planned and graphql-js, answering EXECUTOR_MISMATCH on any difference: for tests and staging, as it executes every query twice)',
+      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, or `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest)',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_MIN_COST: {
@@ -59,13 +59,6 @@ export const API_SPEC = {
     type: 'integer',
     default: '33554432',
     description: 'estimated bytes the planned or compiled documents of one instance may take (32 MiB)',
-    readBy: ['server', 'graphql-lambda'],
-  },
-  ITEM_COLLECTION_READS: {
-    type: 'boolean',
-    default: 'true',
-    description:
-      'read a user with the first page of their orders in one Query (their item collection); `false` only to measure what it saves',
     readBy: ['server', 'graphql-lambda'],
   },
   CACHE_MAX_AGE: {

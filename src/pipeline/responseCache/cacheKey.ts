@@ -2,6 +2,7 @@
  * The cache key of an answer: the document's hash, the operation name, the variables in
  * canonical form and the scope. Variables that differ only in the order of their keys give the
  * same key; anything else (a value, a type: `1` vs `"1"`, the viewer, the role) another one.
+ * And the ETag of an answer's JSON, the same for an entry as for the answer it was stored from.
  */
 import { createHash } from 'node:crypto';
 
@@ -40,3 +41,11 @@ export function cacheKeyOf(
     .update(scope)
     .digest('base64url');
 }
+
+/**
+ * The ETag of an answer's JSON, whoever computes it (the HTTP handler, the response cache for an
+ * entry). Weak: the same JSON may be sent gzip- or br-encoded, which a strong ETag would have to
+ * tell apart.
+ */
+export const etagOf = (json: string): string =>
+  `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;

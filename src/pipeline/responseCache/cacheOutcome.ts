@@ -1,9 +1,7 @@
 /**
  * What the response cache did for one execution (`CacheOutcome`: `extensions.cache`, the
- * Cache-Tag headers, the ETag), its counters, and how a hit's answer is made from its entry.
+ * Cache-Tag headers, the ETag) and its counters.
  */
-import type { ExecutionResult } from 'graphql';
-import { withKnownJson } from '../responseSize.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'bypass';
 
@@ -35,22 +33,4 @@ export interface ResponseCacheStats {
   failedBumps: number;
   /** Heartbeats the lease table did not confirm (not taken as proof of a live feed). */
   unvouchedBeats: number;
-}
-
-/** A hit's `data`, parsed from the entry's text, which the response then reuses (responseSize.ts). */
-export function dataOf(json: string): ExecutionResult['data'] {
-  const data = JSON.parse(json) as ExecutionResult['data'];
-  return typeof data === 'object' && data !== null ? withKnownJson(data, json) : data;
-}
-
-/** `result` with `extensions.cache` when `explain` (the transports ask for it in development only). */
-export function explained(result: ExecutionResult, outcome: CacheOutcome, explain: boolean): ExecutionResult {
-  if (!explain) return result;
-  const cache = {
-    status: outcome.status,
-    ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
-    ...(outcome.tier ? { tier: outcome.tier } : {}),
-    ...(outcome.reason ? { reason: outcome.reason } : {}),
-  };
-  return { ...result, extensions: { ...result.extensions, cache } };
 }

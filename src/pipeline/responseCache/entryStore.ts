@@ -10,7 +10,7 @@
  * response (which reuses the text instead of serializing the answer again). The bound counts the
  * text's bytes in the heap (twice its length when it is not all ASCII), the key, the tags, and
  * a fixed cost per entry and per tag for the LRU's, the index's and the entry's own objects,
- * measured under a flood (`npm run bench:cache-memory`).
+ * measured under a flood (`npm run bench:cache-memory`), and the compressed bodies its hits keep.
  *
  * Two guards decide whether a fresh answer may be stored at all:
  * - an answer whose reads began before one of its tags (or that tag's kind) was invalidated may
@@ -34,6 +34,11 @@ export interface CacheEntry {
   etag: string;
   /** performance.now() when the execution that produced it began: its age counts from there. */
   readAt: number;
+  /**
+   * Bodies of its hits as a transport compressed them, by what they are (the cost extension they
+   * carry and the encoding): a later hit writes these bytes instead of compressing again (`keep`).
+   */
+  encoded?: Map<string, Buffer>;
 }
 
 export interface EntryStoreOptions {
@@ -56,6 +61,9 @@ export const ENTRY_OVERHEAD_BYTES = 512;
 /** Heap bytes per tag beyond its text: the array slot, the string's header, its place in the index's set. */
 export const TAG_OVERHEAD_BYTES = 112;
 
+/** Heap bytes per compressed body beyond its bytes: the Buffer object and its slot in the entry's map. */
+export const ENCODED_OVERHEAD_BYTES = 160;
+
 /** Heap bytes of a string: one byte a character when it is all ASCII (a one-byte string), else two. */
 const heapBytesOf = (text: string): number => (Buffer.byteLength(text) === text.length ? text.length : 2 * text.length);
 
@@ -63,6 +71,7 @@ const heapBytesOf = (text: string): number => (Buffer.byteLength(text) === text.
 export function entrySize(entry: CacheEntry, key: string): number {
   let size = ENTRY_OVERHEAD_BYTES + heapBytesOf(entry.json) + heapBytesOf(key) + entry.etag.length;
   for (const tag of entry.tags) size += heapBytesOf(tag) + TAG_OVERHEAD_BYTES;
+  for (const [label, bytes] of entry.encoded ?? []) size += ENCODED_OVERHEAD_BYTES + label.length + bytes.length;
   return size;
 }
 
@@ -145,6 +154,19 @@ export class EntryStore {
     this.lru.delete(key);
     this.lru.set(key, entry, { ttl: Math.floor(ttl) });
     if (this.lru.has(key)) this.index(key, entry);
+  }
+
+  /**
+   * Keeps `bytes` (a compressed body of a hit) with `entry` under `label`, and counts them in its
+   * size, if `entry` is still the one held at `key`; an entry that no longer fits is evicted.
+   */
+  keep(key: string, entry: CacheEntry, label: string, bytes: Buffer): void {
+    if (this.lru.peek(key) !== entry) return;
+    const ttl = this.lru.getRemainingTTL(key);
+    if (!(ttl > 0)) return;
+    (entry.encoded ??= new Map()).set(label, bytes);
+    // The same value again: lru-cache counts its size anew and keeps its place and deadline.
+    this.lru.set(key, entry, { ttl: Math.ceil(ttl) });
   }
 
   /** Evicts every entry filed under one of `tags`; later stores of reads begun before now are refused. */

@@ -1,12 +1,12 @@
 /**
  * The response cache: answers kept until the table changes what they read, whoever changes it.
- * It wraps the pipeline's executor (execution.ts `run`), so every transport that executes
- * through the pipeline (HTTP, Lambda, WebSocket queries) is served by it the same way.
+ * The request core (serve.ts) asks it after admission and before execution, for every transport,
+ * so a hit passes every limit and authorization rule a miss passes, and then costs no execution.
  *
  * - Only queries are cached, and only answers without errors whose every read was named by a
  *   dependency tag (src/db/dependencyRecord.ts). Mutations and subscriptions run as ever; a
  *   mutation evicts the tags of what it touched before its answer leaves (read-your-writes on
- *   the writing instance) and hands them to `onWrite` (the other instances, the CDN).
+ *   the writing instance, `wrote`) and hands them to `onWrite` (the other instances, the CDN).
  * - The key is the document's hash, the operation name, the canonical variables and the scope:
  *   `public` when the document reads only the catalog (and every read says so), else the
  *   viewer and role. Nothing read under one viewer is served to another.
@@ -16,24 +16,20 @@
  * - Every entry's age counts from the start of the execution that produced it, in every tier,
  *   and no entry older than `maxAgeMs` is served: the bound behind any lost invalidation.
  *   `extensions.cache.age` is that age. An answer that read nothing (no tag) is not stored.
+ * - An entry holds its answer's `data` as JSON text, which a hit writes as it is, and the
+ *   compressed bodies of its hits once a transport made them (`keepEncoded`), counted in its size.
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
  *   a stored answer is written there too, and every invalidation bumps its tags there. A
  *   mutation does not wait for its bump (a hung Redis must not hold writes up): the bump is
  *   sent before the answer leaves, and one that fails is a gap in this instance's feed (it
  *   bypasses until Redis answers again, then flushes).
  */
-import { etagOf } from '../httpCaching.js';
-import { withKnownJson } from '../responseSize.js';
-import { OperationTypeNode } from 'graphql';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { etagOf } from './cacheKey.js';
 import type { GraphQLSchema } from 'graphql';
-import { settled } from '../../db/capacity.js';
+import type { ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { isPublicTag } from '../../table/dependencies.js';
-import { cacheKeyOf, scopeOf } from './cacheKey.js';
-import { dataOf, explained } from './cacheOutcome.js';
 import type { CacheOutcome, ResponseCacheStats } from './cacheOutcome.js';
-import { documentFactsOf } from './documentFacts.js';
 import { EntryStore } from './entryStore.js';
 import type { CacheEntry } from './entryStore.js';
 import { InvalidationFeed } from './invalidationFeed.js';
@@ -60,9 +56,26 @@ export interface ResponseCacheOptions {
   shared?: SharedTier | undefined;
 }
 
-type Run = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
-
 export type ResponseCache = ReturnType<typeof createResponseCache>;
+
+/** A stored answer found for a request: its entry (the store's, not a copy) and what the cache did. */
+export interface CacheHit {
+  status: 'hit';
+  key: string;
+  entry: CacheEntry;
+  outcome: CacheOutcome;
+}
+
+/** No answer to serve: execute, then `store` what the execution read (unless the cache bypassed). */
+export interface CacheMiss {
+  status: 'miss' | 'bypass';
+  key: string;
+  outcome: CacheOutcome;
+  /** performance.now() before the execution: the stored answer's age counts from here. */
+  readAt: number;
+  /** The shared tier's mark of the look-up (a write there is refused if the entry changed since). */
+  mark?: ReadMark | undefined;
+}
 
 export function createResponseCache(options: ResponseCacheOptions) {
   const stats: ResponseCacheStats = {
@@ -77,7 +90,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
   };
   const lagObservers = new Set<(seconds: number) => void>();
   const writeListeners = new Set<(tags: readonly string[]) => void>();
-  const store = new EntryStore({
+  const entries = new EntryStore({
     maxBytes: options.maxBytes,
     maxAgeMs: options.maxAgeMs,
     holdDownMs: options.holdDownMs,
@@ -87,7 +100,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
   const feed = new InvalidationFeed({
     timeoutMs: options.feedTimeoutMs,
     onGap: () => {
-      store.flush();
+      entries.flush();
       shared?.gap();
     },
   });
@@ -96,9 +109,6 @@ export function createResponseCache(options: ResponseCacheOptions) {
     stats.failedBumps++;
     feed.down();
   });
-  const factsOf = documentFactsOf(options.schema);
-  const outcomes = new WeakMap<object, CacheOutcome>();
-
   const notStored = (reason: string) => {
     stats.notStored[reason] = (stats.notStored[reason] ?? 0) + 1;
     return reason;
@@ -112,7 +122,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
 
   /** Evicts `tags` here and bumps them in the shared tier (never waited for); returns how many entries went here. */
   function invalidate(tags: readonly string[], createdAtMs?: number): number {
-    const evicted = store.invalidate(tags);
+    const evicted = entries.invalidate(tags);
     if (shared) void shared.bump(tags);
     observeLag(createdAtMs);
     const publicTags = tags.filter(isPublicTag);
@@ -131,51 +141,26 @@ export function createResponseCache(options: ResponseCacheOptions) {
   ): number {
     if (!everything && kinds.length === 0) return 0;
     stats.widened++;
-    const before = store.size;
-    if (everything) store.flush();
-    else store.invalidateKinds(kinds);
+    const before = entries.size;
+    if (everything) entries.flush();
+    else entries.invalidateKinds(kinds);
     shared?.gap();
     observeLag(createdAtMs);
-    return before - store.size;
+    return before - entries.size;
   }
 
   /**
-   * Executes `args` with `run`, through the cache. `explain` adds `extensions.cache` (the
-   * transports ask for it in development only).
+   * The answer stored under `key`, from this instance or the shared tier; or a miss (execute, then
+   * `store`), or a bypass (the feed is down: execute, store nothing).
    */
-  async function execute(args: ExecutionArgs, run: Run, explain = false): Promise<ExecutionResult> {
-    const context = args.contextValue as GraphQLContext;
-    const facts = factsOf(args.document);
-    const type = facts.operationType(args.operationName);
-    if (type === OperationTypeNode.MUTATION) {
-      const result = await run(args);
-      const tags = [...context.wrote];
-      if (tags.length > 0) {
-        // The bump is on its way to Redis before the answer leaves (ioredis writes a command as it
-        // is called), and Redis runs commands in the order they arrive: a read another instance
-        // sends once the writer has its answer comes after it. Not waiting for it keeps a hung
-        // Redis from holding writes up; one that fails is a gap (onBumpFailed below).
-        invalidate(tags);
-        for (const listener of writeListeners) listener(tags);
-      }
-      return result;
-    }
-    if (type !== OperationTypeNode.QUERY) return run(args);
-    const bypass = (reason: string) => {
-      stats.bypasses++;
-      const outcome: CacheOutcome = { status: 'bypass', reason, tags: [], public: false };
-      outcomes.set(context, outcome);
-      return outcome;
-    };
+  async function lookup(key: string): Promise<CacheHit | CacheMiss> {
     if (!feed.live) {
-      const outcome = bypass('invalidation feed down');
-      return explained(await run(args), outcome, explain);
+      stats.bypasses++;
+      const outcome: CacheOutcome = { status: 'bypass', reason: 'invalidation feed down', tags: [], public: false };
+      return { status: 'bypass', key, outcome, readAt: performance.now() };
     }
-    const scope = scopeOf(facts.readsOnlyPublicData, context.viewer);
-    const variables = args.variableValues as Record<string, unknown> | null | undefined;
-    const key = cacheKeyOf(facts.hash, args.operationName, variables, scope);
     const now = performance.now();
-    const entry = store.get(key, now);
+    const entry = entries.get(key, now);
     if (entry) {
       stats.hits++;
       const outcome: CacheOutcome = {
@@ -186,8 +171,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
         etag: entry.etag,
         tier: 'local',
       };
-      outcomes.set(context, outcome);
-      return explained({ data: dataOf(entry.json) }, outcome, explain);
+      return { status: 'hit', key, entry, outcome };
     }
     let mark: ReadMark | undefined;
     if (shared?.readable) {
@@ -203,7 +187,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
           etag: found.etag,
           readAt: performance.now() - ageMs,
         };
-        store.adopt(key, adopted, found.ttlMs);
+        entries.adopt(key, adopted, found.ttlMs);
         stats.hits++;
         const outcome: CacheOutcome = {
           status: 'hit',
@@ -213,61 +197,98 @@ export function createResponseCache(options: ResponseCacheOptions) {
           etag: found.etag,
           tier: 'shared',
         };
-        outcomes.set(context, outcome);
-        return explained({ data: dataOf(found.json) }, outcome, explain);
+        return { status: 'hit', key, entry: adopted, outcome };
       }
     }
-
     stats.misses++;
-    const readAt = performance.now();
-    const result = await run(args);
-    await settled(context.cost); // a prefetched page's read belongs to this answer's dependencies
+    return {
+      status: 'miss',
+      key,
+      outcome: { status: 'miss', tags: [], public: false },
+      readAt: performance.now(),
+      mark,
+    };
+  }
+
+  /**
+   * Files the answer of a miss's execution under its key when it may be kept: no errors, every
+   * read named by a tag, a public document's reads all public, the feed live, under the size
+   * bound. Answers what the cache did, and the JSON of the answer's `data` when it made it (the
+   * report writes it into the body instead of serializing the data again).
+   */
+  function store(
+    miss: CacheMiss,
+    result: ExecutionResult,
+    context: Pick<GraphQLContext, 'reads'>,
+    readsOnlyPublicData: boolean,
+    /** The JSON of `result.data` when the executor wrote it already (the planned executor does). */
+    knownDataJson?: string,
+  ): { outcome: CacheOutcome; dataJson?: string } {
+    if (miss.status === 'bypass') return { outcome: miss.outcome };
     const outcome: CacheOutcome = { status: 'miss', tags: [], public: false };
-    outcomes.set(context, outcome);
     const { reads } = context;
     const tags = [...reads.tags];
-    const isPublic = facts.readsOnlyPublicData && tags.every(isPublicTag);
+    const isPublic = readsOnlyPublicData && tags.every(isPublicTag);
     let refusal: string | undefined;
+    let dataJson: string | undefined;
     if (result.errors?.length) refusal = 'errors';
     else if (reads.uncacheable) refusal = 'unnamed read';
     else if (tags.length === 0) refusal = 'nothing read';
-    else if (facts.readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
+    else if (readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
     else if (!feed.live) refusal = 'invalidation feed down';
     else {
-      const json = JSON.stringify(result.data ?? null);
-      if (result.data) withKnownJson(result.data, json);
+      const json = (dataJson = knownDataJson ?? JSON.stringify(result.data ?? null));
       if (Buffer.byteLength(json) > options.maxAnswerBytes) refusal = 'too-large';
       else {
         const etag = etagOf(json);
-        refusal = store.set(key, { json, tags, public: isPublic, etag, readAt }, reads.readIndex);
+        refusal = entries.set(miss.key, { json, tags, public: isPublic, etag, readAt: miss.readAt }, reads.readIndex);
         if (!refusal) {
           Object.assign(outcome, { tags, public: isPublic, etag });
-          if (shared && mark) void shared.set(key, { json, etag, tags, public: isPublic }, mark, reads.readIndex);
+          if (shared && miss.mark) {
+            void shared.set(miss.key, { json, etag, tags, public: isPublic }, miss.mark, reads.readIndex);
+          }
         }
       }
     }
     if (refusal) outcome.reason = `not stored: ${notStored(refusal)}`;
-    return explained(result, outcome, explain);
+    return dataJson === undefined ? { outcome } : { outcome, dataJson };
+  }
+
+  /**
+   * After a mutation: evicts the tags of what it wrote here and bumps them in the shared tier
+   * before its answer leaves, and hands them to `onWrite` listeners.
+   */
+  function wrote(tags: readonly string[]): void {
+    if (tags.length === 0) return;
+    // The bump is on its way to Redis before the answer leaves (ioredis writes a command as it
+    // is called), and Redis runs commands in the order they arrive: a read another instance
+    // sends once the writer has its answer comes after it. Not waiting for it keeps a hung
+    // Redis from holding writes up; one that fails is a gap (onBumpFailed above).
+    invalidate(tags);
+    for (const listener of writeListeners) listener(tags);
   }
 
   return {
     /** The schema the cache's documents are checked against: the pipeline runs on this one. */
     schema: options.schema,
-    execute,
+    lookup,
+    store,
+    wrote,
+    /** Keeps a compressed body of a hit with its entry (counted in its size), when the entry is still held. */
+    keepEncoded: (key: string, entry: CacheEntry, label: string, bytes: Buffer): void =>
+      entries.keep(key, entry, label, bytes),
     invalidate,
     invalidateWide,
     feed,
     stats,
-    /** What the cache did for the execution of `context` (undefined when it did nothing). */
-    outcomeOf: (context: object): CacheOutcome | undefined => outcomes.get(context),
-    flush: () => store.flush(),
+    flush: () => entries.flush(),
     /** The shared tier (undefined: this instance's memory only). */
     shared,
     get entries() {
-      return store.size;
+      return entries.size;
     },
     get bytes() {
-      return store.bytes;
+      return entries.bytes;
     },
     /** Calls `listener` with the tags of each mutation's writes, after the local eviction (to reach the other instances). */
     onWrite(listener: (tags: readonly string[]) => void): void {

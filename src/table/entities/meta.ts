@@ -62,7 +62,7 @@ export const STREAM_WORKER = defineEntity({
 /**
  * Written by an API instance whose invalidation feed fell silent, and read back from the stream:
  * a stream reader that reads it names its write time in a heartbeat, which proves to every
- * instance that changes reach its cache through the reader (src/pipeline/responseCache/feedProbe.ts).
+ * instance that changes reach its cache through the reader (src/pipeline/responseCache/feedProber.ts).
  * One item, overwritten by every probe: each write is a stream record of its own.
  */
 export const FEED_PROBE_WRITTEN_AT = 'writtenAt';

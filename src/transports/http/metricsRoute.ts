@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Metrics } from '../../pipeline/metrics.js';
+import type { Metrics } from '../../pipeline/report/metrics.js';
 import { isLoopback } from './loopback.js';
 import { sendBody } from './send.js';
 

@@ -3,9 +3,9 @@
  * or deflate) when it is over 1 kB: JSON answers are repetitive and shrink several times. The
  * settings are the `compression` middleware's (gzip level 6, brotli quality 4), but the body is
  * compressed in one call on libuv's thread pool instead of through a stream wrapped around the
- * response, which keeps the main thread free while it runs. A body sent again byte for byte (an
- * answer from the response cache, above all) is not compressed again: recent results are kept
- * by the body's sha256.
+ * response, which keeps the main thread free while it runs. A cache hit's body is compressed once
+ * and kept with its entry (`encoded`); any other body sent again byte for byte is not compressed
+ * again either: recent results are kept by the body's sha256.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -74,6 +74,8 @@ export async function sendBody(
   status: number,
   headers: Iterable<[string, string]>,
   body: string | Buffer,
+  /** Compressed forms of this very body kept elsewhere (a cache hit's, with its entry): used, and filled, first. */
+  encoded?: { get(encoding: string): Buffer | undefined; keep(encoding: string, bytes: Buffer): void },
 ): Promise<void> {
   let bytes = typeof body === 'string' ? Buffer.from(body) : body;
   for (const [name, value] of headers) {
@@ -86,7 +88,12 @@ export async function sendBody(
     res.setHeader('vary', mergeVary(res.getHeader('vary'), 'Accept-Encoding'));
     const encoding = bytes.length >= COMPRESSION_THRESHOLD ? encodingFor(req.headers['accept-encoding']) : undefined;
     if (encoding) {
-      bytes = await compress(encoding, bytes);
+      const kept = encoded?.get(encoding);
+      if (kept) bytes = kept;
+      else if (encoded) {
+        bytes = await CODECS[encoding](bytes);
+        encoded.keep(encoding, bytes);
+      } else bytes = await compress(encoding, bytes);
       res.setHeader('content-encoding', encoding);
     }
   }

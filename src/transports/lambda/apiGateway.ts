@@ -6,7 +6,7 @@
  */
 import { HeaderMap } from '@apollo/server';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { GraphQLHttpRequest, GraphQLHttpResponse } from '../../pipeline/graphqlHttp.js';
+import type { GraphQLHttpRequest, GraphQLHttpResponse } from '../../pipeline/http/graphqlHttp.js';
 
 /** The event as the pipeline reads a request; API Gateway's request id stands in for a missing x-request-id. */
 export function graphqlRequestOf(event: APIGatewayProxyEventV2): GraphQLHttpRequest {
@@ -26,17 +26,11 @@ export function graphqlRequestOf(event: APIGatewayProxyEventV2): GraphQLHttpRequ
   };
 }
 
-/** The pipeline's answer as an API Gateway result (a multipart answer is sent whole: no streaming here). */
-export async function resultOf(response: GraphQLHttpResponse): Promise<APIGatewayProxyStructuredResultV2> {
-  let body: string;
-  if (response.body.kind === 'complete') body = response.body.string;
-  else {
-    body = '';
-    for await (const chunk of response.body.asyncIterator) body += chunk;
-  }
+/** The pipeline's answer as an API Gateway result. */
+export function resultOf(response: GraphQLHttpResponse): APIGatewayProxyStructuredResultV2 {
   return {
-    statusCode: response.status ?? 200,
-    headers: { ...Object.fromEntries(response.headers), 'content-length': String(Buffer.byteLength(body)) },
-    body,
+    statusCode: response.status,
+    headers: { ...Object.fromEntries(response.headers), 'content-length': String(Buffer.byteLength(response.body)) },
+    body: response.body,
   };
 }

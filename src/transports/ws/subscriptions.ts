@@ -6,10 +6,12 @@
  *   socket with 4401 and the reason ("Unauthorized: The token has expired") before any
  *   operation runs, and so does the token's `exp` later on. graphql-ws clients treat 4401 as
  *   final (they retry graphql-ws's default 4403 five times).
- * - Every operation goes through the admission (the same limits, rules and codes as HTTP); a
- *   message larger than MAX_BODY_BYTES closes the socket (1009) before it is even parsed.
- * - Each operation, and each event of a subscription, executes with a fresh context (execution.ts);
- *   results and errors leave through the reporter (masking, cost, log line, metrics).
+ * - Every operation is served by the request core (pipeline/serve.ts: the same admission,
+ *   limits, rules and codes as HTTP); a message larger than MAX_BODY_BYTES closes the socket
+ *   (1009) before it is even parsed.
+ * - Each operation, and each event of a subscription, executes with a fresh context and is
+ *   settled by the core's report (masking, cost, log line, metrics): graphql-ws only writes the
+ *   settled answers out, a refusal as an `error` message.
  * - Bounds: sockets per server, operations per socket, an idle timeout after connection_init,
  *   keep-alive pings that drop dead peers, and what one client may hold (clientBounds.ts): its
  *   sockets (429 at the upgrade for an address over its bound, 1008 at connection_init for a
@@ -17,7 +19,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { GraphQLError, OperationTypeNode } from 'graphql';
+import { GraphQLError, parse } from 'graphql';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import { CloseCode } from 'graphql-ws';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -27,19 +31,22 @@ import type { WebSocket } from 'ws';
 import type { Viewer } from '../../auth/tokens.js';
 import type { WebSocketLimits } from '../../config/index.js';
 import { ErrorCode } from '../../errors.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { ClientLimitError } from '../../pipeline/clientBounds.js';
-import type { ClientBounds } from '../../pipeline/clientBounds.js';
-import { hasExpired } from '../../pipeline/execution.js';
-import { operationRequestOf } from '../../pipeline/operationRequest.js';
+import { ClientLimitError } from '../../pipeline/admission/clientBounds.js';
+import type { ClientBounds } from '../../pipeline/admission/clientBounds.js';
+import { hasExpired } from '../../pipeline/execution/execution.js';
+import { operationRequestOf } from '../../pipeline/http/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { Answer } from '../../pipeline/report/report.js';
+import { EventsEnded } from '../../pipeline/serve.js';
+import type { Events } from '../../pipeline/serve.js';
+import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
 import { createSocketHolds } from './socketHolds.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
   pipeline: Pipeline;
   websocket: WebSocketLimits;
-  /** What one client may hold open, shared with the SSE transport (pipeline/clientBounds.ts). */
+  /** What one client may hold open, shared with the SSE transport (pipeline/admission/clientBounds.ts). */
   clients: ClientBounds;
   /** The address of the client that sent a request (TRUST_PROXY_HOPS applied). */
   addressOf: (req: http.IncomingMessage) => string;
@@ -51,20 +58,27 @@ export interface SubscriptionOptions {
 export const IDLE_CLOSE_CODE = 4000;
 /** WebSocket's own code for a policy refusal: a client over its connection bound. */
 export const POLICY_VIOLATION = 1008;
-/** setTimeout's limit (about 24.8 days); a later `exp` is re-armed when it fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface SocketState {
   viewer: Viewer | null;
   /** The client the bounds count this socket's holds under (clientBounds.ts `clientOf`). */
   client: string;
   connectionId: string;
-  /** Operation names by operation id, for the log line and metrics. */
-  operationNames: Map<string, string | null>;
-  /** When each operation reached admission (performance.now()): its reported duration starts there. */
-  startedAt: Map<string, number>;
-  expiry?: NodeJS.Timeout | undefined;
+  /** The refusals of operations by id, as the core settled them: graphql-ws sends them as `error` messages. */
+  refusals: Map<string, readonly GraphQLFormattedError[]>;
+  cancelExpiry: () => void;
   idle?: NodeJS.Timeout | undefined;
+}
+
+/**
+ * What graphql-ws is handed for an operation the core settled: the core's value, and a document
+ * that only tells graphql-ws whether to expect one result or a stream of them (it looks the
+ * operation's type up itself); the operation was admitted and run by the core.
+ */
+const ONE_RESULT = parse('query { __typename }');
+const A_STREAM = parse('subscription { __typename }');
+interface Settled {
+  served: Answer | Events;
 }
 
 type SocketContext = Context<Record<string, unknown> | undefined, Extra>;
@@ -100,7 +114,7 @@ export function serveSubscriptions({
   addressOf,
   verifyUpgrade = () => true,
 }: SubscriptionOptions) {
-  const { admission, execution, reporter } = pipeline;
+  const { execution, reporter } = pipeline;
   const holds = createSocketHolds(clients, addressOf);
   const wsServer = new WebSocketServer({
     server: httpServer,
@@ -125,22 +139,6 @@ export function serveSubscriptions({
     }, websocket.idleTimeoutMs);
     state.idle.unref();
   };
-
-  /** At the token's `exp` the socket closes (4401): no event reaches an expired viewer. */
-  const armExpiry = (ctx: SocketContext, state: SocketState) => {
-    const expiresAt = state.viewer?.expiresAt;
-    if (expiresAt === undefined) return;
-    const wait = Math.min(Math.max(expiresAt * 1000 - Date.now(), 0), MAX_TIMER_MS);
-    state.expiry = setTimeout(() => {
-      if (hasExpired(state.viewer))
-        ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired');
-      else armExpiry(ctx, state);
-    }, wait);
-    state.expiry.unref();
-  };
-
-  const operationNameOf = (ctx: SocketContext, id: string): string | null =>
-    stateOf(ctx)?.operationNames.get(id) ?? null;
 
   const server = useServer(
     {
@@ -171,11 +169,13 @@ export function serveSubscriptions({
           viewer,
           client: signedIn.client,
           connectionId: randomUUID(),
-          operationNames: new Map(),
-          startedAt: new Map(),
+          refusals: new Map(),
+          // At the token's `exp` the socket closes (4401): no event reaches an expired viewer.
+          cancelExpiry: atExpiry(viewer, () =>
+            ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: The token has expired'),
+          ),
         };
         states.set(ctx.extra.socket, state);
-        armExpiry(ctx, state);
         armIdle(ctx, state);
         return true;
       },
@@ -192,54 +192,59 @@ export function serveSubscriptions({
             ),
           ];
         }
-        state.startedAt.set(id, performance.now());
         // A document id travels in extensions or beside the query, as over HTTP.
-        const verdict = await admission.admit(operationRequestOf(payload), 'ws');
-        if (!verdict.ok) return verdict.errors;
-        const contextValue: GraphQLContext = execution.context(state.viewer, `${state.connectionId}:${id}`);
-        if (verdict.operation.operation === OperationTypeNode.SUBSCRIPTION) {
-          // Released when its events end (onOperation), else when the socket closes.
-          const refused = holds.subscribe(ctx.extra.request, state.client, contextValue);
-          if (refused) return [refused];
+        const served = await pipeline.serve(
+          {
+            operation: operationRequestOf(payload),
+            viewer: state.viewer,
+            requestId: `${state.connectionId}:${id}`,
+            // Released when its events end, else when the socket closes.
+            holdSubscription: () => holds.subscribe(ctx.extra.request, state.client),
+          },
+          'ws',
+        );
+        if (!('events' in served) && served.refused) {
+          const errors = served.result.errors ?? [];
+          state.refusals.set(id, errors);
+          return errors.map((error) => new GraphQLError(error.message));
         }
-        state.operationNames.set(id, verdict.operationName);
-        return {
-          schema: pipeline.schema,
-          document: verdict.document,
-          operationName: verdict.operationName,
-          variableValues: verdict.variables,
-          contextValue,
-        };
+        const settled: Settled = { served };
+        return { schema: pipeline.schema, document: 'events' in served ? A_STREAM : ONE_RESULT, contextValue: settled };
       },
-      execute: (args) => execution.execute(args),
-      subscribe: (args) => execution.subscribe(args),
-      onOperation: (_ctx, _id, _payload, args, result) => holds.opened(args.contextValue as object, result),
-      onNext: (ctx, id, _payload, args, result) =>
-        reporter.finishResult(result, {
-          transport: 'ws',
-          operationName: operationNameOf(ctx, id),
-          measurement: execution.measurementOf(result),
-          viewerRole: stateOf(ctx)?.viewer?.role,
-          log: (args.contextValue as GraphQLContext | undefined)?.log,
-          // A subscription event is timed by its execution (the measurement).
-          startedAt: execution.eventOf(result) === undefined ? stateOf(ctx)?.startedAt.get(id) : undefined,
-        }),
+      execute: (args) => ((args.contextValue as Settled).served as Answer).result as ExecutionResult,
+      subscribe: (args) =>
+        mapAsyncIterator(
+          ((args.contextValue as Settled).served as Events).events,
+          (answer) => answer.result as ExecutionResult,
+        ),
+      // The answers are settled already (masked, costed, reported): sent as they are.
+      onNext: (_ctx, _id, _payload, _args, result) => result,
       onError: (ctx, id, _payload, errors) => {
-        const startedAt = stateOf(ctx)?.startedAt.get(id);
-        // A refused operation never completes: forget it here.
-        stateOf(ctx)?.startedAt.delete(id);
-        return reporter.finishErrors(errors, { transport: 'ws', operationName: operationNameOf(ctx, id), startedAt });
-      },
-      onComplete: (ctx, id) => {
         const state = stateOf(ctx);
-        state?.operationNames.delete(id);
-        state?.startedAt.delete(id);
+        const refused = state?.refusals.get(id);
+        state?.refusals.delete(id);
+        if (refused) return refused;
+        // A stream that ended on an error: its answer, settled by the core.
+        const ended = errors[0]?.originalError;
+        if (ended instanceof EventsEnded) return ended.answer.result.errors ?? [];
+        // graphql-ws's own refusals (too many operations) are reported here.
+        return (
+          reporter.refuse(errors, 400, {
+            transport: 'ws',
+            operationName: null,
+            startedAt: performance.now(),
+            requestId: state ? `${state.connectionId}:${id}` : undefined,
+          }).result.errors ?? []
+        );
+      },
+      onComplete: (ctx) => {
+        const state = stateOf(ctx);
         // The hook runs before graphql-ws forgets the operation: arm once it has.
         if (state) setImmediate(() => Object.keys(ctx.subscriptions).length === 0 && armIdle(ctx, state));
       },
       onClose: (ctx) => {
         const state = stateOf(ctx);
-        clearTimeout(state?.expiry);
+        state?.cancelExpiry();
         clearTimeout(state?.idle);
       },
     },

@@ -1,0 +1,98 @@
+/**
+ * The answer of a planned execution: objects as arrays of values in their selection's order
+ * (no result objects are built), written as JSON text directly, keys in graphql-js's order, and
+ * handed on as `data` whose JSON is known (responseSize.ts): the response reuses the text, and
+ * the object is parsed from it only if something reads it.
+ */
+import type { Selection } from './plan.js';
+import { withKnownJson } from '../../report/responseSize.js';
+
+/** One object of the answer: a value per field of its selection. */
+export class ObjectNode {
+  readonly values: unknown[];
+  constructor(
+    readonly selection: Selection,
+    /** The value its fields are resolved on. */
+    readonly source: unknown,
+    /** Where it sits (the path of an error or of a resolver's `info`). */
+    readonly parent: Container | undefined,
+    readonly key: string | number,
+  ) {
+    this.values = new Array<unknown>(selection.fields.length);
+  }
+}
+
+/** One list of the answer. */
+export class ListNode {
+  readonly values: unknown[] = [];
+  constructor(
+    readonly parent: Container,
+    readonly key: string | number,
+  ) {}
+}
+
+export type Container = ObjectNode | ListNode;
+
+/** A leaf as JSON.stringify writes it (a custom scalar may serialize to any JSON value). */
+function leafJson(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      return value === null ? 'null' : (JSON.stringify(value) ?? 'null');
+  }
+}
+
+function valueJson(value: unknown): string {
+  if (value instanceof ObjectNode) return objectJson(value);
+  if (value instanceof ListNode) {
+    const { values } = value;
+    let json = '[';
+    for (let i = 0; i < values.length; i += 1) json += (i === 0 ? '' : ',') + valueJson(values[i]);
+    return `${json}]`;
+  }
+  return leafJson(value);
+}
+
+function objectJson(object: ObjectNode): string {
+  const { fields } = object.selection;
+  const { values } = object;
+  let json = '{';
+  for (let i = 0; i < fields.length; i += 1) {
+    json += (i === 0 ? '' : ',') + (fields[i] as { keyJson: string }).keyJson + valueJson(values[i]);
+  }
+  return `${json}}`;
+}
+
+/** The JSON of the answer whose root object is `root`: what JSON.stringify of graphql-js's `data` writes. */
+export const answerJson = (root: ObjectNode): string => objectJson(root);
+
+/**
+ * `data` for an answer known as JSON text: an object that is the parsed text when anything reads
+ * it, parsed at most once, and whose JSON the response writes without serializing it again.
+ */
+export function dataOfJson(json: string): Record<string, unknown> {
+  let parsed: Record<string, unknown> | undefined;
+  const data = (): Record<string, unknown> => (parsed ??= JSON.parse(json) as Record<string, unknown>);
+  const lazy = new Proxy<Record<string, unknown>>(
+    {},
+    {
+      get: (_target, key): unknown => Reflect.get(data(), key),
+      has: (_target, key) => Reflect.has(data(), key),
+      ownKeys: () => Reflect.ownKeys(data()),
+      getOwnPropertyDescriptor: (_target, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(data(), key);
+        // The target itself is empty: a property it does not have must be reported configurable.
+        return descriptor && { ...descriptor, configurable: true };
+      },
+      set: (_target, key, value) => Reflect.set(data(), key, value),
+      deleteProperty: (_target, key) => Reflect.deleteProperty(data(), key),
+      getPrototypeOf: () => Reflect.getPrototypeOf(data()),
+    },
+  );
+  return withKnownJson(lazy, json);
+}

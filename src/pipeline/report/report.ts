@@ -1,0 +1,308 @@
+/**
+ * The end of every operation, on every transport: errors masked by the one formatter
+ * (errorMasking.ts), the DynamoDB cost in `extensions.cost.dynamodb` (capacity units only for
+ * those allowed to see them), the answer serialized once and held to the response-size ceiling
+ * (responseSize.ts), the HTTP status the errors call for, one log line ("graphql request":
+ * transport, operation name, duration, cost, error count) and the metrics (duration by
+ * operation label, errors by the code the client was told). What it makes is the settled value
+ * (`Answer`) the transports write out.
+ *
+ * The duration means the same on every transport: from the admission of the operation (its
+ * document's parse and validation) to the finished answer (execution, the cost settled, the
+ * extensions added). Reading the request and writing the answer are not in it. A subscription
+ * event, which is not admitted again, is timed from its execution on.
+ */
+import { Kind } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import { newRequestCost, roundUnits } from '../../db/capacity.js';
+import type { RequestCost } from '../../db/capacity.js';
+import type { Transport } from '../admission/admission.js';
+import type { FormatError } from './errorMasking.js';
+import { operationLabel } from './metricLabels.js';
+import { finishOperationSpan } from './operationSpans.js';
+import type { Metrics } from './metrics.js';
+import type { CacheOutcome } from '../responseCache/cacheOutcome.js';
+import { responseTooLarge } from './responseSize.js';
+
+/**
+ * COST_DETAILS: who sees capacity units. They depend on the data read, not only on the query
+ * (DynamoDB reports 0 for a missing key and 0.5-1 for another user's item that access control
+ * then hides), so they would tell "not yours" from "missing"; `requests` depends on the query's
+ * shape alone and is shown to everyone.
+ */
+export type CostDetails = 'admin' | 'all';
+
+/**
+ * The settled value of one operation (or one subscription event), which every transport writes
+ * out as it is: the answer's JSON (`body`), the status and headers its errors call for, what it
+ * cost and what the response cache did.
+ */
+export interface Answer {
+  /** The answer as a client receives it (masked errors, `extensions.cost`): parsed from `body` when first read. */
+  readonly result: FormattedExecutionResult;
+  /** The answer's JSON: what HTTP, the Lambda and SSE write. */
+  readonly body: string;
+  /** The HTTP status: from the errors' `extensions.http` as Apollo Server reads it, 400 for an answer refused whole. */
+  status: number;
+  /** Headers the errors ask for (`www-authenticate`, `allow`), and the caching headers of a public answer (serve.ts). */
+  headers: Map<string, string>;
+  cost: RequestCost;
+  /** What the response cache did (undefined: nothing). */
+  cache?: CacheOutcome | undefined;
+  /** Refused before anything executed (admission, the token): no data, and WebSocket answers it as an `error` message. */
+  refused: boolean;
+  /** A subscription refused while opening (FORBIDDEN, a missing order): SSE answers it without a stream. */
+  notOpened?: boolean | undefined;
+  /** The source event of a subscription result (SSE numbers its messages after its `seq`). */
+  event?: unknown;
+  operationName: string | null;
+  /**
+   * A cache hit's compressed bodies, kept with its entry: the same bytes on every hit, so a
+   * transport that compresses asks here first and keeps what it made (node:http's send.ts).
+   */
+  encoded?: EncodedBodies | undefined;
+}
+
+/** Compressed forms of one body, by content coding (`br`, `gzip`, `deflate`). */
+export interface EncodedBodies {
+  get(encoding: string): Buffer | undefined;
+  keep(encoding: string, bytes: Buffer): void;
+}
+
+export interface CostExtension {
+  dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number };
+}
+
+export const costExtension = (cost: RequestCost): CostExtension => ({
+  dynamodb: {
+    requests: cost.requests,
+    readCapacityUnits: roundUnits(cost.readCapacityUnits),
+    writeCapacityUnits: roundUnits(cost.writeCapacityUnits),
+  },
+});
+
+/** The cost extension as `viewerRole` may see it (the log line always has it in full). */
+export const visibleCost = (
+  cost: RequestCost,
+  costDetails: CostDetails,
+  viewerRole: string | undefined,
+): CostExtension | { dynamodb: { requests: number } } =>
+  costDetails === 'all' || viewerRole === 'admin' ? costExtension(cost) : { dynamodb: { requests: cost.requests } };
+
+export type Reporter = ReturnType<typeof createReporter>;
+
+/** Milliseconds since `startedAt` (a performance.now()), to the hundredth. */
+export const msSince = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
+
+/** Where one operation came from, for the log line, the metrics and the span. */
+export interface ReportContext {
+  transport: Transport;
+  operationName: string | null;
+  /** When the operation reached admission, or its event its execution (performance.now()). */
+  startedAt: number;
+  /** The request's own logger (with requestId and viewer), else the server's. */
+  log?: Logger | undefined;
+  /** Identify the request in the server's log when there is no logger of its own (a cache hit). */
+  requestId?: string | undefined;
+  viewer?: string | undefined;
+}
+
+/** What an executed operation hands the report. */
+export interface Executed extends ReportContext {
+  result: ExecutionResult;
+  cost: RequestCost;
+  viewerRole: string | undefined;
+  /** The JSON of `result.data`, when something already made it (the response cache's store). */
+  dataJson?: string | undefined;
+  cache?: CacheOutcome | undefined;
+  /** `extensions.cache` (development only): what the response cache did, in the answer. */
+  explain?: boolean | undefined;
+  event?: unknown;
+  /** False: no `extensions.cost` (a subscription refused while opening: its figures would tell a missing order from another's). */
+  costed?: boolean | undefined;
+}
+
+/** Apollo Server's rule: a variable's value refused by graphql-js is the client's input error. */
+const isBadUserInput = (error: GraphQLError): boolean => {
+  const node = error.nodes?.length === 1 ? error.nodes[0] : undefined;
+  if (node?.kind !== Kind.VARIABLE_DEFINITION) return false;
+  const name = `Variable "$${node.variable.name.value}"`;
+  return [' has invalid value', ' got invalid value ', ' of required type ', ' of non-null type '].some((part) =>
+    error.message.startsWith(`${name}${part}`),
+  );
+};
+
+interface HttpHead {
+  status?: number | undefined;
+  headers?: ReadonlyMap<string, string> | undefined;
+}
+
+/**
+ * The JSON of an answer without errors from its parts' JSON: byte for byte what serializing the
+ * answer would give, since `JSON.stringify(JSON.parse(text))` is `text` for any text
+ * `JSON.stringify` made (GraphQL response keys are names, never array indices). A cache hit
+ * writes its stored data this way.
+ */
+export const answerJson = (dataJson: string, extensionsJson: string): string =>
+  `{"data":${dataJson},"extensions":${extensionsJson}}`;
+
+/** A result's JSON in Apollo's field order (errors, data, extensions), with `data`'s when it is known. */
+function jsonOf(result: FormattedExecutionResult, dataJson: string | undefined): string {
+  const parts: string[] = [];
+  if (result.errors !== undefined) parts.push(`"errors":${JSON.stringify(result.errors)}`);
+  if (result.data !== undefined) parts.push(`"data":${dataJson ?? JSON.stringify(result.data)}`);
+  if (result.extensions !== undefined) parts.push(`"extensions":${JSON.stringify(result.extensions)}`);
+  return `{${parts.join(',')}}`;
+}
+
+/** An Answer whose `result` is parsed from its body on first use (HTTP never asks). */
+export function answerOf(fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer {
+  let parsed = result;
+  return {
+    ...fields,
+    get result(): FormattedExecutionResult {
+      return (parsed ??= JSON.parse(fields.body) as FormattedExecutionResult);
+    },
+  };
+}
+
+export function createReporter({
+  log,
+  metrics,
+  formatError,
+  costDetails,
+  maxResponseBytes,
+  knownOperations,
+}: {
+  log: Logger;
+  metrics?: Metrics | undefined;
+  formatError: FormatError;
+  costDetails: CostDetails;
+  maxResponseBytes: number;
+  /** Operation names that may become metric labels (the manifest's); any other is `other`. */
+  knownOperations: ReadonlySet<string>;
+}) {
+  /** The log line, the metrics and the end of the operation span. */
+  function report(
+    { transport, operationName, startedAt, log: requestLog, requestId, viewer }: ReportContext,
+    cost: RequestCost,
+    errors: readonly GraphQLFormattedError[],
+  ): void {
+    const durationMs = msSince(startedAt);
+    finishOperationSpan(cost, errors);
+    (requestLog ?? log).info(
+      {
+        ...(requestLog ? {} : { requestId, viewer }),
+        transport,
+        operationName,
+        durationMs,
+        dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
+        errors: errors.length,
+      },
+      'graphql request',
+    );
+    if (!metrics) return;
+    metrics.requestDuration.observe({ operation: operationLabel(operationName, knownOperations) }, durationMs / 1000);
+    for (const error of errors) {
+      const code = error.extensions?.code;
+      metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
+    }
+  }
+
+  /**
+   * Errors as a client sees them, and the HTTP head they call for, as Apollo Server makes both:
+   * every error gets a code (INTERNAL_SERVER_ERROR when it has none, which the formatter then
+   * masks), a variable refused by graphql-js is BAD_USER_INPUT, and `extensions.http` (the status
+   * and headers, the last error's status winning) leaves the error for the response.
+   */
+  function formatErrors(errors: readonly GraphQLError[]): { formatted: GraphQLFormattedError[]; head: HttpHead } {
+    const head: { status?: number; headers: Map<string, string> } = { headers: new Map() };
+    const formatted = errors.map((error) => {
+      const { http, ...extensions } = error.extensions as { http?: HttpHead } & Record<string, unknown>;
+      if (http?.status !== undefined) head.status = http.status;
+      for (const [name, value] of http?.headers ?? []) head.headers.set(name, value);
+      const code = extensions.code ?? (isBadUserInput(error) ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR');
+      return formatError({ ...error.toJSON(), extensions: { ...extensions, code } }, error);
+    });
+    return { formatted, head };
+  }
+
+  /** A refusal before anything executed: masked, logged and counted; its status is the refusal's. */
+  function refuse(errors: readonly GraphQLError[], status: number, context: ReportContext): Answer {
+    const { formatted, head } = formatErrors(errors);
+    const cost = newRequestCost();
+    report(context, cost, formatted);
+    const result: FormattedExecutionResult = { errors: formatted };
+    return answerOf(
+      {
+        body: JSON.stringify(result),
+        status: head.status ?? status,
+        headers: new Map(head.headers),
+        cost,
+        refused: true,
+        operationName: context.operationName,
+      },
+      result,
+    );
+  }
+
+  /**
+   * The last step of an executed operation: errors masked, the cost extension the viewer may see
+   * (and `extensions.cache` when explained), the JSON made once and held to the size ceiling,
+   * the status (Apollo's rules: the errors' `extensions.http`, 400 for an answer without `data`),
+   * then the log line and the metrics.
+   */
+  function settle(executed: Executed): Answer {
+    const { result, cost, viewerRole } = executed;
+    const { formatted, head } = result.errors?.length
+      ? formatErrors(result.errors)
+      : { formatted: undefined, head: { headers: undefined } as HttpHead };
+    const extensions: Record<string, unknown> | undefined =
+      executed.costed === false
+        ? result.extensions
+        : {
+            ...result.extensions,
+            cost: visibleCost(cost, costDetails, viewerRole),
+            ...(executed.explain && executed.cache ? { cache: explainOf(executed.cache) } : {}),
+          };
+    let answer: FormattedExecutionResult = {
+      ...(formatted ? { errors: formatted } : {}),
+      ...('data' in result ? { data: result.data } : {}),
+      ...(extensions ? { extensions } : {}),
+    };
+    let body = jsonOf(answer, formatted ? undefined : executed.dataJson);
+    let status = head.status ?? (formatted && result.data === undefined ? 400 : 200);
+    if (Buffer.byteLength(body) > maxResponseBytes) {
+      // Like the cost refusal: the request asked for more than the server hands out.
+      answer = { errors: [responseTooLarge(maxResponseBytes)], ...(extensions ? { extensions } : {}) };
+      body = JSON.stringify(answer);
+      status = 400;
+    }
+    report(executed, cost, answer.errors ?? []);
+    return answerOf(
+      {
+        body,
+        status,
+        headers: new Map(head.headers),
+        cost,
+        cache: executed.cache,
+        refused: false,
+        event: executed.event,
+        operationName: executed.operationName,
+      },
+      // Parsed again from the body only when a transport reads it: the object as it is now.
+      answer,
+    );
+  }
+
+  return { report, refuse, settle, formatErrors };
+}
+
+/** `extensions.cache`: what the cache did for this answer (development only). */
+export const explainOf = (outcome: CacheOutcome): Record<string, unknown> => ({
+  status: outcome.status,
+  ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
+  ...(outcome.tier ? { tier: outcome.tier } : {}),
+  ...(outcome.reason ? { reason: outcome.reason } : {}),
+});
