@@ -19,13 +19,9 @@
  * else from this instance's memory of recent events. When the events after that id are no
  * longer held, it is told (`missed`), never left with a silent gap.
  *
- * An open subscription is never left with a silent gap either. When the bus loses a topic's
- * subscription (Redis restarted, a primary killed, a fail-over), its listeners wait; once the
- * subscription is back, the topic's history is read from the last event they received and what
- * they missed is delivered first, in order and once, then what was heard meanwhile. When the
- * history does not hold that event, cannot be read, or the subscription is not back within
- * CATCH_UP_BOUND_MS, each of those listeners' streams ends with EVENTS_MISSED (refetch and
- * subscribe again). The same on every transport: it happens here, below them.
+ * An open subscription is never left with a silent gap either: when the bus loses a topic's
+ * subscription, its listeners are caught up from the history once it is back, or ended with
+ * EVENTS_MISSED (topicGaps.ts). Below every transport, so the same on each.
  */
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
@@ -33,9 +29,9 @@ import type { ChangeEvent, ChangeEventOf, EventEntity } from '../events/changeEv
 import { SeenWindow } from '../events/seenWindow.js';
 import { subscriberQueue } from './subscriberQueue.js';
 import type { SubscriberQueue } from './subscriberQueue.js';
-import { EventsMissedError, ServiceUnavailableError } from '../errors.js';
-import { CATCH_UP_BOUND_MS, CATCH_UP_HELD_EVENTS, eventsAfter } from './topicGaps.js';
-import type { Position } from './topicGaps.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { eventsAfter, TopicGaps } from './topicGaps.js';
+import type { Listener } from './topicGaps.js';
 import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
 /**
@@ -75,21 +71,6 @@ export interface Resume {
   missed(): void;
 }
 
-/** One subscription as the fan-out sees it: handed events, or ended with an error. */
-interface Listener {
-  deliver(event: ChangeEvent): void;
-  fail(error: Error): void;
-}
-
-/** A topic whose subscription was lost: the listeners then, where they stood, what is heard since. */
-interface Gap {
-  listeners: Set<Listener>;
-  after: Position;
-  heard: ChangeEvent[];
-  timer: NodeJS.Timeout;
-  reading: boolean;
-}
-
 /** A test that an event is about a node of `entity` (a subscription's `accept`), typed as such. */
 export const eventsAbout =
   <N extends EventEntity>(entity: N) =>
@@ -111,10 +92,8 @@ export class EventFanOut {
   private readonly subscribedTopics = new Set<string>();
   /** Resumes waiting for their topic's subscription. */
   private readonly waiting = new Map<string, Set<() => void>>();
-  /** Where each topic heard here stands: the last event heard on it (see Position). */
-  private readonly position = new Map<string, Position>();
-  /** The topics whose listeners wait to be caught up after a lost subscription. */
-  private readonly gaps = new Map<string, Gap>();
+  /** Where each topic stands, and the catch-up of its listeners after a lost subscription. */
+  private readonly gaps: TopicGaps;
   private listenerCount = 0;
 
   /**
@@ -129,6 +108,12 @@ export class EventFanOut {
   ) {
     this.bus = bus;
     this.seen = new SeenWindow(dedupeWindow);
+    this.gaps = new TopicGaps({
+      history: bus.history?.bind(bus),
+      listening: (topic) => this.byTopic.has(topic),
+      subscribed: (topic) => this.subscribedTopics.has(topic),
+      delivered: (topic, seq) => this.seen.firstTime(`${topic} ${seq}`),
+    });
     this.unsubscribe = bus.subscribe((event, topics) => {
       const known = SEQ_PATTERN.test(event.seq);
       if (known && !bus.history && topics === event.topics) {
@@ -144,14 +129,9 @@ export class EventFanOut {
         }
         const listeners = this.byTopic.get(topic);
         if (!listeners) continue;
-        if (known) this.position.set(topic, event.seq);
-        const gap = this.gaps.get(topic);
-        if (gap) {
-          gap.heard.push(event);
-          if (gap.heard.length > CATCH_UP_HELD_EVENTS) this.endGap(topic, gap);
-        }
+        this.gaps.heard(topic, event, known);
         // A copy: a listener may end its subscription (and another's) while it runs.
-        for (const listener of [...listeners]) if (!this.gaps.get(topic)?.listeners.has(listener)) listener.deliver(event);
+        for (const listener of [...listeners]) if (!this.gaps.holds(topic, listener)) listener.deliver(event);
       }
       // One repeat heard, however many of its topics it was heard on.
       if (repeated) this.duplicateCount++;
@@ -312,15 +292,11 @@ export class EventFanOut {
     const listeners = this.byTopic.get(topic);
     if (!listeners?.delete(listener)) return;
     this.listenerCount--;
-    const gap = this.gaps.get(topic);
-    if (gap?.listeners.delete(listener) && gap.listeners.size === 0) {
-      clearTimeout(gap.timer);
-      this.gaps.delete(topic);
-    }
+    this.gaps.leave(topic, listener);
     if (listeners.size > 0) return;
     this.byTopic.delete(topic);
     this.subscribedTopics.delete(topic);
-    this.position.delete(topic);
+    this.gaps.forget(topic);
     if ((this.waiting.get(topic)?.size ?? 0) === 0) this.waiting.delete(topic);
     this.stopWatching.get(topic)?.();
     this.stopWatching.delete(topic);
@@ -329,68 +305,12 @@ export class EventFanOut {
   private topicSubscribed(topic: string): void {
     this.subscribedTopics.add(topic);
     for (const wake of [...(this.waiting.get(topic) ?? [])]) wake();
-    const gap = this.gaps.get(topic);
-    if (gap) {
-      void this.catchUp(topic, gap);
-      return;
-    }
-    if (this.position.has(topic) || !this.bus.history) return;
-    // Where the topic stands as its listening starts, for a catch-up after a loss before any
-    // event is heard: the newest entry of its history (a live event heard meanwhile is newer).
-    this.bus.history(topic, 1).then(
-      ([newest]) => {
-        if (this.byTopic.has(topic) && !this.position.has(topic)) this.position.set(topic, newest?.seq ?? null);
-      },
-      () => undefined,
-    );
+    this.gaps.subscribed(topic);
   }
 
   private topicLost(topic: string): void {
     const wasSubscribed = this.subscribedTopics.delete(topic);
     const listeners = this.byTopic.get(topic);
-    if (!wasSubscribed || !listeners || this.gaps.has(topic) || !this.bus.history) return;
-    const gap: Gap = {
-      listeners: new Set(listeners),
-      after: this.position.get(topic),
-      heard: [],
-      timer: setTimeout(() => this.endGap(topic, gap), CATCH_UP_BOUND_MS),
-      reading: false,
-    };
-    gap.timer.unref();
-    this.gaps.set(topic, gap);
-  }
-
-  /** Reads the topic's history once its subscription is back, and delivers what the gap's listeners missed. */
-  private async catchUp(topic: string, gap: Gap): Promise<void> {
-    if (gap.reading || !this.bus.history) return;
-    gap.reading = true;
-    let history: ChangeEvent[];
-    try {
-      history = await this.bus.history(topic);
-    } catch {
-      if (this.gaps.get(topic) === gap) this.endGap(topic, gap);
-      return;
-    }
-    gap.reading = false;
-    if (this.gaps.get(topic) !== gap) return;
-    // Lost again while reading: what is published now may be in neither; the next subscription reads again.
-    if (!this.subscribedTopics.has(topic)) return;
-    const missed = eventsAfter(history, gap.after);
-    if (!missed) return this.endGap(topic, gap);
-    clearTimeout(gap.timer);
-    this.gaps.delete(topic);
-    const read = new Set(missed.map((event) => event.seq));
-    for (const event of missed) this.seen.firstTime(`${topic} ${event.seq}`);
-    const last = missed.at(-1);
-    if (gap.heard.length === 0 && last) this.position.set(topic, last.seq);
-    for (const event of [...missed, ...gap.heard.filter((heard) => !read.has(heard.seq))])
-      for (const listener of [...gap.listeners]) listener.deliver(event);
-  }
-
-  /** The gap cannot be closed: each of its listeners' streams ends with EVENTS_MISSED. */
-  private endGap(topic: string, gap: Gap): void {
-    clearTimeout(gap.timer);
-    if (this.gaps.get(topic) === gap) this.gaps.delete(topic);
-    for (const listener of [...gap.listeners]) listener.fail(new EventsMissedError());
+    if (wasSubscribed && listeners) this.gaps.lost(topic, listeners);
   }
 }

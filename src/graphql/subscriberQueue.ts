@@ -18,7 +18,7 @@ export interface SubscriberQueue<E extends ChangeEvent> {
    */
   prepend(events: ChangeEvent[]): void;
   /** Ends the iterator with `error`, after the events already queued: the listener is removed at once. */
-  fail(error: Error): void;
+  readonly fail: (error: Error) => void;
 }
 
 export function subscriberQueue<E extends ChangeEvent>({
