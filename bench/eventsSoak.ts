@@ -149,11 +149,13 @@ try {
   const heard = (orderId: string) =>
     arrivals.get(orderId)?.push(performance.now()) ?? arrivals.set(orderId, [performance.now()]);
   let opened = 0;
+  const endings = new Map<string, number>();
+  const ended = (code: string) => endings.set(code, (endings.get(code) ?? 0) + 1);
   for (const [u, user] of users.entries()) {
     // Each user's subscriptions spread over the three instances.
     for (let i = 0; i < 3 && opened < SUBSCRIPTIONS; i++) {
       const count = Math.min(Math.ceil(perUser / 3), SUBSCRIPTIONS - opened);
-      wsSubscriptions(apis[(u + i) % 3]!, user.userId, count, heard, () => undefined);
+      wsSubscriptions(apis[(u + i) % 3]!, user.userId, count, heard, ended);
       opened += count;
     }
   }
@@ -187,6 +189,13 @@ try {
   out(
     `(a) deliveries ${latencies.length} of ${expected}; from the mutation's answer to the subscriber: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms`,
   );
+  out(`(a) subscriptions ended early: ${JSON.stringify(Object.fromEntries(endings))}`);
+  const missingBy = new Map<string, number>();
+  for (const [u, id] of placed.entries()) {
+    const short = opened / USERS - (arrivals.get(id)?.length ?? 0);
+    if (short > 0) missingBy.set(users[u]!.userId, short);
+  }
+  out(`(a) users whose subscribers missed their order: ${missingBy.size} (${[...missingBy.values()].join(', ')})`);
   for (const client of clients.splice(0)) void client.dispose();
   await waitUntil(async () => (await activeSubscriptions()) === 0, {
     timeoutMs: 60_000,
