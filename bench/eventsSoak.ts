@@ -165,6 +165,14 @@ try {
     intervalMs: 500,
     what: `${opened} subscriptions open`,
   });
+  // Their topics' subscriptions in place on Redis: a subscription hears what is published from then on.
+  const topicsWanted = users.length * Math.min(3, Math.ceil(perUser / Math.ceil(perUser / 3)));
+  await waitUntil(
+    async () =>
+      (await Promise.all(apis.map((api) => metric(api, 'tablegraph_event_bus_topics')))).reduce((a, b) => a + b, 0) >=
+      topicsWanted,
+    { timeoutMs: 120_000, intervalMs: 200, what: `${topicsWanted} topics subscribed` },
+  );
   out(
     `(a) ${opened} graphql-ws subscriptions over 3 instances (${USERS} users, ${perUser} each) open in ${((performance.now() - openStart) / 1000).toFixed(1)} s`,
   );
