@@ -84,6 +84,18 @@ export class ServiceUnavailableError extends GraphQLError {
   }
 }
 
+/**
+ * Ends an open subscription whose events may have a gap: its Redis subscription was lost and the
+ * topic's history no longer reaches back to the last event it received (or Redis stayed away).
+ */
+export class EventsMissedError extends GraphQLError {
+  constructor(
+    message = 'Events were published while this server could not hear them: refetch what you show and subscribe again',
+  ) {
+    super(message, { extensions: { code: ErrorCode.EVENTS_MISSED } });
+  }
+}
+
 /** Thrown by the data layer when DynamoDB left keys unprocessed after every retry. */
 export class IncompleteBatchError extends ServiceUnavailableError {
   constructor(

@@ -4,23 +4,28 @@
  * Server-Sent Events clients over HTTP. An instance receives only the topics its clients listen
  * to; a client that drops and reconnects to the other instance with `Last-Event-ID` gets every
  * event it missed from the topic's history in Redis, in order and once, then the live ones; when
- * the history no longer holds its id, it is told (`EVENTS_MISSED`).
+ * the history no longer holds its id, it is told (`EVENTS_MISSED`). An open subscription whose
+ * Redis goes away (the server restarted, the topic's primary killed) ends with `EVENTS_MISSED`
+ * within 5 s when what it missed is lost with Redis, over SSE and over graphql-ws alike.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { pino } from 'pino';
+import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { openRedis } from '../src/events/redisConnection.js';
-import { eventTopicHistory } from '../src/events/redisEventBus.js';
+import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { compareSeq } from '../src/graphql/eventFanOut.js';
 import { TOPICS } from '../src/table/entities/topics.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
 import { aProduct, aUser, orderIdOf, store } from './support/factories.js';
-import { metric } from './support/fanOut.js';
+import { health, metric, readyDetails } from './support/fanOut.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { postGraphQL } from './support/load.js';
 import { openEventBus } from './support/redisBus.js';
@@ -41,6 +46,7 @@ describe.each(REDIS_MODES)('change events by topic (%s)', (mode) => {
   let dynamo: Dynamo;
   let tableName: string;
   let apis: [ChildServer, ChildServer];
+  let consumer: ChildServer;
   let admin: string;
   let aliceToken: string;
   /** The test's own listener to alice's topic: when it has an event, Redis published it. */
@@ -55,12 +61,13 @@ describe.each(REDIS_MODES)('change events by topic (%s)', (mode) => {
     [redis] = await Promise.all([startRedis(mode), ensureTable(dynamo.client, tableName, endpoint())]);
     await store(dynamo.doc, tableName, { users: [alice], products: [product] });
     const env = { ...redis.env, STREAM_CONSUMER: 'false' };
-    const [first, second] = await Promise.all([
+    const [first, second, third] = await Promise.all([
       children.start(endpoint(), tableName, env),
       children.start(endpoint(), tableName, env),
       children.startConsumer(endpoint(), tableName, { ...redis.env, STREAM_POLL_MS: '50' }),
     ]);
     apis = [first, second];
+    consumer = third;
     probe = await openEventBus(redis.settings, tableName, { watch: [TOPICS.userOrders.of(alice.userId)] });
     probe.subscribe((event) => void heard.add(orderIdOf(event) ?? ''));
   });
@@ -170,4 +177,73 @@ describe.each(REDIS_MODES)('change events by topic (%s)', (mode) => {
     expect((await read(resumed, 1)).orderIds).toEqual([orderId]);
     resumed.close();
   });
+
+  /** An open subscription to alice's orders on `api`: each order id it hears, or the code that ended it. */
+  async function openOver(transport: 'SSE' | 'graphql-ws', api: ChildServer) {
+    if (transport === 'SSE') {
+      const sse = await SseStream.open(api.url, aliceToken);
+      return {
+        next: async (): Promise<string> => {
+          const event = await sse.next();
+          if (event.event === 'complete') return 'complete';
+          const data = JSON.parse(event.data) as {
+            data?: { orderEvents: { order: { orderId: string } } };
+            errors?: { extensions?: { code?: string } }[];
+          };
+          return data.data?.orderEvents.order.orderId ?? data.errors?.[0]?.extensions?.code ?? event.event;
+        },
+        close: () => sse.close(),
+      };
+    }
+    const client: Client = createClient({
+      url: api.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${aliceToken}` },
+      retryAttempts: 0,
+    });
+    const iterator = client.iterate<{ orderEvents: { order: { orderId: string } } }>({
+      query: 'subscription { orderEvents { type order { orderId } } }',
+    });
+    return {
+      next: () =>
+        iterator.next().then(
+          (result) => (result.done ? 'complete' : (result.value.data?.orderEvents.order.orderId ?? 'no data')),
+          (errors: { extensions?: { code?: string } }[]) => errors[0]?.extensions?.code ?? 'error',
+        ),
+      close: () => void client.dispose(),
+    };
+  }
+
+  it.each(['SSE', 'graphql-ws'] as const)(
+    'ends an open %s subscription with EVENTS_MISSED within 5 s when Redis goes away with what it may have missed',
+    async (transport) => {
+      const subscription = await openOver(transport, apis[0]);
+      await subscribedTopics(apis[0], 1);
+      const orderId = await placeOrder();
+      expect(await subscription.next()).toBe(orderId);
+      // One node: the server restarts at once, without persistence, so the history no longer
+      // holds the last event received. The cluster: the primary that serves alice's topic is
+      // killed and stays down (no replica takes over) past the bound.
+      const node =
+        'nodes' in redis
+          ? await redis.ownerOf(eventTopicChannel(tableName, TOPICS.userOrders.of(alice.userId)))
+          : undefined;
+      const killedAt = performance.now();
+      if (node) await node.kill();
+      else await redis.kill().then(() => redis.restart());
+      expect(await subscription.next()).toBe('EVENTS_MISSED');
+      const endedMs = performance.now() - killedAt;
+      console.info(`${mode} over ${transport}: EVENTS_MISSED ${endedMs.toFixed(0)} ms after the kill`);
+      expect(endedMs).toBeLessThan(5000);
+      expect(await subscription.next()).toBe('complete');
+      subscription.close();
+      if (node && 'nodes' in redis) await redis.restart(node);
+      await waitUntil(
+        async () =>
+          (await readyDetails(apis[0])).eventBus === 'up' && (await health(consumer)).eventBus.status === 'up',
+        { timeoutMs: 20_000, intervalMs: 100, what: 'the instance and the consumer back on Redis' },
+      );
+      await subscribedTopics(apis[0], 0);
+    },
+  );
 });

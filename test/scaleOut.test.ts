@@ -246,9 +246,18 @@ describe('scale-out on Redis', () => {
     await Promise.all(everything.map((subscriber) => subscriber.waitFor(meanwhile)));
   });
 
-  it('keeps serving while Redis is down and delivers again to the open subscriptions once it is back', async () => {
+  it('keeps serving while Redis is down, ends the open subscriptions with EVENTS_MISSED within 5 s, and delivers to new ones once it is back', async () => {
     const [consumer] = consumers as [ChildServer];
+    const open = [...everything, alicesOwn];
+    const killedAt = performance.now();
     await redis.kill();
+    // Nothing proves that the subscriptions missed nothing while Redis is away: each is told.
+    await waitUntil(() => open.every((subscriber) => subscriber.endedWith === 'EVENTS_MISSED'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'every open subscription ended with EVENTS_MISSED',
+    });
+    expect(performance.now() - killedAt).toBeLessThan(5000);
     await Promise.all(
       apis.map((api) =>
         waitUntil(async () => (await readyDetails(api)).eventBus === 'down', {
@@ -291,6 +300,19 @@ describe('scale-out on Redis', () => {
       intervalMs: 100,
       what: 'the late instance joined the bus',
     });
+    // The clients refetch and subscribe again, as EVENTS_MISSED asks.
+    const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
+    const adminToken = await tokenFor('scale-admin', 'admin');
+    everything = await Promise.all(
+      apis.map((api, i) => subscribe(clients, `admin@api${i} again`, api, adminToken, everythingQuery)),
+    );
+    alicesOwn = await subscribe(
+      clients,
+      'alice@api2 again',
+      apis[2] as ChildServer,
+      await tokenFor(alice.userId),
+      everythingQuery,
+    );
     const lateSubscriber = await subscribe(
       clients,
       'admin@late',

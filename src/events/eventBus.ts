@@ -39,11 +39,11 @@ export interface EventBus {
    */
   watch(topic: string, handlers?: TopicHandlers): () => void;
   /**
-   * The topic's recent events, oldest first, as every instance sees them (Redis: a bounded
-   * stream per topic); absent on a bus without a shared history (in process). Rejects when the
-   * history cannot be read.
+   * The topic's recent events (its `last` newest only, when given), oldest first, as every
+   * instance sees them (Redis: a bounded stream per topic); absent on a bus without a shared
+   * history (in process). Rejects when the history cannot be read.
    */
-  history?(topic: string): Promise<ChangeEvent[]>;
+  history?(topic: string, last?: number): Promise<ChangeEvent[]>;
   health(): EventBusHealth;
   /** Events that publish() could not send. */
   readonly lost: number;

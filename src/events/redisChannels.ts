@@ -131,10 +131,13 @@ export class RedisChannels {
     if (failed) throw failed;
   }
 
-  /** The messages of the Redis Stream `key`, oldest first (none when it does not exist). */
-  async history(key: string): Promise<Buffer[]> {
+  /** The messages of the Redis Stream `key` (its `last` newest only, when given), oldest first (none when it does not exist). */
+  async history(key: string, last?: number): Promise<Buffer[]> {
     if (this.closed || this.publisher.status !== 'ready') throw new Error('redis is not connected');
-    const entries = await this.publisher.xrangeBuffer(key, '-', '+');
+    const entries =
+      last === undefined
+        ? await this.publisher.xrangeBuffer(key, '-', '+')
+        : (await this.publisher.xrevrangeBuffer(key, '+', '-', 'COUNT', last)).reverse();
     return entries.flatMap(([, fields]) => {
       for (let i = 0; i + 1 < fields.length; i += 2)
         if (fields[i]?.toString() === 'm') return [fields[i + 1] as Buffer];

@@ -181,9 +181,9 @@ export class RedisEventBus implements EventBus {
     };
   }
 
-  async history(topic: string): Promise<ChangeEvent[]> {
+  async history(topic: string, last?: number): Promise<ChangeEvent[]> {
     const channel = this.channelOf(topic);
-    const bodies = await channel.history(eventTopicHistory(this.options.tableName, topic));
+    const bodies = await channel.history(eventTopicHistory(this.options.tableName, topic), last);
     return bodies.flatMap((body) => {
       const event = this.decodeOn(topic, body, channel.name);
       return event ? [event] : [];

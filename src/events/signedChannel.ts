@@ -102,12 +102,12 @@ export class SignedChannel {
   }
 
   /**
-   * The history `key`'s messages, oldest first, that pass the envelope's size and signature
+   * The history `key`'s messages (its `last` newest only, when given), oldest first, that pass the envelope's size and signature
    * checks (the others counted and left out). Freshness does not apply: a history is old by
    * design, and its reader decides what it already has by the bodies' own ids.
    */
-  async history(key: string): Promise<string[]> {
-    const raw = await this.options.channels.history(key);
+  async history(key: string, last?: number): Promise<string[]> {
+    const raw = await this.options.channels.history(key, last);
     return raw.flatMap((message) => {
       const opened = openEnvelope(message, {
         purpose: this.options.purpose,

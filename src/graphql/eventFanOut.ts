@@ -18,6 +18,10 @@
  * shared history of its topic when there is one (Redis: any instance can resume any client),
  * else from this instance's memory of recent events. When the events after that id are no
  * longer held, it is told (`missed`), never left with a silent gap.
+ *
+ * An open subscription is never left with a silent gap either: when the bus loses a topic's
+ * subscription, its listeners are caught up from the history once it is back, or ended with
+ * EVENTS_MISSED (topicGaps.ts). Below every transport, so the same on each.
  */
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
@@ -26,6 +30,8 @@ import { SeenWindow } from '../events/seenWindow.js';
 import { subscriberQueue } from './subscriberQueue.js';
 import type { SubscriberQueue } from './subscriberQueue.js';
 import { ServiceUnavailableError } from '../errors.js';
+import { eventsAfter, TopicGaps } from './topicGaps.js';
+import type { Listener } from './topicGaps.js';
 import { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS } from '../config/index.js';
 
 /**
@@ -65,8 +71,6 @@ export interface Resume {
   missed(): void;
 }
 
-type Listener = (event: ChangeEvent) => void;
-
 /** A test that an event is about a node of `entity` (a subscription's `accept`), typed as such. */
 export const eventsAbout =
   <N extends EventEntity>(entity: N) =>
@@ -88,6 +92,8 @@ export class EventFanOut {
   private readonly subscribedTopics = new Set<string>();
   /** Resumes waiting for their topic's subscription. */
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Where each topic stands, and the catch-up of its listeners after a lost subscription. */
+  private readonly gaps: TopicGaps;
   private listenerCount = 0;
 
   /**
@@ -102,6 +108,12 @@ export class EventFanOut {
   ) {
     this.bus = bus;
     this.seen = new SeenWindow(dedupeWindow);
+    this.gaps = new TopicGaps({
+      history: bus.history?.bind(bus),
+      listening: (topic) => this.byTopic.has(topic),
+      subscribed: (topic) => this.subscribedTopics.has(topic),
+      delivered: (topic, seq) => this.seen.firstTime(`${topic} ${seq}`),
+    });
     this.unsubscribe = bus.subscribe((event, topics) => {
       const known = SEQ_PATTERN.test(event.seq);
       if (known && !bus.history && topics === event.topics) {
@@ -116,8 +128,10 @@ export class EventFanOut {
           continue;
         }
         const listeners = this.byTopic.get(topic);
+        if (!listeners) continue;
+        this.gaps.heard(topic, event, known);
         // A copy: a listener may end its subscription (and another's) while it runs.
-        if (listeners) for (const listener of [...listeners]) listener(event);
+        for (const listener of [...listeners]) if (!this.gaps.holds(topic, listener)) listener.deliver(event);
       }
       // One repeat heard, however many of its topics it was heard on.
       if (repeated) this.duplicateCount++;
@@ -179,19 +193,12 @@ export class EventFanOut {
     const subscribed = this.subscribedPromise(rest.topic);
     try {
       await subscribed;
-      const history = await this.bus.history(rest.topic);
-      const at = history.findLastIndex((event) => event.seq === resume.after);
-      if (at < 0) {
+      const missed = eventsAfter(await this.bus.history(rest.topic), resume.after);
+      if (!missed) {
         resume.missed();
         return queue.iterator;
       }
-      const held = new Set(history.slice(0, at + 1).map((event) => event.seq));
-      const missed = history.slice(at + 1).filter((event) => {
-        if (held.has(event.seq)) return false;
-        held.add(event.seq);
-        return rest.accept?.(event) ?? true;
-      });
-      queue.prepend(missed);
+      queue.prepend(missed.filter((event) => rest.accept?.(event) ?? true));
     } catch {
       // Redis down, or the subscription not in place in time: nothing proves the gap empty.
       resume.missed();
@@ -233,9 +240,10 @@ export class EventFanOut {
       held,
       accept,
       maxPending: MAX_PENDING_EVENTS,
-      stop: () => this.removeListener(topic, queue.listener),
+      stop: () => this.removeListener(topic, listener),
     });
-    this.addListener(topic, queue.listener);
+    const listener: Listener = { deliver: queue.listener, fail: queue.fail };
+    this.addListener(topic, listener);
     return queue;
   }
 
@@ -271,11 +279,8 @@ export class EventFanOut {
       this.stopWatching.set(
         topic,
         this.bus.watch(topic, {
-          subscribed: () => {
-            this.subscribedTopics.add(topic);
-            for (const wake of [...(this.waiting.get(topic) ?? [])]) wake();
-          },
-          lost: () => this.subscribedTopics.delete(topic),
+          subscribed: () => this.topicSubscribed(topic),
+          lost: () => this.topicLost(topic),
         }),
       );
     }
@@ -287,11 +292,25 @@ export class EventFanOut {
     const listeners = this.byTopic.get(topic);
     if (!listeners?.delete(listener)) return;
     this.listenerCount--;
+    this.gaps.leave(topic, listener);
     if (listeners.size > 0) return;
     this.byTopic.delete(topic);
     this.subscribedTopics.delete(topic);
+    this.gaps.forget(topic);
     if ((this.waiting.get(topic)?.size ?? 0) === 0) this.waiting.delete(topic);
     this.stopWatching.get(topic)?.();
     this.stopWatching.delete(topic);
+  }
+
+  private topicSubscribed(topic: string): void {
+    this.subscribedTopics.add(topic);
+    for (const wake of [...(this.waiting.get(topic) ?? [])]) wake();
+    this.gaps.subscribed(topic);
+  }
+
+  private topicLost(topic: string): void {
+    const wasSubscribed = this.subscribedTopics.delete(topic);
+    const listeners = this.byTopic.get(topic);
+    if (wasSubscribed && listeners) this.gaps.lost(topic, listeners);
   }
 }

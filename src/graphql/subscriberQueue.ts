@@ -17,6 +17,8 @@ export interface SubscriberQueue<E extends ChangeEvent> {
    * ones among them: each of those was either read or comes after.
    */
   prepend(events: ChangeEvent[]): void;
+  /** Ends the iterator with `error`, after the events already queued: the listener is removed at once. */
+  readonly fail: (error: Error) => void;
 }
 
 export function subscriberQueue<E extends ChangeEvent>({
@@ -35,6 +37,7 @@ export function subscriberQueue<E extends ChangeEvent>({
   const pending = [...held];
   let waiting: ((result: IteratorResult<E>) => void) | undefined;
   let done = false;
+  let failure: Error | undefined;
   const listener = (event: ChangeEvent) => {
     if (accept && !accept(event)) return;
     if (waiting) {
@@ -60,6 +63,11 @@ export function subscriberQueue<E extends ChangeEvent>({
     next: () => {
       const event = pending.shift();
       if (event) return Promise.resolve({ value: event as E, done: false });
+      if (failure) {
+        const error = failure;
+        failure = undefined;
+        return Promise.reject(error);
+      }
       if (done) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve) => (waiting = resolve));
     },
@@ -75,6 +83,19 @@ export function subscriberQueue<E extends ChangeEvent>({
   return {
     listener,
     iterator,
+    fail: (error) => {
+      if (done) return;
+      done = true;
+      stop();
+      if (waiting) {
+        const resolve = waiting;
+        waiting = undefined;
+        // A waiting next() is told now; it could only wait on an empty queue.
+        resolve(Promise.reject(error) as never);
+        return;
+      }
+      failure = error;
+    },
     prepend: (events) => {
       if (done || events.length === 0) return;
       const read = new Set(events.map((event) => event.seq));

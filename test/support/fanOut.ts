@@ -16,6 +16,8 @@ export interface Subscriber {
   /** performance.now() at the first receipt of each order's event. */
   receivedAt: Map<string, number>;
   closed: boolean;
+  /** The code of the error that ended the subscription, if one did. */
+  endedWith: string | undefined;
   /** Resolves once every one of `orderIds` has arrived. */
   waitFor(orderIds: string[], timeoutMs?: number): Promise<void>;
 }
@@ -75,6 +77,7 @@ export async function subscribe(
     received,
     receivedAt,
     closed: false,
+    endedWith: undefined,
     waitFor: (orderIds, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
@@ -106,7 +109,11 @@ export async function subscribe(
         }
         for (const waiter of [...waiters]) waiter();
       },
-      error: () => (subscriber.closed = true),
+      error: (error) => {
+        subscriber.closed = true;
+        const errors = Array.isArray(error) ? (error as { extensions?: { code?: string } }[]) : [];
+        subscriber.endedWith = errors[0]?.extensions?.code ?? 'error';
+      },
       complete: () => (subscriber.closed = true),
     },
   );
