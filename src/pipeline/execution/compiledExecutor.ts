@@ -26,7 +26,7 @@
  */
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
-import { execute, getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, print } from 'graphql';
+import { execute, getOperationAST, GraphQLError, Kind, OperationTypeNode, parse } from 'graphql';
 import type {
   DirectiveNode,
   DocumentNode,
@@ -38,8 +38,8 @@ import type {
   SelectionNode,
   SelectionSetNode,
 } from 'graphql';
-import { LRUCache } from 'lru-cache';
 import { sha256 } from '../documents/trustedDocuments.js';
+import { documentCache, isPromiseLike } from './documentCache.js';
 import { BudgetExceededError, meterOf } from './meter.js';
 
 /** Why a document, or one execution of it, ran on graphql-js instead (a metric label: a closed set). */
@@ -208,26 +208,10 @@ const stoppedByMeterAlone = (args: ExecutionArgs, answer: ExecutionResult): bool
   meterOf(args.contextValue)?.exceeded !== undefined &&
   (answer.errors ?? []).every((error) => (error.originalError ?? error) instanceof BudgetExceededError);
 
-const isPromiseLike = <T>(value: unknown): value is PromiseLike<T> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-
 export type CompiledExecutor = ReturnType<typeof createCompiledExecutor>;
 
 export function createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallback }: CompiledExecutorOptions) {
-  const entries = new LRUCache<string, Entry>({
-    max: maxDocuments,
-    maxSize: maxBytes,
-    sizeCalculation: (entry) => Math.max(1, entry.bytes),
-  });
-  // Documents without a location (built in code, not parsed) are keyed by their printed text.
-  const printed = new WeakMap<DocumentNode, string>();
-  const sourceOf = (document: DocumentNode): string => {
-    const body = document.loc?.source.body;
-    if (body !== undefined) return body;
-    let text = printed.get(document);
-    if (text === undefined) printed.set(document, (text = print(document)));
-    return text;
-  };
+  const { entries, sourceOf } = documentCache<Entry>({ maxDocuments, maxBytes });
 
   function entryFor(
     document: DocumentNode,

@@ -42,6 +42,7 @@ import type { RequestCost } from '../../db/capacity.js';
 import { ErrorCode } from '../../errors.js';
 import { collectFields } from '../../graphql/selections.js';
 import type { CollectOptions } from '../../graphql/selections.js';
+import { isPromiseLike } from './documentCache.js';
 
 /** What one operation may spend while it runs (MAX_OPERATION_* settings, docs/security.md). */
 export interface OperationBudgets {
@@ -276,9 +277,6 @@ export const meterOf = (context: unknown): OperationMeter | undefined =>
   typeof context === 'object' && context !== null ? meters.get(context) : undefined;
 
 const ignore = (): void => undefined;
-
-const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 /**
  * Puts the meter in front of every field that returns an object or a list of them (the fields

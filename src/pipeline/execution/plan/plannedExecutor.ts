@@ -20,7 +20,7 @@
  * (what was read is not read again) under the same meter, restarted, so the operation is counted
  * once: the requests the planned run made, and graphql-js's answer.
  */
-import { execute, getOperationAST, Kind, OperationTypeNode, parse, print } from 'graphql';
+import { execute, getOperationAST, Kind, OperationTypeNode, parse } from 'graphql';
 import type {
   DocumentNode,
   ExecutionArgs,
@@ -30,13 +30,13 @@ import type {
   OperationDefinitionNode,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
-import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from '../../../graphql/context.js';
 import { BudgetExceededError, meterOf } from '../meter.js';
 import { dataOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
-import { Fallback, isPromiseLike, PlannedRun } from './run.js';
+import { documentCache, isPromiseLike } from '../documentCache.js';
+import { Fallback, PlannedRun } from './run.js';
 import type { RunFallback } from './run.js';
 
 /** Why an execution ran on graphql-js instead (a metric label: a closed set). */
@@ -80,20 +80,7 @@ const BYTES_PER_DOCUMENT = 2048;
 export type PlannedExecutor = ReturnType<typeof createPlannedExecutor>;
 
 export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallback }: PlannedExecutorOptions) {
-  const documents = new LRUCache<string, DocumentPlans>({
-    max: maxDocuments,
-    maxSize: maxBytes,
-    sizeCalculation: (entry) => Math.max(1, entry.bytes),
-  });
-  // Documents without a location (built in code, not parsed) are keyed by their printed text.
-  const printed = new WeakMap<DocumentNode, string>();
-  const sourceOf = (document: DocumentNode): string => {
-    const body = document.loc?.source.body;
-    if (body !== undefined) return body;
-    let text = printed.get(document);
-    if (text === undefined) printed.set(document, (text = print(document)));
-    return text;
-  };
+  const { entries: documents, sourceOf } = documentCache<DocumentPlans>({ maxDocuments, maxBytes });
 
   function plansOf(document: DocumentNode): { source: string; entry: DocumentPlans } {
     const source = sourceOf(document);

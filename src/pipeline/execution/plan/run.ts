@@ -28,6 +28,7 @@ import type { OperationMeter } from '../meter.js';
 import { answerJson, ListNode, ObjectNode } from './answer.js';
 import type { Container } from './answer.js';
 import type { Completion, Plan, PlanField } from './plan.js';
+import { isPromiseLike } from '../documentCache.js';
 
 /** Why a run left the operation to graphql-js (a metric label: a closed set, with the static ones). */
 export type RunFallback = 'async' | 'error' | 'null' | 'budget';
@@ -44,9 +45,6 @@ export class Fallback extends Error {
 }
 
 const ignore = (): void => undefined;
-
-export const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 const isIterableObject = (value: unknown): value is Iterable<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as Iterable<unknown>)[Symbol.iterator] === 'function';
