@@ -34,7 +34,7 @@ const DIFFERENTIAL = [
  * - unit (test/unit/): pure functions and generated-file drift, no Java, no browser, no network;
  * - int: every other test file, each against DynamoDB Local through a real server, with the
  *   executor the server ships with;
- * - differential: the compiled executor against graphql-js (DIFFERENTIAL above);
+ * - differential: the shipped (planned) executor against graphql-js (DIFFERENTIAL above);
  * - e2e (test/e2e/): whole processes: start-up, faults, the browser, client tooling, deployment.
  */
 export default defineConfig({
