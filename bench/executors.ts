@@ -15,6 +15,8 @@
  *   slows everything down): all of them, and those created outside the context's DynamoDB client
  *   (its cost accounting and the SDK beneath: a promise created while a call is being sent, or in
  *   a continuation of one that was, is the client's);
+ * - fall-backs: the executions each executor left to graphql-js (graphql_executor_fallbacks_total),
+ *   per execution, by class;
  * - the answers of the executors are compared (data as JSON, errors) on each operation's first
  *   variables.
  *
@@ -36,6 +38,7 @@ import { startLocalDynamo } from '../src/db/local.js';
 import { baselineNewTable } from '../src/migrations/runner.js';
 import type { AdmittedOperation } from '../src/pipeline/admission/admission.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
+import { createMetrics } from '../src/pipeline/report/metrics.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { loadBenchConfig } from './config.js';
@@ -88,6 +91,12 @@ promises per execution, DynamoDB requests and the median latency.
     executors: executors as ExecutorName[],
   };
 }
+
+/** The fall-backs of a cell per execution, by class ("0" for none). */
+const fallbacksText = ({ fallbacks, executions }: Cell): string =>
+  fallbacks.size === 0
+    ? '0'
+    : [...fallbacks].map(([name, count]) => `${(count / executions).toFixed(2)} ${name}`).join(', ');
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 const median = (values: number[]): number => {
@@ -180,6 +189,9 @@ interface Cell {
   promises: number;
   ourPromises: number;
   requests: number;
+  /** Executions left to graphql-js, by class, over every execution of the cell. */
+  fallbacks: Map<string, number>;
+  executions: number;
 }
 
 async function main(): Promise<void> {
@@ -199,7 +211,15 @@ async function main(): Promise<void> {
     await seedDataset(dynamo.doc, tableName, data, config, progress);
     const log = pino({ level: 'silent' });
     const pipelines = new Map<ExecutorName, Pipeline>();
+    const metricsOf = new Map<ExecutorName, ReturnType<typeof createMetrics>>();
+    /** The fall-backs counted so far by `executor`'s pipeline, by class. */
+    const fallbacksOf = async (executor: ExecutorName): Promise<Map<string, number>> => {
+      const counted = await (metricsOf.get(executor) as ReturnType<typeof createMetrics>).executorFallbacks.get();
+      return new Map(counted.values.map(({ labels, value }) => [String(labels.class), value]));
+    };
     for (const executor of options.executors) {
+      const metrics = createMetrics({ process: false });
+      metricsOf.set(executor, metrics);
       pipelines.set(
         executor,
         createPipeline({
@@ -211,6 +231,7 @@ async function main(): Promise<void> {
           persistedOnly: false,
           documents: new TrustedDocuments(),
           executor: { executor, minCost: 200, maxDocuments: 1000, maxBytes: 32 * 1024 * 1024 },
+          metrics,
         }),
       );
     }
@@ -247,6 +268,8 @@ async function main(): Promise<void> {
       const admitted = new Map<ExecutorName, AdmittedOperation>();
       for (const [executor, pipeline] of pipelines) admitted.set(executor, await admit(pipeline, op));
       const cells = new Map<ExecutorName, Cell>();
+      const fallbacksBefore = new Map<ExecutorName, Map<string, number>>();
+      for (const executor of pipelines.keys()) fallbacksBefore.set(executor, await fallbacksOf(executor));
       // The same answers first (reads only: a write's answer holds its own ids and instant).
       const answers = new Map<ExecutorName, string>();
       for (const [executor, pipeline] of pipelines) {
@@ -268,6 +291,8 @@ async function main(): Promise<void> {
           promises: counted.promises,
           ourPromises: counted.ours,
           requests: context.cost.requests,
+          fallbacks: new Map(),
+          executions: 3,
         });
       }
       if (!op.mutation && new Set(answers.values()).size > 1) {
@@ -291,6 +316,14 @@ async function main(): Promise<void> {
           cell.cpuUs.push((cpu.user + cpu.system) / options.executions);
           cell.allocatedKb.push(bytes / 1024 / options.executions);
           cell.p50Ms.push(median(latencies));
+          cell.executions += options.executions;
+        }
+      }
+      for (const [executor, cell] of cells) {
+        const before = fallbacksBefore.get(executor) as Map<string, number>;
+        for (const [name, value] of await fallbacksOf(executor)) {
+          const added = value - (before.get(name) ?? 0);
+          if (added > 0) cell.fallbacks.set(name, added);
         }
       }
       for (const [executor, cell] of cells) table.push({ op: op.id, executor, cell });
@@ -298,14 +331,14 @@ async function main(): Promise<void> {
     }
 
     const lines = [
-      `| operation | executor | CPU µs/exec (median [min–max] of ${options.rounds} rounds) | allocated KB/exec | p50 ms | promises/exec (all) | promises/exec outside the DynamoDB client | DynamoDB requests |`,
-      '| --- | --- | --: | --: | --: | --: | --: | --: |',
+      `| operation | executor | CPU µs/exec (median [min–max] of ${options.rounds} rounds) | allocated KB/exec | p50 ms | promises/exec (all) | promises/exec outside the DynamoDB client | DynamoDB requests | fall-backs/exec |`,
+      '| --- | --- | --: | --: | --: | --: | --: | --: | --- |',
     ];
     for (const { op, executor, cell } of table) {
       const range = (values: number[], digits: number) =>
         `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
       lines.push(
-        `| ${op} | ${executor} | ${range(cell.cpuUs, 0)} | ${range(cell.allocatedKb, 1)} | ${median(cell.p50Ms).toFixed(2)} | ${cell.promises} | ${cell.ourPromises} | ${cell.requests} |`,
+        `| ${op} | ${executor} | ${range(cell.cpuUs, 0)} | ${range(cell.allocatedKb, 1)} | ${median(cell.p50Ms).toFixed(2)} | ${cell.promises} | ${cell.ourPromises} | ${cell.requests} | ${fallbacksText(cell)} |`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
