@@ -24,6 +24,7 @@ const DIFFERENTIAL = [
   'test/pagination.test.ts',
   'test/pipeline.transports.test.ts',
   'test/readApi.test.ts',
+  'test/reviews.test.ts',
   'test/security.authorization.test.ts',
   'test/security.budgets.test.ts',
   'test/shopOrders.test.ts',

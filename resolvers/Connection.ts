@@ -3,9 +3,10 @@ import type {
   ProductConnectionResolvers,
   ReviewConnectionResolvers,
 } from '../src/generated/resolvers-types.js';
-import type { ProductConnectionModel } from '../src/graphql/graphqlModels.js';
+import type { ProductConnectionModel, ReviewConnectionModel } from '../src/graphql/graphqlModels.js';
 import { Known, readField } from '../src/graphql/reads.js';
-import { categoryCountSource } from '../src/graphql/sources.js';
+import { categoryCountSource, nodeSource } from '../src/graphql/sources.js';
+import type { ProductRatingModel } from '../src/table/models.js';
 
 export const OrderConnection: OrderConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
@@ -24,5 +25,10 @@ export const ProductConnection: ProductConnectionResolvers = {
 
 export const ReviewConnection: ReviewConnectionResolvers = {
   nodes: (page) => page.edges.map((edge) => edge.node),
-  totalCount: (page) => page.totalCount(),
+  // The product's rating's count: read beside the other point reads of its level.
+  totalCount: readField({
+    source: nodeSource,
+    key: ({ productId }: ReviewConnectionModel) => ({ kind: 'ProductRating' as const, id: productId }),
+    value: (found) => (found as ProductRatingModel | null)?.count ?? 0,
+  }),
 };

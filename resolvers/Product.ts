@@ -1,22 +1,34 @@
-import type { ProductResolvers } from '../src/generated/resolvers-types.js';
+import type { ProductResolvers, ProductReviewsArgs } from '../src/generated/resolvers-types.js';
 import { globalIdOf } from '../src/graphql/globalId.js';
+import type { ReviewConnectionModel } from '../src/graphql/graphqlModels.js';
+import { readField } from '../src/graphql/reads.js';
+import { nodeSource, reviewsPageSource } from '../src/graphql/sources.js';
 import { toMoney } from '../src/money.js';
+import type { ProductModel, ProductRatingModel } from '../src/table/models.js';
 
 export const Product: ProductResolvers = {
   id: (product) => globalIdOf(product),
   price: (product) => toMoney(product.priceCents),
-  // No review yet, no rating item: nothing counted.
-  rating: async (product, _, { loaders }) =>
-    (await loaders.rating(product.productId)) ?? {
-      kind: 'ProductRating',
+  rating: readField({
+    source: nodeSource,
+    key: (product: ProductModel) => ({ kind: 'ProductRating' as const, id: product.productId }),
+    // No review yet, no rating item: nothing counted.
+    value: (found, _key, product): ProductRatingModel =>
+      (found as ProductRatingModel | null) ?? {
+        kind: 'ProductRating',
+        productId: product.productId,
+        count: 0,
+        sum: 0,
+        histogram: [0, 0, 0, 0, 0],
+      },
+  }),
+  reviews: readField({
+    source: reviewsPageSource,
+    key: (product: ProductModel, { orderBy, ...args }: ProductReviewsArgs) => ({
       productId: product.productId,
-      count: 0,
-      sum: 0,
-      histogram: [0, 0, 0, 0, 0],
-    },
-  reviews: async (product, { orderBy, ...args }, { loaders }) => {
-    const { productId } = product;
-    const page = await loaders.reviewsPages.load({ productId, order: orderBy ?? 'NEWEST', args });
-    return { ...page, totalCount: async () => (await loaders.rating(productId))?.count ?? 0 };
-  },
+      order: orderBy ?? 'NEWEST',
+      args,
+    }),
+    value: (page, { productId }): ReviewConnectionModel => ({ ...page, productId }),
+  }),
 };

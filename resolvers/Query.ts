@@ -66,10 +66,10 @@ export const Query: QueryResolvers = {
   }),
   product: readField({
     source: nodeSource,
-    key: (_, { productId }: { productId: string }, { loaders }, info) => {
+    key: (_, { productId }: { productId: string }, context, info) => {
       const id = assertId(productId, 'productId');
       // Its rating and first reviews start now, the first page with the product in one Query.
-      prefetchProductPage(info, loaders, id);
+      prefetchProductPage(info, context, id);
       return { kind: 'Product' as const, id };
     },
     value: (found) => found as ProductModel | null,

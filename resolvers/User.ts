@@ -2,11 +2,11 @@ import type { UserResolvers } from '../src/generated/resolvers-types.js';
 import { globalIdOf } from '../src/graphql/globalId.js';
 import type { OrderConnectionModel } from '../src/graphql/graphqlModels.js';
 import { readField } from '../src/graphql/reads.js';
-import { ordersPageSource } from '../src/graphql/sources.js';
-import type { UserOrdersArgs } from '../src/generated/resolvers-types.js';
+import { nodeSource, ordersPageSource } from '../src/graphql/sources.js';
+import type { UserOrdersArgs, UserReviewArgs } from '../src/generated/resolvers-types.js';
 import { reviewIdOf } from '../src/table/entities/review.js';
 import { assertId } from '../src/table/keys.js';
-import type { UserModel } from '../src/table/models.js';
+import type { ReviewModel, UserModel } from '../src/table/models.js';
 
 export const User: UserResolvers = {
   id: (user) => globalIdOf(user),
@@ -32,8 +32,15 @@ export const User: UserResolvers = {
     },
   }),
   // A user is only ever shown to themselves or an admin: their review is theirs to see.
-  review: async (user, { productId }, { loaders }) => {
-    const review = await loaders.review(reviewIdOf(assertId(productId, 'productId'), user.userId));
-    return review?.productId === productId && review.authorId === user.userId ? review : null;
-  },
+  review: readField({
+    source: nodeSource,
+    key: (user: UserModel, { productId }: UserReviewArgs) => ({
+      kind: 'Review' as const,
+      id: reviewIdOf(assertId(productId, 'productId'), user.userId),
+    }),
+    value: (found, _key, user, { productId }): ReviewModel | null => {
+      const review = found as ReviewModel | null;
+      return review?.productId === productId && review.authorId === user.userId ? review : null;
+    },
+  }),
 };

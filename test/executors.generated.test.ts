@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { getOperationAST, GraphQLError, parse, validate } from 'graphql';
+import { getOperationAST, GraphQLError, parse, TypeInfo, validate, visit, visitWithTypeInfo } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +103,31 @@ function argumentValues(): ArgumentValues {
     orderBy: [{ field: 'NAME' }, { field: 'PRICE', direction: 'DESC' }],
     'orderBy:ReviewOrder': ['NEWEST', 'HIGHEST_RATING', 'LOWEST_RATING', 'BEST'],
   };
+}
+
+/** The fields a product's reviews added: the generated documents must reach them. */
+const REVIEW_FIELDS = new Set([
+  'Product.rating',
+  'Product.reviews',
+  'User.review',
+  'Review.product',
+  'ReviewConnection.totalCount',
+]);
+
+/** Whether `document` selects any of REVIEW_FIELDS. */
+function selectsReviewFields(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        const parent = typeInfo.getParentType();
+        if (parent && REVIEW_FIELDS.has(`${parent.name}.${node.name.value}`)) found = true;
+      },
+    }),
+  );
+  return found;
 }
 
 /** The real client, with each identical call sent once (the table does not change during the run). */
@@ -208,7 +234,15 @@ describe('the planned executor against graphql-js on generated documents', () =>
 
   it(`answers ${DOCUMENTS} generated documents as graphql-js does`, { timeout: 420_000 }, async () => {
     const generate = createDocumentGenerator(pipeline.schema, argumentValues(), SEED);
-    const counts = { documents: 0, invalid: 0, withErrors: 0, withFaults: 0, nulledRoot: 0, mismatches: 0 };
+    const counts = {
+      documents: 0,
+      invalid: 0,
+      withErrors: 0,
+      withFaults: 0,
+      nulledRoot: 0,
+      withReviewFields: 0,
+      mismatches: 0,
+    };
     const started = performance.now();
     let claimed = 0;
     const worker = async () => {
@@ -242,6 +276,7 @@ describe('the planned executor against graphql-js on generated documents', () =>
         plans.delete(requestId);
         counts.documents += 1;
         if (generated.faults) counts.withFaults += 1;
+        if (selectsReviewFields(pipeline.schema, document)) counts.withReviewFields += 1;
         if (result.errors?.length) counts.withErrors += 1;
         if (result.data === null) counts.nulledRoot += 1;
         if (result.errors?.some((error) => error.extensions.code === 'EXECUTOR_MISMATCH')) {
@@ -262,6 +297,7 @@ describe('the planned executor against graphql-js on generated documents', () =>
     expect(counts.documents).toBe(DOCUMENTS);
     // The generator reaches what it is for: errors, faults, and documents of every fallback class.
     expect(counts.withErrors).toBeGreaterThan(DOCUMENTS / 10);
+    expect(counts.withReviewFields).toBeGreaterThan(DOCUMENTS / 20);
     expect(Object.keys(fallbacks).every((name) => (PLAN_FALLBACKS as readonly string[]).includes(name))).toBe(true);
   });
 });

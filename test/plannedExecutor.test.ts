@@ -25,6 +25,7 @@ import type { AdmittedOperation } from '../src/pipeline/admission/admission.js';
 import { createMetrics } from '../src/pipeline/report/metrics.js';
 import { createPipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
+import { toGlobalId } from '../src/graphql/globalId.js';
 import { demoData } from '../src/seed/demoData.js';
 import { demoCategoryItems, demoItems } from '../src/seed/seed.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';
@@ -37,6 +38,18 @@ const NESTED_PAGE = `query NestedPage($email: String!) {
     id userId name email
     orders(first: 20) {
       edges { node { id status total { amount } user { id name } items { quantity product { id name price { amount } } } } }
+    }
+  }
+}`;
+
+const PRODUCT_PAGE = `query ProductPage($productId: ID!, $order: ReviewOrder) {
+  product(productId: $productId) {
+    id name
+    rating { count average histogram }
+    reviews(first: 3, orderBy: $order) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      edges { cursor node { id reviewId rating title authorName verifiedPurchase product { id name } } }
     }
   }
 }`;
@@ -128,6 +141,49 @@ describe('the planned executor', () => {
     // The email index, the orders page, one BatchGetItem of the products.
     expect(answer.requests).toBe(3);
     expect(expected.requests).toBe(3);
+    expect(await planned.fallbacks()).toEqual({});
+  });
+
+  it.each([
+    // The product, its rating and its first page in one Query of the product's item collection.
+    ['newest first', 'NEWEST', 1],
+    // A Query of the stars index, and the product with its rating in one BatchGetItem.
+    ['by stars', 'HIGHEST_RATING', 2],
+  ] as const)(
+    "answers the product review page %s (%s) as graphql-js does, in the shape's %i request(s), without a fall-back",
+    async (_order, order, requests) => {
+      const { productId } = demoData().reviews[0]!;
+      const planned = pipelineFor('auto');
+      const oracle = pipelineFor('graphql-js');
+      const answer = await planned.execute(PRODUCT_PAGE, { productId, order }, null);
+      const expected = await oracle.execute(PRODUCT_PAGE, { productId, order }, null);
+      expect(seen(answer.result)).toEqual(seen(expected.result));
+      expect(answer.result.errors).toBeUndefined();
+      expect(JSON.stringify(answer.result.data)).toMatch(/"totalCount":[1-9].*"product":\{"id"/);
+      expect(answer.requests).toBe(requests);
+      expect(expected.requests).toBe(requests);
+      expect(await planned.fallbacks()).toEqual({});
+    },
+  );
+
+  it("answers a user's own review, a review's product and products' ratings in a listing without a fall-back", async () => {
+    const review = demoData().reviews[0]!;
+    const query = `query ($productId: ID!, $id: ID!) {
+      viewer { review(productId: $productId) { reviewId product { name rating { count } } } }
+      node(id: $id) { ... on Review { title product { id reviews(first: 1) { totalCount } } } }
+      products(first: 4) { edges { node { id rating { count average } } } }
+    }`;
+    const variables = { productId: review.productId, id: toGlobalId('Review', review.reviewId) };
+    const author: Viewer = { userId: review.authorId, role: 'customer' };
+    const planned = pipelineFor('auto');
+    const oracle = pipelineFor('graphql-js');
+    const answer = await planned.execute(query, variables, author);
+    const expected = await oracle.execute(query, variables, author);
+    expect(seen(answer.result)).toEqual(seen(expected.result));
+    expect(answer.result.errors).toBeUndefined();
+    expect(JSON.stringify(answer.result.data)).toContain(`"reviewId":"${review.reviewId}"`);
+    // Breadth-first, a level's point reads go in one BatchGetItem: never more requests than graphql-js.
+    expect(answer.requests).toBeLessThanOrEqual(expected.requests);
     expect(await planned.fallbacks()).toEqual({});
   });
 

@@ -17,7 +17,8 @@ import { identityOf } from '../table/entities/nodes.js';
 import type { NodeKind, NodeOf } from '../table/entities/nodes.js';
 import type { ItemModel } from '../table/entities/registry.js';
 import type { ItemKey } from '../table/keys.js';
-import type { NodeModel, OrderModel, UserModel } from '../table/models.js';
+import { PRODUCT_RATING } from '../table/entities/review.js';
+import type { NodeModel, OrderModel, ProductRatingModel, UserModel } from '../table/models.js';
 import type { Viewer } from './tokens.js';
 
 export type Access = ReturnType<typeof createAccess>;
@@ -27,6 +28,17 @@ export interface NodeRef {
   kind: NodeKind;
   id: string;
 }
+
+/** A product's rating to read (public, as the catalog is), by the product's id. */
+export interface RatingRef {
+  kind: 'ProductRating';
+  id: string;
+}
+
+/** A point read of a level: a node, or a product's rating. */
+export type ItemRef = NodeRef | RatingRef;
+
+const isRating = (ref: ItemRef): ref is RatingRef => ref.kind === 'ProductRating';
 
 export function createAccess(viewer: Viewer | null, loaders: Loaders) {
   // Whether the answer depends on who asks: any look at the viewer counts (HTTP caching marks
@@ -140,24 +152,30 @@ export function createAccess(viewer: Viewer | null, loaders: Loaders) {
     /** Applies the same rules to whatever node a global id names. */
     node,
     /**
-     * `node` for a round of reads at once (the planned executor's): the same rules, one read of
-     * the items not read yet for all of them, and the nodes handed to `then` (now when all are
+     * `node` for a round of reads at once (the planned executor's), and products' ratings beside
+     * the nodes (public; null before the product's first review): the same rules, one read of the
+     * items not read yet for all of them, and the values handed to `then` (now when all are
      * known). Throws UNAUTHENTICATED where `node` rejects with it.
      */
-    nodes<R>(refs: readonly NodeRef[], then: Continuation<(NodeModel | null)[], R>): R | Promise<R> {
+    items<R>(
+      refs: readonly ItemRef[],
+      then: Continuation<(NodeModel | ProductRatingModel | null)[], R>,
+    ): R | Promise<R> {
       const keys: ItemKey[] = [];
-      const readable = refs.map(({ kind, id }) => {
-        const read = mayRead(kind, id);
-        if (read) keys.push(identityOf(kind).keyOf(id));
+      const readable = refs.map((ref) => {
+        const read = isRating(ref) || mayRead(ref.kind, ref.id);
+        if (read)
+          keys.push(isRating(ref) ? PRODUCT_RATING.keyOf({ productId: ref.id }) : identityOf(ref.kind).keyOf(ref.id));
         return read;
       });
       // The items loader reads any kind of item; only one of the kind asked for is a node here.
-      const shown = (found: readonly (ItemModel | null)[]): (NodeModel | null)[] => {
+      const shown = (found: readonly (ItemModel | null)[]): (NodeModel | ProductRatingModel | null)[] => {
         let next = 0;
-        return refs.map(({ kind }, index) => {
+        return refs.map((ref, index) => {
           if (!readable[index]) return null;
           const item = found[next++] ?? null;
-          return item?.kind === kind ? visible(item) : null;
+          if (item?.kind !== ref.kind) return null;
+          return item.kind === 'ProductRating' ? item : visible(item);
         });
       };
       return loaders.items.readAll(keys, mapped(then, shown));

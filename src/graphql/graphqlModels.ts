@@ -25,8 +25,8 @@ export type ProductConnectionModel = Page<ProductModel> & {
   totalCount: number | null | { countOf: string };
 };
 export type ReviewEdgeModel = Edge<ReviewModel>;
-/** `totalCount`: the product's rating's count, read (with the rating) only if selected. */
-export type ReviewConnectionModel = Page<ReviewModel> & { totalCount: () => Promise<number> };
+/** A product's page of reviews; `totalCount` is its rating's count, read (with the rating) only if selected. */
+export type ReviewConnectionModel = Page<ReviewModel> & { productId: string };
 
 /** Mutation payloads: the changed entity (null when nothing changed) and the reasons why not. */
 interface Payload {

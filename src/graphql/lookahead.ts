@@ -20,6 +20,9 @@ import { getArgumentValues } from 'graphql/execution/values.js';
 import { getNamedType, isObjectType, Kind } from 'graphql';
 import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { Loaders } from '../db/loaders.js';
+import type { GraphQLContext } from './context.js';
+import { prefetch } from './reads.js';
+import { nodeSource, reviewsPageSource } from './sources.js';
 import type { ReviewOrder } from '../db/productPage.js';
 import type { OrderStatus } from '../table/models.js';
 import { isIncluded } from './selections.js';
@@ -84,9 +87,11 @@ export function prefetchUserOrders(info: GraphQLResolveInfo, loaders: Loaders, u
  * Starts what a product page selects under the current field for `productId`: every `reviews`
  * page (the first newest-first one fused with the product's read), and the rating where
  * `rating` or a page's `totalCount` needs it, in the product's BatchGetItem when not fused.
- * Call it before the product is loaded.
+ * Call it before the product is loaded (under the planned executor: while the product's key is
+ * filed, so that they join its round).
  */
-export function prefetchProductPage(info: GraphQLResolveInfo, loaders: Loaders, productId: string): void {
+export function prefetchProductPage(info: GraphQLResolveInfo, context: GraphQLContext, productId: string): void {
+  const { loaders } = context;
   let fused = false;
   let counted = false;
   for (const { node, args } of selected(info, 'reviews')) {
@@ -94,13 +99,14 @@ export function prefetchProductPage(info: GraphQLResolveInfo, loaders: Loaders, 
     const order = orderBy ?? 'NEWEST';
     const fusedHere: boolean = !fused && loaders.productWithFirstReviews(productId, order, page);
     fused ||= fusedHere;
-    if (!fusedHere) loaders.reviewsPages.load({ productId, order, args: page }).catch(() => undefined);
+    if (!fusedHere) prefetch(context, reviewsPageSource, { productId, order, args: page });
     counted ||= fieldsNamed('totalCount', node.selectionSet, info).length > 0;
   }
   if (!fused && (counted || selected(info, 'rating').length > 0)) {
-    // Both loaded in this tick: one BatchGetItem, which the product's own read then waits for.
-    loaders.product(productId).catch(() => undefined);
-    loaders.rating(productId).catch(() => undefined);
+    // Both read at once (in this tick, or in the planned executor's round): one BatchGetItem,
+    // which the product's own read then waits for (or joins).
+    prefetch(context, nodeSource, { kind: 'Product', id: productId });
+    prefetch(context, nodeSource, { kind: 'ProductRating', id: productId });
   }
 }
 

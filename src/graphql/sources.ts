@@ -4,11 +4,11 @@
  * the loaders (graphql-js) or a round's keys at once (the planned executor): the same loaders, the
  * same requests, the same caches.
  */
-import type { NodeRef } from '../auth/access.js';
+import type { ItemRef } from '../auth/access.js';
 import { mapped } from '../db/continuation.js';
 import type { Continuation } from '../db/continuation.js';
 import type { Loaders } from '../db/loaders.js';
-import type { NodeModel } from '../table/models.js';
+import type { NodeModel, ProductRatingModel } from '../table/models.js';
 import type { GraphQLContext } from './context.js';
 import type { Source } from './reads.js';
 
@@ -27,20 +27,21 @@ function loaderSource<K, V>(
   };
 }
 
-type Found = NodeModel | null;
+type Found = NodeModel | ProductRatingModel | null;
 
 /**
- * Nodes by kind and id under the access rules: one node, or a list of them (`nodes(ids:)`). One
- * source for both, so that every node a round reads, whatever the field, goes in one
- * BatchGetItem.
+ * Nodes by kind and id under the access rules: one node, or a list of them (`nodes(ids:)`); and
+ * a product's rating (`{ kind: 'ProductRating', id: productId }`). One source for every point
+ * read, whatever the field, so that what a round reads by key goes in one BatchGetItem (as the
+ * items loader batches a tick's loads under graphql-js).
  */
-export const nodeSource: Source<NodeRef | readonly NodeRef[], Found | Found[]> = {
+export const nodeSource: Source<ItemRef | readonly ItemRef[], Found | Found[]> = {
   name: 'node',
-  one: ({ access }: GraphQLContext, key) =>
-    isList(key) ? Promise.all(key.map(({ kind, id }) => access.node(kind, id))) : access.node(key.kind, key.id),
+  one: ({ access, loaders }: GraphQLContext, key) =>
+    isList(key) ? Promise.all(key.map((ref) => readOne(access, loaders, ref))) : readOne(access, loaders, key),
   all: ({ access }, keys, then) => {
     const flat = keys.flatMap((key) => (isList(key) ? key : [key]));
-    return access.nodes(
+    return access.items(
       flat,
       mapped(then, (found: Found[]) => {
         let next = 0;
@@ -50,7 +51,10 @@ export const nodeSource: Source<NodeRef | readonly NodeRef[], Found | Found[]> =
   },
 };
 
-const isList = (key: NodeRef | readonly NodeRef[]): key is readonly NodeRef[] => Array.isArray(key);
+const readOne = (access: GraphQLContext['access'], loaders: Loaders, ref: ItemRef): Promise<Found> =>
+  ref.kind === 'ProductRating' ? loaders.rating(ref.id) : access.node(ref.kind, ref.id);
+
+const isList = (key: ItemRef | readonly ItemRef[]): key is readonly ItemRef[] => Array.isArray(key);
 
 /** A user by email (GSI1), for viewers who may see them. */
 export const userByEmailSource: Source<string, Found> = {
@@ -69,3 +73,5 @@ export const productsPageSource = loaderSource('productsPage', (loaders) => load
 export const categoriesSource = loaderSource('categories', (loaders) => loaders.categories);
 /** One category's product count. */
 export const categoryCountSource = loaderSource('categoryCount', (loaders) => loaders.categoryCounts);
+/** A page of a product's reviews. */
+export const reviewsPageSource = loaderSource('reviewsPage', (loaders) => loaders.reviewsPages);
