@@ -68,6 +68,7 @@ export default defineConfig({
           name: 'differential',
           include: DIFFERENTIAL,
           globalSetup: DYNAMODB_LOCAL,
+          setupFiles: ['test/support/differentialTally.ts'],
           provide: { differential: true },
         },
       },

@@ -187,11 +187,56 @@ describe('the planned executor', () => {
     expect(await planned.fallbacks()).toEqual({});
   });
 
+  it('runs a mutation planned: its write once, its payload by rounds of reads, without a fall-back', async () => {
+    const [first, second] = demoData().products;
+    const query = `mutation ($input: PlaceOrderInput!) {
+      placeOrder(input: $input) {
+        replayed userErrors { code field }
+        order { status total { amount } user { userId orderCount } items { quantity product { productId name rating { count } } } }
+      }
+      refused: placeOrder(input: { userId: "alice", items: [], idempotencyKey: "empty" }) { order { id } userErrors { code field } }
+    }`;
+    const input = {
+      userId: 'alice',
+      items: [first, second].map((product) => ({ productId: product!.productId, quantity: 1 })),
+      idempotencyKey: `planned-${randomUUID()}`,
+    };
+    const planned = pipelineFor('auto');
+    const answer = await planned.execute(query, { input }, ALICE);
+    expect(answer.result.errors).toBeUndefined();
+    expect(JSON.stringify(answer.result.data)).toMatch(
+      /^\{"placeOrder":\{"replayed":false,"userErrors":\[\],"order":\{"status":"PLACED",.*"refused":\{"order":null,"userErrors":\[\{"code":"INVALID_INPUT"/,
+    );
+    expect(await planned.fallbacks()).toEqual({});
+    // The same order again: the idempotent replay, as graphql-js answers it.
+    const oracle = pipelineFor('graphql-js');
+    const again = await planned.execute(query, { input }, ALICE);
+    const expected = await oracle.execute(query, { input }, ALICE);
+    expect(seen(again.result)).toEqual(seen(expected.result));
+    expect(JSON.stringify(again.result.data)).toContain('"replayed":true');
+    expect(again.requests).toBe(expected.requests);
+  });
+
+  it('stops a mutation where graphql-js does: a non-null root field that fails nulls the answer, and no later write runs', async () => {
+    const query = `mutation {
+      refused: placeOrder(input: { userId: "bob", items: [], idempotencyKey: "k" }) { replayed }
+      never: createProduct(input: { name: "x", description: "x", category: "books", price: "1.00", stock: 1 }) { product { productId } }
+    }`;
+    const planned = pipelineFor('auto');
+    const oracle = pipelineFor('graphql-js');
+    const answer = await planned.execute(query, {}, ALICE);
+    const expected = await oracle.execute(query, {}, ALICE);
+    expect(seen(answer.result)).toEqual(seen(expected.result));
+    expect(answer.result.data).toBeNull();
+    expect(answer.result.errors?.map((error) => error.extensions.code)).toEqual(['FORBIDDEN']);
+    expect(await planned.fallbacks()).toEqual({ error: 1 });
+  });
+
   it.each([
     [
-      'a mutation',
-      'mutation',
-      'mutation { placeOrder(input: { userId: "alice", items: [], idempotencyKey: "k" }) { order { id } userErrors { code } } }',
+      "a mutation's refused write (graphql-js completes the field on the write's outcome)",
+      'error',
+      'mutation { placeOrder(input: { userId: "bob", items: [], idempotencyKey: "k" }) { order { id } userErrors { code } } }',
       {},
       ALICE,
     ],

@@ -9,11 +9,18 @@
  * (`onDifference`), written to stderr with both answers in the log, and the operation is answered
  * EXECUTOR_MISMATCH.
  *
- * Mutations run on the executor under test alone: replaying them would compare answers made at
- * two different instants (timestamps, generated ids) and writing twice is not an option.
+ * A mutation is compared on its writes' outcomes: writing twice is not an option, and two writes
+ * would answer at two different instants (timestamps, generated ids). The planned executor keeps
+ * what each root field's write returned or threw (`writesOf`); graphql-js then runs the mutation
+ * with its root fields answering those outcomes instead of writing (`replayWrites`), and
+ * completes their payloads on the replayed reads. So what is compared is everything but the
+ * write itself, which both run through the same resolver: the payloads, the errors with their
+ * paths and codes, null propagation, and where the mutation stops. A mutation whose writes the
+ * executor under test did not record (one graphql-js ran whole: variables that do not coerce)
+ * is not compared.
  */
 import { execute, getOperationAST, GraphQLError, OperationTypeNode } from 'graphql';
-import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { QueryLimits } from '../../src/config/index.js';
@@ -26,6 +33,7 @@ import { EventFanOut } from '../../src/graphql/eventFanOut.js';
 import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
 import { runMetered } from '../../src/pipeline/execution/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
+import { replayWrites, writesOf } from '../../src/pipeline/execution/plan/mutation.js';
 import { createPlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';
 import type { PlanFallback, PlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';
 import { operationBudgetsOf } from '../../src/pipeline/pipeline.js';
@@ -172,8 +180,8 @@ export function reportDifference(
   return new ExecutorMismatchError(part);
 }
 
-const isComparable = (operation: OperationDefinitionNode | null | undefined): boolean =>
-  operation?.operation !== OperationTypeNode.MUTATION;
+/** How many operations of each type this process compared (a suite prints them: what the oracle covered). */
+export const compared: Record<OperationTypeNode, number> = { query: 0, mutation: 0, subscription: 0 };
 
 /**
  * Runs an operation on `primary` (in the pipeline's meter, recording its calls) and on graphql-js
@@ -192,8 +200,11 @@ export function createDifferentialExecutor(options: DifferentialOptions): Execut
       await quiesced(context.cost);
       return result;
     });
-    if (!isComparable(operation)) return first;
+    const writes = operation?.operation === OperationTypeNode.MUTATION ? writesOf(context) : undefined;
+    if (operation?.operation === OperationTypeNode.MUTATION && !writes) return first;
+    compared[operation?.operation ?? OperationTypeNode.QUERY] += 1;
     const replayed = replayContext(context, tape, options);
+    replayWrites(replayed, writes);
     const second = await runMetered(
       { ...args, contextValue: replayed },
       budgets,
@@ -201,6 +212,7 @@ export function createDifferentialExecutor(options: DifferentialOptions): Execut
       execute,
       operation ?? undefined,
     );
+    replayWrites(replayed, undefined);
     await quiesced(replayed.cost);
     // Request counts are comparable only where every call replayed as it was made, by one run,
     // and both runs made the same calls: which of a prefetch and a loader asks first for an

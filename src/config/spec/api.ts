@@ -38,7 +38,7 @@ export const API_SPEC = {
     type: ['auto', 'graphql-js', 'compiled'],
     default: 'auto',
     description:
-      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, or `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest)',
+      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries, mutations (each write run once, its payload planned) and subscription events; graphql-js for whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, or `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest)',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_MIN_COST: {

@@ -33,6 +33,11 @@ export class ListNode {
 
 export type Container = ObjectNode | ListNode;
 
+/** A value whose JSON another executor made (graphql-js's, for a mutation's field it completed). */
+export class KnownJson {
+  constructor(readonly json: string) {}
+}
+
 /** A leaf as JSON.stringify writes it (a custom scalar may serialize to any JSON value). */
 function leafJson(value: unknown): string {
   switch (typeof value) {
@@ -49,6 +54,7 @@ function leafJson(value: unknown): string {
 
 function valueJson(value: unknown): string {
   if (value instanceof ObjectNode) return objectJson(value);
+  if (value instanceof KnownJson) return value.json;
   if (value instanceof ListNode) {
     const { values } = value;
     let json = '[';

@@ -5,8 +5,6 @@
  * the oracle: what the planner does not answer exactly as graphql-js would runs on graphql-js,
  * and each such execution is counted by why (`onFallback`, a metric):
  *
- * - `mutation`: mutations run on graphql-js (their root fields run one after the other, and a
- *   write is never run twice, which a fall-back after a planned run would need);
  * - `operation`: no operation of that name, or a root type the schema lacks (graphql-js says so);
  * - `variables`: variables that do not coerce (graphql-js words the refusal; nothing has run);
  * - `size`: a document whose plan would exceed MAX_PLAN_FIELDS fields;
@@ -18,7 +16,9 @@
  *
  * The last four stop a run that has read already: graphql-js then executes on the same loaders
  * (what was read is not read again) under the same meter, restarted, so the operation is counted
- * once: the requests the planned run made, and graphql-js's answer.
+ * once: the requests the planned run made, and graphql-js's answer. A mutation runs planned too,
+ * its root fields one after the other (mutation.ts); where it stops, graphql-js completes the
+ * root field alone on the outcome of its write, which never runs twice.
  */
 import { execute, getOperationAST, Kind, OperationTypeNode, parse } from 'graphql';
 import type {
@@ -36,14 +36,14 @@ import { dataOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
 import { documentCache, isPromiseLike } from '../documentCache.js';
+import { replayableWrites, runMutation } from './mutation.js';
 import { Fallback, PlannedRun } from './run.js';
 import type { RunFallback } from './run.js';
 
 /** Why an execution ran on graphql-js instead (a metric label: a closed set). */
-export type PlanFallback = 'mutation' | 'operation' | 'variables' | 'size' | RunFallback;
+export type PlanFallback = 'operation' | 'variables' | 'size' | RunFallback;
 
 export const PLAN_FALLBACKS: readonly PlanFallback[] = [
-  'mutation',
   'operation',
   'variables',
   'size',
@@ -81,6 +81,8 @@ export type PlannedExecutor = ReturnType<typeof createPlannedExecutor>;
 
 export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallback }: PlannedExecutorOptions) {
   const { entries: documents, sourceOf } = documentCache<DocumentPlans>({ maxDocuments, maxBytes });
+  // A root mutation field completed by graphql-js answers its write's outcome instead of writing again.
+  replayableWrites(schema);
 
   function plansOf(document: DocumentNode): { source: string; entry: DocumentPlans } {
     const source = sourceOf(document);
@@ -149,7 +151,6 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
   function run(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
     const operation = getOperationAST(args.document, args.operationName);
     if (!operation) return fallBack(args, 'operation');
-    if (operation.operation === OperationTypeNode.MUTATION) return fallBack(args, 'mutation');
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, {
       maxErrors: 50,
     });
@@ -166,6 +167,16 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
       variables,
       meter: meterOf(context),
     });
+    if (operation.operation === OperationTypeNode.MUTATION) {
+      return runMutation({
+        args,
+        plan,
+        run: planned,
+        meter: meterOf(context),
+        onFallback: (fallback) => onFallback?.(fallback),
+        onGraphqlJs: (result) => reran.add(result),
+      });
+    }
     const answer = (json: string): ExecutionResult => ({ data: dataOfJson(json) });
     const stopped = (error: unknown): Promise<ExecutionResult> | ExecutionResult => {
       if (!(error instanceof Fallback)) throw error;
@@ -185,16 +196,15 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
     /** True for an answer graphql-js gave after a planned run of the same operation had started. */
     reran: (result: object): boolean => reran.has(result),
     /**
-     * Plans the operations of `source` now (the trusted documents, at start-up): every query and
-     * subscription (a mutation runs on graphql-js) of a document without condition variables (one
-     * with them is planned for their values when they come).
+     * Plans the operations of `source` now (the trusted documents, at start-up): every operation
+     * of a document without condition variables (one with them is planned for their values when
+     * they come).
      */
     precompile(source: string): void {
       const document = parse(source);
       if (plansOf(document).entry.conditions.length > 0) return; // planned per the conditions' values
       for (const definition of document.definitions) {
-        if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.MUTATION)
-          continue;
+        if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
         planOf(document, definition, {});
       }
     },

@@ -16,7 +16,7 @@
  * refuse), a null in a non-null field (graphql-js nulls the parent and reports the error), and the
  * operation meter stopping the run.
  */
-import { defaultTypeResolver } from 'graphql';
+import { defaultFieldResolver, defaultTypeResolver } from 'graphql';
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { getArgumentValues } from 'graphql/execution/values.js';
@@ -25,7 +25,7 @@ import type { Continuation } from '../../../db/continuation.js';
 import type { AnyReadField, ReadRound, Source } from '../../../graphql/reads.js';
 import { BudgetExceededError } from '../meter.js';
 import type { OperationMeter } from '../meter.js';
-import { answerJson, ListNode, ObjectNode } from './answer.js';
+import { answerJson, KnownJson, ListNode, ObjectNode } from './answer.js';
 import type { Container } from './answer.js';
 import type { Completion, Plan, PlanField } from './plan.js';
 import { isPromiseLike } from '../documentCache.js';
@@ -161,25 +161,74 @@ export class PlannedRun implements ReadRound {
    * Fallback when graphql-js must answer instead.
    */
   execute(): string | Promise<string> {
+    return this.drive(
+      () => this.resolveObject(this.root),
+      () => answerJson(this.root),
+    );
+  }
+
+  /**
+   * Calls the resolver of the root field at `index` (a mutation's write), as graphql-js does: its
+   * value, or the promise of it. Throws what the resolver throws.
+   */
+  resolveRootField(index: number): unknown {
+    const field = this.plan.root.fields[index] as PlanField;
+    if (field.typename) return field.parentType.name;
+    this.current = this.root;
+    const resolve = field.definition.resolve ?? defaultFieldResolver;
+    return resolve(this.options.rootValue, this.argsOf(field), this.context, this.infoOf(field));
+  }
+
+  /**
+   * Completes `value` as the root field at `index`, breadth-first by rounds of reads (a
+   * mutation's payload, once its write is done): now when nothing had to be read, else in one
+   * promise. Throws (rejects) Fallback when graphql-js must complete it instead.
+   */
+  completeRootField(index: number, value: unknown): void | Promise<void> {
+    const field = this.plan.root.fields[index] as PlanField;
+    return this.drive(() => {
+      this.current = this.root;
+      this.complete(this.root, index, field.responseKey, field, field.completion, value);
+    }, ignore);
+  }
+
+  /** Puts the root field at `index` as JSON another executor made (graphql-js's value for it). */
+  putRootField(index: number, value: unknown): void {
+    this.root.values[index] = new KnownJson(JSON.stringify(value) ?? 'null');
+  }
+
+  /** The answer's JSON, from the root fields resolved and completed so far. */
+  answer(): string {
+    return answerJson(this.root);
+  }
+
+  /**
+   * Runs `start` (which resolves fields and files their reads) and then the rounds of reads
+   * until none is left, and answers `finish()`: now when nothing had to be read, else in one
+   * promise that the last read of the last round settles.
+   */
+  private drive<T>(start: () => void, finish: () => T): T | Promise<T> {
     const { context } = this;
+    this.reads = [];
+    this.prefetches = [];
     context.round = this;
     try {
-      this.resolveObject(this.root);
-      if (this.rounds()) return this.finish();
+      start();
+      if (this.rounds()) {
+        context.round = undefined;
+        return finish();
+      }
     } catch (error) {
       context.round = undefined;
       throw asFallback(error);
     }
-    return new Promise<string>((resolve, reject) => (this.settled = { resolve, reject }));
+    return new Promise<T>((resolve, reject) => {
+      this.settled = { resolve: () => resolve(finish()), reject };
+    });
   }
 
-  /** Settles the execution's promise once a round read asynchronously (set when there is one). */
-  private settled: { resolve: (json: string) => void; reject: (error: unknown) => void } | undefined;
-
-  private finish(): string {
-    this.context.round = undefined;
-    return answerJson(this.root);
-  }
+  /** Settles the promise of `drive` once a round read asynchronously (set when there is one). */
+  private settled: { resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   private fail(error: unknown): void {
     this.context.round = undefined;
@@ -200,7 +249,10 @@ export class PlannedRun implements ReadRound {
   /** After a round that read: the next rounds, then the answer (never throws: it settles the promise). */
   private resume(): void {
     try {
-      if (this.rounds()) this.settled?.resolve(this.finish());
+      if (this.rounds()) {
+        this.context.round = undefined;
+        this.settled?.resolve();
+      }
     } catch (error) {
       this.fail(error);
     }
