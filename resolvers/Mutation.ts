@@ -1,11 +1,26 @@
 import type { Access } from '../src/auth/access.js';
 import type { Loaders } from '../src/db/loaders.js';
-import type { MutationResolvers } from '../src/generated/resolvers-types.js';
+import type {
+  MutationAddReviewArgs,
+  MutationCancelOrderArgs,
+  MutationCreateProductArgs,
+  MutationCreateUserArgs,
+  MutationDeleteReviewArgs,
+  MutationPlaceOrderArgs,
+  MutationResolvers,
+  MutationUpdateOrderStatusArgs,
+  MutationUpdateProductArgs,
+  MutationUpdateReviewArgs,
+  MutationUpdateUserArgs,
+} from '../src/generated/resolvers-types.js';
+import type { GraphQLContext } from '../src/graphql/context.js';
+import { promised, writeField } from '../src/graphql/writeField.js';
 import { tagsOfWrite, tagsOfWritten } from '../src/table/dependencies.js';
 import type { ItemKey } from '../src/table/keys.js';
-import type { NodeModel } from '../src/table/models.js';
+import type { NodeModel, OrderModel, ProductModel, ReviewModel, UserModel } from '../src/table/models.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
-import { placeOrder } from '../src/writes/placeOrder.js';
+import { placeOrderThen } from '../src/writes/placeOrder.js';
+import type { PlacedOrder } from '../src/writes/placeOrder.js';
 import { createProduct, updateProduct } from '../src/writes/products.js';
 import { addReview, deleteReview, updateReview } from '../src/writes/reviews.js';
 import { createUser, updateUser } from '../src/writes/users.js';
@@ -43,60 +58,109 @@ const reviewer = (access: Access) => {
 };
 
 export const Mutation: MutationResolvers = {
-  createUser: async (_, { input }, { access, data, loaders, wrote }) => {
-    const { userId, verifiedEmail } = access.profileOwner(input.userId);
-    const result = await createUser(data, { ...input, userId }, { verifiedEmail });
-    return { user: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  updateUser: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireSelfOrAdmin(input.userId, 'edit a profile');
-    const result = await updateUser(data, input);
-    return { user: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  createProduct: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireAdmin('create products');
-    const result = await createProduct(data, input);
-    return { product: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  updateProduct: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireAdmin('edit products');
-    const result = await updateProduct(data, input);
-    return { product: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  placeOrder: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireSelfOrAdmin(input.userId, 'place orders');
-    const result = await placeOrder(data, input);
-    if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
-    noteWrites(wrote, result.touched, result.value.order);
-    loaders.forgetTouched(result.touched);
-    loaders.prime(result.value.order);
-    return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
-  },
-  cancelOrder: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireViewer();
-    // Another customer's order reads as NOT_FOUND, exactly like an order that does not exist.
-    const result = await cancelOrder(data, input, (order) => access.owns(order.userId));
-    return { order: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  updateOrderStatus: async (_, { input }, { access, data, loaders, wrote }) => {
-    access.requireAdmin("change an order's status");
-    const result = await updateOrderStatus(data, input);
-    return { order: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  addReview: async (_, { input }, { access, data, loaders, wrote }) => {
-    const result = await addReview(data, reviewer(access), input);
-    return { review: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  updateReview: async (_, { input }, { access, data, loaders, wrote }) => {
+  createUser: writeField({
+    write: ({ input }: MutationCreateUserArgs, { access, data }, then) => {
+      const { userId, verifiedEmail } = access.profileOwner(input.userId);
+      return promised(createUser(data, { ...input, userId }, { verifiedEmail }), then);
+    },
+    payload: (result: WriteResult<UserModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      user: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  updateUser: writeField({
+    write: ({ input }: MutationUpdateUserArgs, { access, data }, then) => {
+      access.requireSelfOrAdmin(input.userId, 'edit a profile');
+      return promised(updateUser(data, input), then);
+    },
+    payload: (result: WriteResult<UserModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      user: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  createProduct: writeField({
+    write: ({ input }: MutationCreateProductArgs, { access, data }, then) => {
+      access.requireAdmin('create products');
+      return promised(createProduct(data, input), then);
+    },
+    payload: (result: WriteResult<ProductModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      product: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  updateProduct: writeField({
+    write: ({ input }: MutationUpdateProductArgs, { access, data }, then) => {
+      access.requireAdmin('edit products');
+      return promised(updateProduct(data, input), then);
+    },
+    payload: (result: WriteResult<ProductModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      product: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  // Its write hands its result on within its last request's `then`: one promise per request.
+  placeOrder: writeField({
+    write: ({ input }: MutationPlaceOrderArgs, { access, data }, then) => {
+      access.requireSelfOrAdmin(input.userId, 'place orders');
+      return placeOrderThen(data, input, new Date(), then);
+    },
+    payload: (result: WriteResult<PlacedOrder>, _: unknown, { loaders, wrote }: GraphQLContext) => {
+      if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
+      noteWrites(wrote, result.touched, result.value.order);
+      loaders.forgetTouched(result.touched);
+      loaders.prime(result.value.order);
+      return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
+    },
+  }),
+  cancelOrder: writeField({
+    write: ({ input }: MutationCancelOrderArgs, { access, data }, then) => {
+      access.requireViewer();
+      // Another customer's order reads as NOT_FOUND, exactly like an order that does not exist.
+      return promised(
+        cancelOrder(data, input, (order) => access.owns(order.userId)),
+        then,
+      );
+    },
+    payload: (result: WriteResult<OrderModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      order: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  updateOrderStatus: writeField({
+    write: ({ input }: MutationUpdateOrderStatusArgs, { access, data }, then) => {
+      access.requireAdmin("change an order's status");
+      return promised(updateOrderStatus(data, input), then);
+    },
+    payload: (result: WriteResult<OrderModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      order: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  addReview: writeField({
+    write: ({ input }: MutationAddReviewArgs, { access, data }, then) =>
+      promised(addReview(data, reviewer(access), input), then),
+    payload: (result: WriteResult<ReviewModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      review: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  updateReview: writeField({
     // Another customer's review reads as NOT_FOUND, exactly like a review that does not exist.
-    const result = await updateReview(data, reviewer(access), input);
-    return { review: remember(loaders, wrote, result), userErrors: errorsOf(result) };
-  },
-  deleteReview: async (_, { input }, { access, data, loaders, wrote }) => {
-    const result = await deleteReview(data, reviewer(access), input);
-    if (!result.ok) return { deletedReviewId: null, userErrors: result.userErrors };
-    noteWrites(wrote, result.touched);
-    loaders.forgetTouched(result.touched);
-    return { deletedReviewId: result.value, userErrors: [] };
-  },
+    write: ({ input }: MutationUpdateReviewArgs, { access, data }, then) =>
+      promised(updateReview(data, reviewer(access), input), then),
+    payload: (result: WriteResult<ReviewModel>, _: unknown, { loaders, wrote }: GraphQLContext) => ({
+      review: remember(loaders, wrote, result),
+      userErrors: errorsOf(result),
+    }),
+  }),
+  deleteReview: writeField({
+    write: ({ input }: MutationDeleteReviewArgs, { access, data }, then) =>
+      promised(deleteReview(data, reviewer(access), input), then),
+    payload: (result: WriteResult<string>, _: unknown, { loaders, wrote }: GraphQLContext) => {
+      if (!result.ok) return { deletedReviewId: null, userErrors: result.userErrors };
+      noteWrites(wrote, result.touched);
+      loaders.forgetTouched(result.touched);
+      return { deletedReviewId: result.value, userErrors: [] };
+    },
+  }),
 };

@@ -9,6 +9,8 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { GraphQLError } from 'graphql';
+import { asPromise } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { backoffDelay } from './retry.js';
 import type { RetryPolicy } from './retry.js';
 import { ErrorCode } from '../errors.js';
@@ -101,46 +103,67 @@ export class TransactionConflictError extends GraphQLError {
 
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Sends the transaction (the very same request on each retry, so its ClientRequestToken stays
  * valid), retrying while DynamoDB cancels only for conflicts or throttling. Returns the
  * cancellation, by action name, when a condition failed; throws TransactionConflictError when
  * retries run out.
  */
-export async function transactWrite(
+export function transactWrite(
   doc: DynamoDBDocumentClient,
   transaction: Transaction,
-  { clientRequestToken, retry = DEFAULT_TRANSACTION_RETRY }: { clientRequestToken?: string; retry?: RetryPolicy } = {},
+  options: { clientRequestToken?: string; retry?: RetryPolicy } = {},
 ): Promise<TransactionOutcome> {
+  return transactWriteThen(doc, transaction, options, asPromise());
+}
+
+/**
+ * `transactWrite` handing its outcome (or its failure) to `then` within the request's own last
+ * `then` (continuation.ts): one promise per attempt, whatever the caller does next.
+ */
+export function transactWriteThen<R>(
+  doc: DynamoDBDocumentClient,
+  transaction: Transaction,
+  { clientRequestToken, retry = DEFAULT_TRANSACTION_RETRY }: { clientRequestToken?: string; retry?: RetryPolicy },
+  then: Continuation<TransactionOutcome, R>,
+): Promise<R> {
   const input: TransactWriteCommandInput = {
     TransactItems: transaction.items,
     ...(clientRequestToken ? { ClientRequestToken: clientRequestToken } : {}),
   };
-  for (let attempt = 0; ; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, retry)));
+  const attempt = (number: number): Promise<R> => {
+    let sent: Promise<unknown>;
     try {
       const command = new TransactWriteCommand(input);
       // The span of a cancelled attempt names each reason by its action.
       noteCommand(command, { actions: transaction.names });
-      await doc.send(command);
-      return { committed: true };
+      sent = doc.send(command);
     } catch (error) {
-      const retryable =
-        error instanceof TransactionInProgressException ||
-        (error instanceof TransactionCanceledException &&
-          (error.CancellationReasons ?? []).some((reason) => RETRYABLE_REASONS.has(reason.Code ?? '')) &&
-          !(error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed'));
-      if (retryable) {
-        if (attempt + 1 >= retry.maxAttempts) throw new TransactionConflictError(attempt + 1);
-        continue;
-      }
-      if (error instanceof TransactionCanceledException) {
-        const reasons = (error.CancellationReasons ?? []).map(toReason);
-        return { committed: false, cancellation: new Cancellation(transaction.names, reasons) };
-      }
-      throw error;
+      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-  }
+    return sent.then(
+      () => then.done({ committed: true }),
+      (error: unknown) => {
+        const retryable =
+          error instanceof TransactionInProgressException ||
+          (error instanceof TransactionCanceledException &&
+            (error.CancellationReasons ?? []).some((reason) => RETRYABLE_REASONS.has(reason.Code ?? '')) &&
+            !(error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed'));
+        if (retryable) {
+          if (number + 1 >= retry.maxAttempts) return then.failed(new TransactionConflictError(number + 1));
+          return delay(backoffDelay(number + 1, retry)).then(() => attempt(number + 1));
+        }
+        if (error instanceof TransactionCanceledException) {
+          const reasons = (error.CancellationReasons ?? []).map(toReason);
+          return then.done({ committed: false, cancellation: new Cancellation(transaction.names, reasons) });
+        }
+        return then.failed(error);
+      },
+    );
+  };
+  return attempt(0);
 }
 
 function toReason(reason: { Code?: string | undefined; Item?: Record<string, unknown> | undefined }): {

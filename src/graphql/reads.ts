@@ -18,6 +18,7 @@ import { isNonNullType } from 'graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Continuation } from '../db/continuation.js';
 import type { GraphQLContext } from './context.js';
+import type { StartWrite } from './writeField.js';
 
 /** One kind of read: a key at a time (graphql-js's resolvers) or a round's keys at once (the planned executor). */
 export interface Source<K, V> {
@@ -64,6 +65,8 @@ export interface ReadRound {
   ): void;
   /** Reads `key` in this round too, for a field a later round resolves (a count beside its page). */
   prefetch(source: Source<unknown, unknown>, key: unknown): void;
+  /** The root mutation field being resolved writes with `start` (writeField.ts): the executor starts it. */
+  write(start: StartWrite): void;
 }
 
 const ignore = (): void => undefined;

@@ -20,7 +20,9 @@ import type { Item } from '../table/codecs.js';
 import { orderKey, productKey, statusCountAttribute, userKey } from '../table/keys.js';
 import { INPUT_LIMITS, MAX_ORDER_LINES } from '../table/limits.js';
 import type { OrderLineModel, OrderModel, ProductModel } from '../table/models.js';
-import { Transaction, TransactionConflictError, transactWrite } from '../db/transact.js';
+import { asPromise, settle as settleContinuation } from '../db/continuation.js';
+import type { Continuation } from '../db/continuation.js';
+import { Transaction, TransactionConflictError, transactWriteThen } from '../db/transact.js';
 import type { Cancellation } from '../db/transact.js';
 import { failed, InputChecker, succeeded, userError } from './userErrors.js';
 import type { UserError, WriteResult } from './userErrors.js';
@@ -123,55 +125,101 @@ function replay(stored: Item, fingerprint: string): WriteResult<PlacedOrder> {
   return succeeded({ order: itemToOrder(stored), replayed: true }, []);
 }
 
-export async function placeOrder(
+export function placeOrder(
   data: DataSources,
   input: PlaceOrderInput,
   now = new Date(),
 ): Promise<WriteResult<PlacedOrder>> {
+  return Promise.resolve(placeOrderThen(data, input, now, asPromise()));
+}
+
+/**
+ * `placeOrder` handing its result (or its failure) to `then` within its last request's own
+ * `then` (src/db/continuation.ts): one promise per DynamoDB request, whatever the caller does next
+ * (the planned executor runs a mutation's write so).
+ */
+export function placeOrderThen<R>(
+  data: DataSources,
+  input: PlaceOrderInput,
+  now: Date,
+  then: Continuation<WriteResult<PlacedOrder>, R>,
+): R | Promise<R> {
   const valid = validate(input);
-  if (!valid.ok) return valid;
+  if (!valid.ok) return then.done(valid);
   const { dynamo, tableName } = data;
   const { userId, idempotencyKey, lines } = valid.value;
   const orderId = orderIdFor(userId, idempotencyKey);
   const fingerprint = fingerprintOf(userId, lines);
 
-  const [stored, profile, ...productItems] = await batchGetItems(
+  const read = (items: (Item | null)[]): R | Promise<R> => {
+    const [stored, profile, ...productItems] = items;
+    if (stored) return then.done(replay(stored, fingerprint));
+
+    const errors: UserError[] = [];
+    if (!profile) errors.push(userError('NOT_FOUND', ['userId'], `No user with userId "${userId}"`));
+    const orderLines: OrderLineModel[] = [];
+    lines.forEach((line, index) => {
+      const item = productItems[index];
+      if (!item) {
+        errors.push(productNotFound(index, line.productId));
+        return;
+      }
+      const product = itemToProduct(item);
+      if (product.stock < line.quantity) errors.push(insufficientStock(index, product.stock));
+      orderLines.push(orderLineOf(product, line.quantity));
+    });
+    // BatchGetItem reads its keys one by one, not as a snapshot: a twin request that commits
+    // in between can leave this read with the stock already taken and the order not yet there.
+    const stockTaken = errors.some((error) => error.code === 'INSUFFICIENT_STOCK');
+    if (errors.length > 0)
+      return stockTaken ? settle(data, orderId, fingerprint, () => errors, then) : then.done(failed(...errors));
+
+    const order = newOrder(orderId, userId, orderLines, now);
+    const { placedAt } = order;
+    const transaction = placeOrderTransaction(
+      tableName,
+      order,
+      idempotencyKey,
+      fingerprint,
+      traceparentFor(dynamo.doc),
+    );
+    // A promise of a promise is the promise of its value.
+    return transactWriteThen<R | Promise<R>>(
+      dynamo.doc,
+      transaction,
+      {
+        // One token per call, reused by every retry of this very request: DynamoDB applies it at
+        // most once (10 minutes). Concurrent twins get their own tokens, so they reach the
+        // attribute_not_exists condition and are answered as replays.
+        clientRequestToken: digest(`${orderId}\n${fingerprint}\n${placedAt}\n${randomUUID()}`).slice(0, 36),
+      },
+      {
+        done: (outcome) =>
+          guarded(then, () =>
+            outcome.committed
+              ? then.done(succeeded({ order, replayed: false }, transaction.touched))
+              : settle(data, orderId, fingerprint, () => cancellationErrors(outcome.cancellation, lines, userId), then),
+          ),
+        failed: then.failed,
+      },
+    ) as Promise<R>;
+  };
+  return batchGetItems<R | Promise<R>>(
     dynamo.doc,
     tableName,
     [orderKey(orderId), userKey(userId), ...lines.map((line) => productKey(line.productId))],
     { consistentRead: true },
-  );
-  if (stored) return replay(stored, fingerprint);
+    { done: (items) => guarded(then, () => read(items)), failed: then.failed },
+  ) as Promise<R>;
+}
 
-  const errors: UserError[] = [];
-  if (!profile) errors.push(userError('NOT_FOUND', ['userId'], `No user with userId "${userId}"`));
-  const orderLines: OrderLineModel[] = [];
-  lines.forEach((line, index) => {
-    const item = productItems[index];
-    if (!item) {
-      errors.push(productNotFound(index, line.productId));
-      return;
-    }
-    const product = itemToProduct(item);
-    if (product.stock < line.quantity) errors.push(insufficientStock(index, product.stock));
-    orderLines.push(orderLineOf(product, line.quantity));
-  });
-  // BatchGetItem reads its keys one by one, not as a snapshot: a twin request that commits
-  // in between can leave this read with the stock already taken and the order not yet there.
-  const stockTaken = errors.some((error) => error.code === 'INSUFFICIENT_STOCK');
-  if (errors.length > 0) return stockTaken ? settle(data, orderId, fingerprint, () => errors) : failed(...errors);
-
-  const order = newOrder(orderId, userId, orderLines, now);
-  const { placedAt } = order;
-  const transaction = placeOrderTransaction(tableName, order, idempotencyKey, fingerprint, traceparentFor(dynamo.doc));
-  const outcome = await transactWrite(dynamo.doc, transaction, {
-    // One token per call, reused by every retry of this very request: DynamoDB applies it at
-    // most once (10 minutes). Concurrent twins get their own tokens, so they reach the
-    // attribute_not_exists condition and are answered as replays.
-    clientRequestToken: digest(`${orderId}\n${fingerprint}\n${placedAt}\n${randomUUID()}`).slice(0, 36),
-  });
-  if (outcome.committed) return succeeded({ order, replayed: false }, transaction.touched);
-  return settle(data, orderId, fingerprint, () => cancellationErrors(outcome.cancellation, lines, userId));
+/** `next()`, or `then.failed` with what it threw: a continuation's step never lets a throw escape its `then`. */
+function guarded<T, R>(then: Continuation<T, R>, next: () => R | Promise<R>): R | Promise<R> {
+  try {
+    return next();
+  } catch (error) {
+    return then.failed(error);
+  }
 }
 
 /**
@@ -180,16 +228,20 @@ export async function placeOrder(
  * report every failed condition of a cancelled transaction, so the record is read, strongly
  * consistent, instead of trusting the reasons. Only without a record are `errors()` the answer.
  */
-async function settle(
+function settle<R>(
   { dynamo, tableName }: DataSources,
   orderId: string,
   fingerprint: string,
   errors: () => UserError[],
-): Promise<WriteResult<PlacedOrder>> {
-  const current = await dynamo.doc.send(
-    new GetCommand({ TableName: tableName, Key: orderKey(orderId), ConsistentRead: true }),
-  );
-  return current.Item ? replay(current.Item, fingerprint) : failed(...errors());
+  then: Continuation<WriteResult<PlacedOrder>, R>,
+): Promise<R> {
+  return dynamo.doc
+    .send(new GetCommand({ TableName: tableName, Key: orderKey(orderId), ConsistentRead: true }))
+    .then(
+      (current) =>
+        settleContinuation(then, () => (current.Item ? replay(current.Item, fingerprint) : failed(...errors()))),
+      then.failed,
+    );
 }
 
 /** The userErrors a cancellation names, once a twin's order has been ruled out. */

@@ -31,7 +31,7 @@ import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { EventFanOut } from '../../src/graphql/eventFanOut.js';
 import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
-import { runMetered } from '../../src/pipeline/execution/meter.js';
+import { meterOf, runMetered } from '../../src/pipeline/execution/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
 import { replayWrites, writesOf } from '../../src/pipeline/execution/plan/mutation.js';
 import { createPlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';
@@ -218,8 +218,11 @@ export function createDifferentialExecutor(options: DifferentialOptions): Execut
     // and both runs made the same calls: which of a prefetch and a loader asks first for an
     // item (so which one reads it) depends on timing, in either executor.
     const exact = tape.exact && tape.unused === 0 && !reran(first);
+    // What the client is sent: an operation its meter stopped is answered with that error alone
+    // (runMetered, around this executor), as graphql-js's answer is here.
+    const stopped = meterOf(context)?.exceeded;
     const mismatch = reportDifference(
-      { result: first, cost: exact ? context.cost : undefined },
+      { result: stopped ? { errors: [stopped] } : first, cost: exact ? context.cost : undefined },
       { result: second, cost: exact ? replayed.cost : undefined },
       {
         operationName: args.operationName,

@@ -28,7 +28,7 @@ import type { OperationMeter } from '../meter.js';
 import { isPromiseLike } from '../documentCache.js';
 import { dataOfJson } from './answer.js';
 import type { Plan, PlanField } from './plan.js';
-import { Fallback } from './run.js';
+import { Fallback, PendingWrite } from './run.js';
 import type { PlannedRun, RunFallback } from './run.js';
 
 /** How a root field's resolver ended: its value, or what it threw or rejected with. */
@@ -175,6 +175,34 @@ export function runMutation({
     return isPromiseLike(done) ? done.then(() => step(index + 1), stopped) : step(index + 1);
   };
 
+  /**
+   * Starts a write its resolver handed over: the rest of the mutation goes on within the write's
+   * last request's own `then`, and the mutation costs one promise more, not one per step.
+   */
+  const startWrite = (index: number, write: PendingWrite): Promise<Answer> =>
+    new Promise<Answer>((resolve, reject) => {
+      const next = (outcome: WriteOutcome): void => {
+        try {
+          resolve(wrote(index, outcome));
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      };
+      write.start({
+        done: (payload) => {
+          // What graphql-js's meter counts of a root field's value (the resolver gave it nothing).
+          try {
+            meter?.resolved(payload, run.rootInfo(index));
+          } catch (error) {
+            next({ ok: false, error });
+            return;
+          }
+          next({ ok: true, value: payload });
+        },
+        failed: (error) => next({ ok: false, error }),
+      });
+    });
+
   /** Root field `index` and those after it, one after the other. */
   const step = (index: number): Answer | Promise<Answer> => {
     if (index === fields.length) {
@@ -187,6 +215,7 @@ export function runMutation({
     } catch (error) {
       return wrote(index, { ok: false, error });
     }
+    if (value instanceof PendingWrite) return startWrite(index, value);
     if (!isPromiseLike(value)) return wrote(index, { ok: true, value });
     return Promise.resolve(value).then(
       (resolved) => wrote(index, { ok: true, value: resolved }),

@@ -23,6 +23,7 @@ import { getArgumentValues } from 'graphql/execution/values.js';
 import type { GraphQLContext } from '../../../graphql/context.js';
 import type { Continuation } from '../../../db/continuation.js';
 import type { AnyReadField, ReadRound, Source } from '../../../graphql/reads.js';
+import type { StartWrite } from '../../../graphql/writeField.js';
 import { BudgetExceededError } from '../meter.js';
 import type { OperationMeter } from '../meter.js';
 import { answerJson, KnownJson, ListNode, ObjectNode } from './answer.js';
@@ -32,6 +33,11 @@ import { isPromiseLike } from '../documentCache.js';
 
 /** Why a run left the operation to graphql-js (a metric label: a closed set, with the static ones). */
 export type RunFallback = 'async' | 'error' | 'null' | 'budget';
+
+/** A root mutation field's write, handed over by its resolver for the executor to start (plan/mutation.ts). */
+export class PendingWrite {
+  constructor(readonly start: StartWrite) {}
+}
 
 /** The run stopped: graphql-js answers the operation instead. */
 export class Fallback extends Error {
@@ -176,8 +182,37 @@ export class PlannedRun implements ReadRound {
     if (field.typename) return field.parentType.name;
     this.current = this.root;
     const resolve = field.definition.resolve ?? defaultFieldResolver;
-    return resolve(this.options.rootValue, this.argsOf(field), this.context, this.infoOf(field));
+    const { context } = this;
+    context.round = this;
+    this.writing = true;
+    this.started = undefined;
+    let value: unknown;
+    try {
+      value = resolve(this.options.rootValue, this.argsOf(field), context, this.infoOf(field));
+    } finally {
+      context.round = undefined;
+      this.writing = false;
+    }
+    const { started } = this;
+    this.started = undefined;
+    return started ? new PendingWrite(started) : value;
   }
+
+  /** ReadRound: the root mutation field being resolved writes with `start` (src/graphql/writeField.ts). */
+  write(start: StartWrite): void {
+    if (!this.writing) throw new Error('a write outside the resolver of a root mutation field');
+    this.started = start;
+  }
+
+  /** The `info` of the root field at `index` (the meter counts a write's payload with it). */
+  rootInfo(index: number): GraphQLResolveInfo {
+    this.current = this.root;
+    return this.infoOf(this.plan.root.fields[index] as PlanField);
+  }
+
+  // While a root mutation field's resolver runs: the write it hands over.
+  private writing = false;
+  private started: StartWrite | undefined;
 
   /**
    * Completes `value` as the root field at `index`, breadth-first by rounds of reads (a
