@@ -37,11 +37,11 @@ import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { demoCategoryItems, demoItems } from '../src/seed/seed.js';
 import { demoData } from '../src/seed/demoData.js';
-import { plannedAgainstGraphqlJs } from './support/differentialExecutor.js';
+import { compared, plannedAgainstGraphqlJs } from './support/differentialExecutor.js';
 import { createDocumentGenerator, faultAt } from './support/documentGenerator.js';
 import { callKey, taped } from './support/dynamoTape.js';
 import { EventFanOut } from '../src/graphql/eventFanOut.js';
-import type { ArgumentValues } from './support/documentGenerator.js';
+import type { ArgumentValues, GeneratedDocument } from './support/documentGenerator.js';
 import { endpoint, TEST_AUTH, TEST_CURSOR_SECRET } from './support/harness.js';
 
 const DOCUMENTS = 10_000;
@@ -128,6 +128,60 @@ function selectsReviewFields(schema: GraphQLSchema, document: DocumentNode): boo
     }),
   );
   return found;
+}
+
+const MUTATIONS = 1_000;
+
+/**
+ * Inputs by root mutation field, for the generated mutations: writes that succeed, replay
+ * (an idempotencyKey again), or are refused (userErrors, and FORBIDDEN or UNAUTHENTICATED for
+ * some viewers), on the demo data.
+ */
+function mutationInputs(): Record<string, readonly unknown[]> {
+  const data = demoData();
+  const [p0, p1, p2] = data.products.map((product) => product.productId);
+  const alicesOrders = data.orders.filter((order) => order.userId === 'alice').map((order) => order.orderId);
+  const review = data.reviews[0]!;
+  const line = (productId: string | undefined, quantity = 1) => ({ productId, quantity });
+  return {
+    placeOrder: [
+      { userId: 'alice', items: [line(p0), line(p1)], idempotencyKey: 'generated-1' },
+      { userId: 'alice', items: [line(p2)], idempotencyKey: 'generated-1' },
+      { userId: 'alice', items: [line(p1)], idempotencyKey: 'generated-2' },
+      { userId: 'alice', items: [line(p0, 1_000_000)], idempotencyKey: 'generated-3' },
+      { userId: 'alice', items: [], idempotencyKey: 'generated-4' },
+      { userId: 'bob', items: [line(p2)], idempotencyKey: 'generated-5' },
+      { userId: 'alice', items: [line('missing-product')], idempotencyKey: 'generated-6' },
+    ],
+    cancelOrder: [{ orderId: alicesOrders[0] }, { orderId: alicesOrders[1] }, { orderId: 'missing-order' }],
+    updateOrderStatus: [
+      { orderId: alicesOrders[2], status: 'SHIPPED' },
+      { orderId: 'missing-order', status: 'DELIVERED' },
+    ],
+    addReview: [
+      { productId: p1, rating: 4, title: 'Generated', body: 'A generated review.' },
+      { productId: p2, rating: 0, title: 'No stars', body: 'Refused.' },
+      { productId: 'missing-product', rating: 3, title: 'Nothing', body: 'Nothing to review.' },
+    ],
+    updateReview: [
+      { reviewId: review.reviewId, expectedVersion: review.version, title: 'Edited' },
+      { reviewId: 'missing-review', expectedVersion: 1, rating: 2 },
+    ],
+    deleteReview: [{ reviewId: 'missing-review' }],
+    createUser: [
+      { email: 'generated@example.com', name: 'Generated' },
+      { userId: 'bob', email: 'b@example.com', name: 'B' },
+    ],
+    updateUser: [
+      { userId: 'alice', expectedVersion: 1, name: 'Alice' },
+      { userId: 'bob', expectedVersion: 1, email: 'not-an-email' },
+    ],
+    createProduct: [{ name: 'Generated', description: 'A product.', category: 'books', price: '1.00', stock: 5 }],
+    updateProduct: [
+      { productId: p0, expectedVersion: 1, stock: 50 },
+      { productId: p1, expectedVersion: 1, price: 'free' },
+    ],
+  };
 }
 
 /** The real client, with each identical call sent once (the table does not change during the run). */
@@ -232,8 +286,13 @@ describe('the planned executor against graphql-js on generated documents', () =>
     dynamo?.client.destroy();
   });
 
-  it(`answers ${DOCUMENTS} generated documents as graphql-js does`, { timeout: 420_000 }, async () => {
-    const generate = createDocumentGenerator(pipeline.schema, argumentValues(), SEED);
+  const fallbacksSoFar = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(
+      (await metrics.executorFallbacks.get()).values.map((value) => [String(value.labels.class), value.value]),
+    );
+
+  /** Runs `count` documents of `generate` through the differential executor, IN_FLIGHT at a time. */
+  async function runGenerated(count: number, generate: () => GeneratedDocument) {
     const counts = {
       documents: 0,
       invalid: 0,
@@ -246,7 +305,7 @@ describe('the planned executor against graphql-js on generated documents', () =>
     const started = performance.now();
     let claimed = 0;
     const worker = async () => {
-      while (claimed < DOCUMENTS) {
+      while (claimed < count) {
         const generated = generate();
         const document = parse(generated.query);
         if (validate(pipeline.schema, document).length > 0) {
@@ -255,7 +314,7 @@ describe('the planned executor against graphql-js on generated documents', () =>
           continue;
         }
         const number = (claimed += 1);
-        const requestId = `generated-${number}`;
+        const requestId = `generated-${randomUUID()}`;
         if (generated.faults) plans.set(requestId, generated.faults);
         const operation = getOperationAST(document, 'Generated');
         if (!operation) throw new Error(`generated document #${number} has no operation Generated`);
@@ -286,12 +345,14 @@ describe('the planned executor against graphql-js on generated documents', () =>
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-    const fallbacks = Object.fromEntries(
-      (await metrics.executorFallbacks.get()).values.map((value) => [value.labels.class, value.value]),
-    );
-    console.info(
-      `generated documents: ${JSON.stringify({ ...counts, seconds: Math.round((performance.now() - started) / 1000), fallbacks })}`,
-    );
+    return { ...counts, seconds: Math.round((performance.now() - started) / 1000) };
+  }
+
+  it(`answers ${DOCUMENTS} generated documents as graphql-js does`, { timeout: 420_000 }, async () => {
+    const generate = createDocumentGenerator(pipeline.schema, argumentValues(), SEED);
+    const counts = await runGenerated(DOCUMENTS, () => generate());
+    const fallbacks = await fallbacksSoFar();
+    console.info(`generated documents: ${JSON.stringify({ ...counts, fallbacks })}`);
     expect(mismatches.slice(0, 6)).toEqual([]);
     expect(counts.mismatches).toBe(0);
     expect(counts.documents).toBe(DOCUMENTS);
@@ -300,4 +361,30 @@ describe('the planned executor against graphql-js on generated documents', () =>
     expect(counts.withReviewFields).toBeGreaterThan(DOCUMENTS / 20);
     expect(Object.keys(fallbacks).every((name) => (PLAN_FALLBACKS as readonly string[]).includes(name))).toBe(true);
   });
+
+  // After the queries: these write to the table the queries read.
+  it(
+    `answers ${MUTATIONS} generated mutations as graphql-js does, on their writes' outcomes`,
+    { timeout: 300_000 },
+    async () => {
+      const before = await fallbacksSoFar();
+      const generate = createDocumentGenerator(pipeline.schema, argumentValues(), SEED + 1);
+      const inputs = mutationInputs();
+      const counts = await runGenerated(MUTATIONS, () => generate(inputs));
+      const after = await fallbacksSoFar();
+      const fallbacks = Object.fromEntries(
+        Object.entries(after).map(([name, value]) => [name, value - (before[name] ?? 0)]),
+      );
+      console.info(`generated mutations: ${JSON.stringify({ ...counts, fallbacks, compared: compared.mutation })}`);
+      expect(mismatches.slice(0, 6)).toEqual([]);
+      expect(counts.mismatches).toBe(0);
+      expect(counts.documents).toBe(MUTATIONS);
+      // Compared, not only run: every one the planned executor wrote for.
+      expect(compared.mutation).toBeGreaterThan(MUTATIONS * 0.9);
+      // Refused writes, failed payload fields and nulled roots, completed by graphql-js on the writes' outcomes.
+      expect(counts.withErrors).toBeGreaterThan(MUTATIONS / 10);
+      expect(counts.nulledRoot).toBeGreaterThan(0);
+      expect(fallbacks.error ?? 0).toBeGreaterThan(0);
+    },
+  );
 });

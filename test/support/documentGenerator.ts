@@ -48,7 +48,12 @@ export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentV
     return result.slice(0, most);
   };
 
-  return function generate(): GeneratedDocument {
+  /**
+   * A query document; or, given `mutations` (input values by root mutation field), a mutation
+   * document: one to three of those fields, each with its input as a variable, their payloads
+   * selected as a query's objects are.
+   */
+  return function generate(mutations?: Readonly<Record<string, readonly unknown[]>>): GeneratedDocument {
     const variables: Record<string, unknown> = {};
     const definitions: string[] = [];
     const fragments: string[] = [];
@@ -150,11 +155,25 @@ export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentV
       return `{ ${parts.join(' ')} }`;
     };
 
-    const query = schema.getQueryType() as GraphQLObjectType;
-    const roots = some(fieldsOf(query), 3)
-      .map((f) => field(f, 1))
-      .filter(Boolean);
-    const head = definitions.length ? `query Generated(${definitions.join(', ')})` : 'query Generated';
+    /** A root mutation field: its input a variable, its payload selected. */
+    const write = (f: GraphQLField<unknown, unknown>, inputs: readonly unknown[]): string => {
+      const name = next('i');
+      definitions.push(`$${name}: ${String((f.args[0] as GraphQLArgument).type)}`);
+      variables[name] = pick(inputs);
+      const alias = chance(0.3) ? `${next('a')}: ` : '';
+      return `${alias}${f.name}(input: $${name})${directive()} ${selection(getNamedType(f.type), 2)}`;
+    };
+
+    const operation = mutations ? 'mutation' : 'query';
+    const roots = mutations
+      ? some(
+          Object.values((schema.getMutationType() as GraphQLObjectType).getFields()).filter((f) => mutations[f.name]),
+          3,
+        ).map((f) => write(f, mutations[f.name] as readonly unknown[]))
+      : some(fieldsOf(schema.getQueryType() as GraphQLObjectType), 3)
+          .map((f) => field(f, 1))
+          .filter(Boolean);
+    const head = definitions.length ? `${operation} Generated(${definitions.join(', ')})` : `${operation} Generated`;
     const faults = chance(0.3) ? { seed: Math.floor(random() * 2 ** 31), rate: pick([0.03, 0.1, 0.25]) } : undefined;
     const text = [`${head} { ${roots.join(' ')} }`, ...fragments].join('\n');
     return { query: text, variables, faults, viewer: pick(['alice', 'alice', 'bob', 'admin', 'anonymous'] as const) };
