@@ -5,11 +5,11 @@
  * and a fall-back after a failed read that reads nothing again.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { Kind, parse } from 'graphql';
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult, GraphQLObjectType } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Viewer } from '../src/auth/tokens.js';
@@ -108,7 +108,7 @@ describe('the planned executor', () => {
       Object.fromEntries(
         (await metrics.executorFallbacks.get()).values.map((value) => [value.labels.class, value.value]),
       );
-    return { execute, fallbacks };
+    return { execute, fallbacks, schema: pipeline.schema };
   };
 
   /** What a client compares: data as JSON (key order included), errors by message, path and code. */
@@ -215,6 +215,31 @@ describe('the planned executor', () => {
     expect(seen(again.result)).toEqual(seen(expected.result));
     expect(JSON.stringify(again.result.data)).toContain('"replayed":true');
     expect(again.requests).toBe(expected.requests);
+  });
+
+  it("has graphql-js complete a payload whose field failed, on the write's outcome: the order is placed once", async () => {
+    const counted = { transactions: 0 };
+    const send = (command: object, options?: object): Promise<unknown> => {
+      if (command instanceof TransactWriteCommand) counted.transactions += 1;
+      return dynamo.doc.send(command as never, options as never);
+    };
+    const planned = pipelineFor('auto', Object.create(dynamo.doc, { send: { value: send } }) as DynamoDBDocumentClient);
+    // A payload field whose resolver returns a failing promise: the planner stops there (`async`).
+    const status = (planned.schema.getType('Order') as GraphQLObjectType).getFields().status!;
+    status.resolve = () => Promise.reject(new Error('status failed'));
+    const query = `mutation ($input: PlaceOrderInput!) {
+      placeOrder(input: $input) { replayed order { orderId status } userErrors { code } }
+    }`;
+    const input = {
+      userId: 'alice',
+      items: [{ productId: demoData().products[3]!.productId, quantity: 1 }],
+      idempotencyKey: `payload-${randomUUID()}`,
+    };
+    const answer = await planned.execute(query, { input }, ALICE);
+    expect(answer.result.data).toEqual({ placeOrder: { replayed: false, order: null, userErrors: [] } });
+    expect(answer.result.errors?.map((error) => error.path)).toEqual([['placeOrder', 'order', 'status']]);
+    expect(await planned.fallbacks()).toEqual({ async: 1 });
+    expect(counted.transactions).toBe(1);
   });
 
   it('stops a mutation where graphql-js does: a non-null root field that fails nulls the answer, and no later write runs', async () => {

@@ -117,8 +117,6 @@ export function runMutation({
   const errors: GraphQLError[] = [];
   let fellBack = false;
 
-  type Answer = ExecutionResult;
-
   const answer = (result: ExecutionResult): ExecutionResult => {
     if (fellBack) onGraphqlJs(result);
     return result;
@@ -130,7 +128,7 @@ export function runMutation({
     field: PlanField,
     why: RunFallback,
     mark: { entries: number; bytes: number } | undefined,
-  ): Answer | Promise<Answer> => {
+  ): ExecutionResult | Promise<ExecutionResult> => {
     if (!fellBack) onFallback(why);
     fellBack = true;
     // The planned completion's count is replaced by graphql-js's (unless the meter stopped the operation).
@@ -146,7 +144,7 @@ export function runMutation({
       replays.delete(context);
       throw error;
     }
-    const completed = (done: ExecutionResult): Answer | Promise<Answer> => {
+    const completed = (done: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
       replays.delete(context);
       if (done.errors) errors.push(...done.errors);
       if (!done.data) return answer({ data: null, errors });
@@ -157,12 +155,12 @@ export function runMutation({
   };
 
   /** The write of root field `index` ended with `outcome`: its payload completed, then the next field. */
-  const wrote = (index: number, outcome: WriteOutcome): Answer | Promise<Answer> => {
+  const wrote = (index: number, outcome: WriteOutcome): ExecutionResult | Promise<ExecutionResult> => {
     const field = fields[index] as PlanField;
     written.set(field.responseKey, outcome);
     if (!outcome.ok) return byGraphqlJs(index, field, 'error', undefined);
     const mark = meter && { entries: meter.entries, bytes: meter.bytes };
-    const stopped = (error: unknown): Answer | Promise<Answer> => {
+    const stopped = (error: unknown): ExecutionResult | Promise<ExecutionResult> => {
       if (!(error instanceof Fallback)) throw error;
       return byGraphqlJs(index, field, error.reason, mark);
     };
@@ -179,8 +177,8 @@ export function runMutation({
    * Starts a write its resolver handed over: the rest of the mutation goes on within the write's
    * last request's own `then`, and the mutation costs one promise more, not one per step.
    */
-  const startWrite = (index: number, write: PendingWrite): Promise<Answer> =>
-    new Promise<Answer>((resolve, reject) => {
+  const startWrite = (index: number, write: PendingWrite): Promise<ExecutionResult> =>
+    new Promise<ExecutionResult>((resolve, reject) => {
       const next = (outcome: WriteOutcome): void => {
         try {
           resolve(wrote(index, outcome));
@@ -204,7 +202,7 @@ export function runMutation({
     });
 
   /** Root field `index` and those after it, one after the other. */
-  const step = (index: number): Answer | Promise<Answer> => {
+  const step = (index: number): ExecutionResult | Promise<ExecutionResult> => {
     if (index === fields.length) {
       const data = dataOfJson(run.answer());
       return answer(errors.length > 0 ? { data, errors } : { data });

@@ -35,9 +35,9 @@ import { BudgetExceededError, meterOf } from '../meter.js';
 import { dataOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
-import { documentCache, isPromiseLike } from '../documentCache.js';
+import { documentCache } from '../documentCache.js';
 import { replayableWrites, runMutation } from './mutation.js';
-import { Fallback, PlannedRun } from './run.js';
+import { PlannedRun } from './run.js';
 import type { RunFallback } from './run.js';
 
 /** Why an execution ran on graphql-js instead (a metric label: a closed set). */
@@ -177,18 +177,11 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
         onGraphqlJs: (result) => reran.add(result),
       });
     }
-    const answer = (json: string): ExecutionResult => ({ data: dataOfJson(json) });
-    const stopped = (error: unknown): Promise<ExecutionResult> | ExecutionResult => {
-      if (!(error instanceof Fallback)) throw error;
-      return rerun(args, error.reason);
-    };
-    let json: string | Promise<string>;
-    try {
-      json = planned.execute();
-    } catch (error) {
-      return stopped(error);
-    }
-    return isPromiseLike(json) ? json.then(answer, stopped) : answer(json);
+    // The answer, or graphql-js's, within the run's own promise: no `then` of its own.
+    return planned.execute(
+      (json): ExecutionResult => ({ data: dataOfJson(json) }),
+      (fallback) => rerun(args, fallback.reason),
+    );
   }
 
   return {

@@ -163,13 +163,14 @@ export class PlannedRun implements ReadRound {
   }
 
   /**
-   * The answer's JSON: now when nothing had to be read, else in one promise. Throws (rejects)
-   * Fallback when graphql-js must answer instead.
+   * `answered` with the answer's JSON, or `stopped` with the Fallback when graphql-js must answer
+   * instead: now when nothing had to be read, else in one promise.
    */
-  execute(): string | Promise<string> {
+  execute<R>(answered: (json: string) => R, stopped: (fallback: Fallback) => R | Promise<R>): R | Promise<R> {
     return this.drive(
       () => this.resolveObject(this.root),
-      () => answerJson(this.root),
+      () => answered(answerJson(this.root)),
+      stopped,
     );
   }
 
@@ -242,7 +243,11 @@ export class PlannedRun implements ReadRound {
    * until none is left, and answers `finish()`: now when nothing had to be read, else in one
    * promise that the last read of the last round settles.
    */
-  private drive<T>(start: () => void, finish: () => T): T | Promise<T> {
+  private drive<T>(
+    start: () => void,
+    finish: () => T,
+    stopped?: (fallback: Fallback) => T | Promise<T>,
+  ): T | Promise<T> {
     const { context } = this;
     this.reads = [];
     this.prefetches = [];
@@ -255,15 +260,26 @@ export class PlannedRun implements ReadRound {
       }
     } catch (error) {
       context.round = undefined;
+      if (stopped) return stopped(asFallback(error));
       throw asFallback(error);
     }
     return new Promise<T>((resolve, reject) => {
-      this.settled = { resolve: () => resolve(finish()), reject };
+      this.settled = {
+        resolve: () => resolve(finish()),
+        reject: (fallback) => {
+          if (!stopped) return reject(fallback);
+          try {
+            resolve(stopped(fallback));
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        },
+      };
     });
   }
 
   /** Settles the promise of `drive` once a round read asynchronously (set when there is one). */
-  private settled: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private settled: { resolve: () => void; reject: (fallback: Fallback) => void } | undefined;
 
   private fail(error: unknown): void {
     this.context.round = undefined;
