@@ -118,7 +118,8 @@ export class RedisInvalidationBus {
       options.warnIntervalMs,
     );
     if (options.subscribe) {
-      for (const [partition, signed] of this.partitions.entries()) this.stopListening.push(this.listen(signed, partition));
+      for (const [partition, signed] of this.partitions.entries())
+        this.stopListening.push(this.listen(signed, partition));
     }
   }
 

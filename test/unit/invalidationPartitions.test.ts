@@ -15,7 +15,9 @@ describe('invalidation partitions', () => {
       expect(channels).toHaveLength(INVALIDATION_PARTITIONS);
       expect(invalidationChannels(table)).toEqual(channels);
       channels.forEach((channel, partition) => {
-        expect(channel).toMatch(new RegExp(`^tablegraph:\\{${table.replace('.', '\\.')}:invalidations:${partition}\\.\\d+\\}$`));
+        expect(channel).toMatch(
+          new RegExp(`^tablegraph:\\{${table.replace('.', '\\.')}:invalidations:${partition}\\.\\d+\\}$`),
+        );
         const third = Math.floor((slotOf(channel) * INVALIDATION_PARTITIONS) / 16_384);
         expect(third).toBe(partition);
       });

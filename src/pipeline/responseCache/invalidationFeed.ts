@@ -33,7 +33,8 @@ export class InvalidationFeed {
   constructor(private readonly options: InvalidationFeedOptions) {
     this.now = options.now ?? (() => performance.now());
     const partitions = options.partitions ?? 1;
-    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new Error(`a feed has 1 partition or more, got ${partitions}`);
+    if (!Number.isSafeInteger(partitions) || partitions < 1)
+      throw new Error(`a feed has 1 partition or more, got ${partitions}`);
     this.lastBeat = Array.from({ length: partitions }, () => -Infinity);
     this.isDown = Array.from({ length: partitions }, () => false);
   }
