@@ -28,8 +28,8 @@ import type { TestRedis } from './support/testRedis.js';
 import { waitUntil } from './support/waitUntil.js';
 
 const SECRET = 'the-signing-secret-of-the-partitions-test-0123456789';
-/** The instances' feed timeout: short, so that a silent partition shows within a second. */
-const TIMEOUT_MS = 800;
+/** The instances' feed timeout: short, so that a silent partition shows within two seconds. */
+const TIMEOUT_MS = 1500;
 const BEAT_EVERY_MS = 150;
 const log = pino({ level: 'silent' });
 const schema = buildSchema();
