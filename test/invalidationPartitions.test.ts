@@ -126,7 +126,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
       clearInterval(timer);
       await publisher.close();
     });
-    return { beating, extra, beatOn, sealers, rounds: () => round };
+    return { beating, extra, beatOn, rounds: () => round };
   }
 
   it('carries tags on every partition to every instance and evicts them there; in a cluster each partition is on a primary of its own', async () => {
