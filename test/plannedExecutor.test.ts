@@ -5,9 +5,8 @@
  * and a fall-back after a failed read that reads nothing again.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { Kind, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { pino } from 'pino';
@@ -45,7 +44,7 @@ const NESTED_PAGE = `query NestedPage($email: String!) {
 function failingBatchGets(doc: DynamoDBDocumentClient) {
   const counted = { batchGets: 0 };
   const send = (command: object, options?: object): Promise<unknown> => {
-    if (command instanceof BatchGetCommand) {
+    if (command instanceof BatchGetItemCommand) {
       counted.batchGets += 1;
       return Promise.reject(new Error('BatchGetItem failed'));
     }
