@@ -6,7 +6,9 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { keyAttributes, toAttributeMap, unmarshallItem, unmarshallItems } from '../../src/db/attributeValues.js';
+import { rangeQuery } from '../../src/db/dependencyRecord.js';
 import type { AttributeMap } from '../../src/db/attributeValues.js';
 import { CorruptItemError } from '../../src/table/codecs.js';
 import { ORDER, USER_ORDER } from '../../src/table/entities/order.js';
@@ -83,6 +85,29 @@ describe('unmarshalling an item', () => {
       ':pk': { S: 'CATEGORY#books' },
       ':min': { N: '0' },
       ':max': { N: '1999' },
+    });
+  });
+
+  it("sends a page's Query as the low-level command: its values and start key marshalled, the rest as given", () => {
+    const command = rangeQuery(
+      {
+        TableName: 'T',
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'USER#u1', ':max': 5 },
+        ExclusiveStartKey: { PK: 'USER#u1', SK: 'ORDER#2026' },
+        ScanIndexForward: false,
+        Limit: 21,
+      },
+      undefined,
+    );
+    expect(command).toBeInstanceOf(QueryCommand);
+    expect(command.input).toEqual({
+      TableName: 'T',
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': { S: 'USER#u1' }, ':max': { N: '5' } },
+      ExclusiveStartKey: { PK: { S: 'USER#u1' }, SK: { S: 'ORDER#2026' } },
+      ScanIndexForward: false,
+      Limit: 21,
     });
   });
 });
