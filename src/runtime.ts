@@ -178,6 +178,8 @@ export async function createRuntime({
         maxAgeMs: responseCache.maxAgeSeconds * 1000,
         holdDownMs: responseCache.indexHoldMs,
         feedTimeoutMs: FEED_TIMEOUT_MS,
+        // Fed over Redis, each invalidation channel must beat (redisFeed.ts).
+        feedPartitions: invalidations?.names.length,
         maxAnswerBytes: limits.maxResponseBytes,
         shared: sharedCache,
       })
