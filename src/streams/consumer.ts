@@ -36,6 +36,7 @@ import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
+import { describeEvent } from '../events/changeEvent.js';
 import type { ChangeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
 import type { ShardReader } from './shardReader.js';
@@ -303,7 +304,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
           outcome = 'empty';
           return;
         }
-        await this.handleBatch(shard, records, next, started, fence);
+        await this.handleBatch(shard, records, next, started, Date.now(), fence);
         outcome = 'records';
       });
       return held ? outcome : 'waiting';
@@ -325,14 +326,24 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     records: _Record[],
     next: string | undefined,
     started: number,
+    readAt: number,
     fence: Fence | undefined,
   ): Promise<void> {
-    const { dynamo, tableName, publish, concurrency, onRecords } = this.options;
+    const { dynamo, tableName, concurrency, onRecords } = this.options;
     try {
       onRecords?.(records);
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
+    // When each event went out: how long a change waits between its page's read and its publish.
+    const publishedAt: number[] = [];
+    const given = this.options.publish;
+    const publish: PublishChangeEvent | undefined =
+      given &&
+      (async (event) => {
+        await given(event);
+        publishedAt.push(Date.now());
+      });
     const held: ChangeEvent[] = [];
     const result = await processRecords(records, {
       doc: dynamo.doc,
@@ -367,6 +378,17 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       // Processed but not recorded: the next poll tries again, a crash replays the batch.
       this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
     }
+    if (result.events.length > 0) {
+      this.log.debug(
+        {
+          shardId: shard.info.shardId,
+          records: records.length,
+          readAt,
+          published: result.events.map((event, i) => ({ ...describeEvent(event), at: publishedAt[i] })),
+        },
+        'stream events published',
+      );
+    }
     this.emit('batch', {
       shardId: shard.info.shardId,
       records: records.length,
@@ -374,6 +396,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       failures: result.failures.length,
       duplicates: result.duplicates,
       events: result.events,
+      readAt,
+      publishedAt,
       lastSequenceNumber: shard.lastSequenceNumber,
       checkpointed,
       lagSeconds: this.lagSeconds,
