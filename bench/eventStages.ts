@@ -98,6 +98,10 @@ export class InstanceHistogram {
 /** The stream reader's account of one event (its debug line `stream events published`). */
 export interface ReaderTimes {
   readAt: number;
+  /** Its page processed (soldCount written for every record of it). */
+  processedAt: number;
+  /** The lease found still current (a consumer on leases holds a page's events until then). */
+  checkedAt: number | undefined;
   publishedAt: number;
 }
 
@@ -107,10 +111,12 @@ export function readerTimesByOrder(logs: readonly Record<string, unknown>[]): Ma
   for (const line of logs) {
     if (line.msg !== 'stream events published') continue;
     const readAt = line.readAt as number;
+    const processedAt = line.processedAt as number;
+    const checkedAt = line.checkedAt as number | undefined;
     for (const event of line.published as { type: string; topic?: string; at?: number }[]) {
       const orderId = event.type === 'ORDER_PLACED' ? event.topic?.replace(/^order:/, '') : undefined;
       if (orderId && event.at !== undefined && !times.has(orderId))
-        times.set(orderId, { readAt, publishedAt: event.at });
+        times.set(orderId, { readAt, processedAt, checkedAt, publishedAt: event.at });
     }
   }
   return times;

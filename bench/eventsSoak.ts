@@ -168,6 +168,19 @@ function wsSubscriptions(
  */
 const metric = (server: ChildServer, name: string) => readMetric(server, name).catch(() => readMetric(server, name));
 
+/** The warning and error lines of `servers` so far, counted by message. */
+const warningsOf = (servers: ChildServer[]) => {
+  const counts = new Map<string, number>();
+  for (const [i, server] of servers.entries()) {
+    for (const line of server.node.logs) {
+      if (line.level < 40) continue;
+      const key = `${i < servers.length - 1 ? `api ${i}` : 'consumer'}: ${line.msg}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts.size === 0 ? 'none' : JSON.stringify(Object.fromEntries(counts));
+};
+
 /** Closes a client's socket; one that never connected has nothing to close (its dispose() rejects). */
 const dispose = (client: Client) => void Promise.resolve(client.dispose()).catch(() => undefined);
 
@@ -177,9 +190,9 @@ const loadAverage = () =>
     .loadavg()
     .map((load) => load.toFixed(2))
     .join(' ');
-/** Each instance's event-loop delay p99 since the last read (prom-client resets it on every read). */
+/** Each instance's longest event-loop delay since the last read (prom-client resets it on every read). */
 const eventLoopLag = async (servers: ChildServer[]) =>
-  (await Promise.all(servers.map((api) => metric(api, 'nodejs_eventloop_lag_p99_seconds'))))
+  (await Promise.all(servers.map((api) => metric(api, 'nodejs_eventloop_lag_max_seconds'))))
     .map((seconds) => `${(seconds * 1000).toFixed(0)} ms`)
     .join(', ');
 
@@ -280,6 +293,15 @@ try {
     out(
       `    page read → event published (per event):                    ${stage((_, t) => [t.publishedAt - t.readAt])}`,
     );
+    out(
+      `      of which: page read → page processed (soldCount):         ${stage((_, t) => [t.processedAt - t.readAt])}`,
+    );
+    out(
+      `                page processed → lease checked:                 ${stage((_, t) => (t.checkedAt === undefined ? [] : [t.checkedAt - t.processedAt]))}`,
+    );
+    out(
+      `                lease checked → event published:                ${stage((_, t) => [t.publishedAt - (t.checkedAt ?? t.processedAt)])}`,
+    );
     out(`    published → instance receipt (per event and instance):      ${await delivery.spread()}`);
     out(`    receipt → answer ready for the socket (per subscriber):     ${await fanOut.spread()}`);
     out(
@@ -288,7 +310,8 @@ try {
     out(
       `    conflicts on the products' items: ${orderRetries - retriesBefore} orders placed again, ${(await metric(consumer, 'tablegraph_stream_record_failures_total')) - failuresBefore} stream records retried`,
     );
-    out(`    event loop delay: the bench's client ${clientLoop}; the instances' p99 ${instanceLoops}`);
+    out(`    event loop delay: the bench's client ${clientLoop}; the instances' max ${instanceLoops}`);
+    out(`    warnings logged: ${warningsOf([...apis, consumer])}`);
     out(`(a) subscriptions ended early: ${JSON.stringify(Object.fromEntries(endings))}`);
     const missingBy = new Map<string, number>();
     for (const [u, id] of placed.entries()) {

@@ -353,10 +353,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       concurrency,
       fence,
     });
+    const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
     if (lost) throw lost.error;
+    let checkedAt: number | undefined;
     if (fence && held.length > 0 && publish) {
       if (!(await this.leaseStore?.isCurrent(fence.tenure))) throw new LeaseLostError(fence.tenure);
+      checkedAt = Date.now();
       for (const event of held) await publish(event);
     }
     const failure = result.failures[0];
@@ -384,6 +387,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
           shardId: shard.info.shardId,
           records: records.length,
           readAt,
+          processedAt,
+          checkedAt,
           published: result.events.map((event, i) => ({ ...describeEvent(event), at: publishedAt[i] })),
         },
         'stream events published',
