@@ -294,13 +294,10 @@ try {
       `    page read → event published (per event):                    ${stage((_, t) => [t.publishedAt - t.readAt])}`,
     );
     out(
-      `      of which: page read → page processed (soldCount):         ${stage((_, t) => [t.processedAt - t.readAt])}`,
+      `      page read → lease found current (alongside):              ${stage((_, t) => (t.checkedAt === undefined ? [] : [t.checkedAt - t.readAt]))}`,
     );
     out(
-      `                page processed → lease checked:                 ${stage((_, t) => (t.checkedAt === undefined ? [] : [t.checkedAt - t.processedAt]))}`,
-    );
-    out(
-      `                lease checked → event published:                ${stage((_, t) => [t.publishedAt - (t.checkedAt ?? t.processedAt)])}`,
+      `      page read → every record of its page applied (soldCount): ${stage((_, t) => [t.processedAt - t.readAt])}`,
     );
     out(`    published → instance receipt (per event and instance):      ${await delivery.spread()}`);
     out(`    receipt → answer ready for the socket (per subscriber):     ${await fanOut.spread()}`);

@@ -315,11 +315,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   }
 
   /**
-   * Processes a page (soldCount under the fence), publishes its events, then checkpoints it
-   * (under the fence). Events cannot be fenced by DynamoDB: on leases they are held until the
-   * page is processed and published only if the tenure is still current then (one consistent
-   * read); a holder stalled between that read and the publish can still publish a page twice,
-   * which every API instance drops by `seq`. Throws LeaseLostError when fenced off.
+   * Processes a page (soldCount under the fence), publishing each event as soon as its record
+   * and every earlier one are applied (processor.ts), then checkpoints it (under the fence).
+   * Events cannot be fenced by DynamoDB: on leases they go out only once a consistent read,
+   * begun as the page's processing begins, has found the tenure current (a record's own soldCount
+   * write is fenced too, later still); a holder stalled between that read and a publish can
+   * still publish events twice, which every API instance drops by `seq`. Throws LeaseLostError
+   * when fenced off.
    */
   private async handleBatch(
     shard: ShardReader,
@@ -335,20 +337,32 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
+    // On leases, the tenure's check runs alongside the processing; every publish waits for it.
+    let checkedAt: number | undefined;
+    const leaseStore = this.leaseStore;
+    const current =
+      fence && leaseStore
+        ? leaseStore.isCurrent(fence.tenure).then((held) => {
+            checkedAt = Date.now();
+            return held;
+          })
+        : undefined;
+    // A check that failed with no event waiting for it is nobody's error.
+    void current?.catch(() => undefined);
     // When each event went out: how long a change waits between its page's read and its publish.
     const publishedAt: number[] = [];
     const given = this.options.publish;
     const publish: PublishChangeEvent | undefined =
       given &&
       (async (event) => {
+        if (fence && current && !(await current)) throw new LeaseLostError(fence.tenure);
         await given(event);
         publishedAt.push(Date.now());
       });
-    const held: ChangeEvent[] = [];
     const result = await processRecords(records, {
       doc: dynamo.doc,
       tableName,
-      publish: fence ? (event) => void held.push(event) : publish,
+      publish,
       log: this.log,
       concurrency,
       fence,
@@ -356,12 +370,6 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
     if (lost) throw lost.error;
-    let checkedAt: number | undefined;
-    if (fence && held.length > 0 && publish) {
-      if (!(await this.leaseStore?.isCurrent(fence.tenure))) throw new LeaseLostError(fence.tenure);
-      checkedAt = Date.now();
-      for (const event of held) await publish(event);
-    }
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;
     if (failure) {
