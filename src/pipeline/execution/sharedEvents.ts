@@ -30,7 +30,7 @@ export function createSharedEvents(): SharedEvents {
   return <T>(event: unknown, key: string, execute: () => Promise<T>): Promise<T> => {
     if (typeof event !== 'object' || event === null) return execute();
     let byKey = runs.get(event);
-    if (!byKey) runs.set(event, (byKey = new Map()));
+    if (!byKey) runs.set(event, (byKey = new Map<string, Promise<unknown>>()));
     let run = byKey.get(key) as Promise<T> | undefined;
     if (!run) byKey.set(key, (run = execute()));
     return run;
