@@ -56,7 +56,7 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
     }),
     eventFanOut: new Histogram({
       name: 'tablegraph_event_fanout_seconds',
-      help: 'From a change event reaching this instance to one subscriber\'s answer to it ready for its transport, per subscriber',
+      help: "From a change event reaching this instance to one subscriber's answer to it ready for its transport, per subscriber",
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
