@@ -212,6 +212,7 @@ export function createServe({
         cost: eventContext.cost,
         viewerRole: viewer?.role,
         event,
+        arrivedAt: eventContext.events.arrivedAt(event),
       }),
     );
     // The stream's end on an error (the token expired, a failure): reported once, here.

@@ -54,6 +54,12 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
       labelNames: ['operation', 'kind'] as const,
       registers: [registry],
     }),
+    eventFanOut: new Histogram({
+      name: 'tablegraph_event_fanout_seconds',
+      help: "From a change event reaching this instance to one subscriber's answer to it ready for its transport, per subscriber",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
     streamLag: new Gauge({
       name: 'dynamodb_stream_lag_seconds',
       help: 'Age of the newest stream record processed by the in-process stream consumer',

@@ -119,6 +119,8 @@ export interface Executed extends ReportContext {
   /** `extensions.cache` (development only): what the response cache did, in the answer. */
   explain?: boolean | undefined;
   event?: unknown;
+  /** A subscription event: when it reached this instance (performance.now()), for the fan-out's timing. */
+  arrivedAt?: number | undefined;
   /** False: no `extensions.cost` (a subscription refused while opening: its figures would tell a missing order from another's). */
   costed?: boolean | undefined;
 }
@@ -280,6 +282,7 @@ export function createReporter({
       status = 400;
     }
     report(executed, cost, answer.errors ?? []);
+    if (executed.arrivedAt !== undefined) metrics?.eventFanOut.observe((performance.now() - executed.arrivedAt) / 1000);
     return answerOf(
       {
         body,
