@@ -194,9 +194,9 @@ export class RedisEventBus implements EventBus {
   }
 
   health(): EventBusHealth {
-    const { channels } = this.options;
-    const up = channels.publisherUp && [...this.watched.values()].every(({ channel }) => channel.subscribed);
-    return { kind: 'redis', status: up ? 'up' : 'down' };
+    // The channels' one rule: the publisher connected and every channel listened to subscribed
+    // (or being joined, briefly).
+    return { kind: 'redis', status: this.options.channels.health() };
   }
 
   get lost(): number {
