@@ -13,7 +13,7 @@
  * event, which is not admitted again, is timed from its execution on.
  */
 import { Kind } from 'graphql';
-import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { newRequestCost, roundUnits } from '../../db/capacity.js';
 import type { RequestCost } from '../../db/capacity.js';
@@ -24,6 +24,7 @@ import { finishOperationSpan } from './operationSpans.js';
 import type { Metrics } from './metrics.js';
 import type { CacheOutcome } from '../responseCache/cacheOutcome.js';
 import { responseTooLarge } from './responseSize.js';
+import type { ExecutedResult } from './responseSize.js';
 
 /**
  * COST_DETAILS: who sees capacity units. They depend on the data read, not only on the query
@@ -110,7 +111,8 @@ export interface ReportContext {
 
 /** What an executed operation hands the report. */
 export interface Executed extends ReportContext {
-  result: ExecutionResult;
+  /** Its `dataJson`, when the executor wrote the answer as JSON, is written as it is. */
+  result: ExecutedResult;
   cost: RequestCost;
   viewerRole: string | undefined;
   /** The JSON of `result.data`, when something already made it (the response cache's store). */
@@ -271,7 +273,7 @@ export function createReporter({
       ...('data' in result ? { data: result.data } : {}),
       ...(extensions ? { extensions } : {}),
     };
-    let body = jsonOf(answer, formatted ? undefined : executed.dataJson);
+    let body = jsonOf(answer, formatted ? undefined : (executed.dataJson ?? result.dataJson));
     let status = head.status ?? (formatted && result.data === undefined ? 400 : 200);
     if (Buffer.byteLength(body) > maxResponseBytes) {
       // Like the cost refusal: the request asked for more than the server hands out.

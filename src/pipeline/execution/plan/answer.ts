@@ -1,11 +1,11 @@
 /**
  * The answer of a planned execution: objects as arrays of values in their selection's order
  * (no result objects are built), written as JSON text directly, keys in graphql-js's order, and
- * handed on as `data` whose JSON is known (responseSize.ts): the response reuses the text, and
- * the object is parsed from it only if something reads it.
+ * handed on as a result that carries that text (responseSize.ts): the response reuses the text,
+ * and `data` is parsed from it only if something reads it.
  */
+import type { ExecutedResult } from '../../report/responseSize.js';
 import type { Selection } from './plan.js';
-import { withKnownJson } from '../../report/responseSize.js';
 
 /** One object of the answer: a value per field of its selection. */
 export class ObjectNode {
@@ -73,7 +73,7 @@ export const answerJson = (root: ObjectNode): string => objectJson(root);
 
 /**
  * `data` for an answer known as JSON text: an object that is the parsed text when anything reads
- * it, parsed at most once, and whose JSON the response writes without serializing it again.
+ * it, parsed at most once.
  */
 export function dataOfJson(json: string): Record<string, unknown> {
   let parsed: Record<string, unknown> | undefined;
@@ -94,5 +94,8 @@ export function dataOfJson(json: string): Record<string, unknown> {
       getPrototypeOf: () => Reflect.getPrototypeOf(data()),
     },
   );
-  return withKnownJson(lazy, json);
+  return lazy;
 }
+
+/** The result of an answer known as JSON text: lazy `data`, and the text the response writes as it is. */
+export const resultOfJson = (json: string): ExecutedResult => ({ data: dataOfJson(json), dataJson: json });
