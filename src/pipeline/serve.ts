@@ -277,7 +277,8 @@ export function createServe({
 
     const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace);
     const result = await execution.execute(admitted, context);
-    const stored = miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;
+    const stored =
+      miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;
     if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
     const answer = reporter.settle({
       ...report,
