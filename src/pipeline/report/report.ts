@@ -185,6 +185,15 @@ export function createReporter({
   /** Operation names that may become metric labels (the manifest's); any other is `other`. */
   knownOperations: ReadonlySet<string>;
 }) {
+  /** The duration metric's labels, by label: one object per operation the manifest knows, and `other`. */
+  const durationLabels = new Map<string, { operation: string }>();
+  const durationLabelsOf = (operationName: string | null): { operation: string } => {
+    const operation = operationLabel(operationName, knownOperations);
+    let labels = durationLabels.get(operation);
+    if (!labels) durationLabels.set(operation, (labels = { operation }));
+    return labels;
+  };
+
   /** The log line, the metrics and the end of the operation span. */
   function report(
     { transport, operationName, startedAt, log: requestLog, requestId, viewer }: ReportContext,
@@ -193,19 +202,23 @@ export function createReporter({
   ): void {
     const durationMs = msSince(startedAt);
     finishOperationSpan(cost, errors);
-    (requestLog ?? log).info(
-      {
-        ...(requestLog ? {} : { requestId, viewer }),
-        transport,
-        operationName,
-        durationMs,
-        dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
-        errors: errors.length,
-      },
-      'graphql request',
-    );
+    const logger = requestLog ?? log;
+    // The line's fields are built only when it is written (LOG_LEVEL at info or below).
+    if (logger.isLevelEnabled('info')) {
+      logger.info(
+        {
+          ...(requestLog ? {} : { requestId, viewer }),
+          transport,
+          operationName,
+          durationMs,
+          dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
+          errors: errors.length,
+        },
+        'graphql request',
+      );
+    }
     if (!metrics) return;
-    metrics.requestDuration.observe({ operation: operationLabel(operationName, knownOperations) }, durationMs / 1000);
+    metrics.requestDuration.observe(durationLabelsOf(operationName), durationMs / 1000);
     for (const error of errors) {
       const code = error.extensions?.code;
       metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
