@@ -4,7 +4,8 @@
  * promises created per execution, beside the DynamoDB requests and the median latency.
  *
  * DynamoDB Local (in memory) holds a small generated shop; one pipeline per executor
- * (EXECUTOR: graphql-js, compiled, auto) executes each operation through the pipeline's
+ * (EXECUTOR's `graphql-js` and `auto`, and `compiled`: graphql-jit, brought by the benchmark
+ * through the pipeline's executor option, bench/jitExecutor.ts) executes each operation through the pipeline's
  * execution step (what every transport calls: fresh context, loaders and cost record, the meter),
  * the executors taking turns round by round. Per execution:
  * - CPU: process.cpuUsage() over a round, divided by its executions (DynamoDB Local runs in its
@@ -28,7 +29,6 @@ import type { ExecutionResult } from 'graphql';
 import { pino } from 'pino';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { DEFAULT_LIMITS } from '../src/config/index.js';
-import type { ExecutorConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { CursorCodec } from '../src/db/cursor.js';
 import { ensureTable } from '../src/db/ensureTable.js';
@@ -40,10 +40,11 @@ import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
+import { jitExecutor } from './jitExecutor.js';
 import { operations } from './operations.js';
 import type { Operation } from './operations.js';
 
-type ExecutorName = ExecutorConfig['executor'];
+type ExecutorName = 'graphql-js' | 'compiled' | 'auto';
 
 const EXECUTORS: readonly ExecutorName[] = ['graphql-js', 'compiled', 'auto'];
 
@@ -210,7 +211,12 @@ async function main(): Promise<void> {
           introspection: false,
           persistedOnly: false,
           documents: new TrustedDocuments(),
-          executor: { executor, minCost: 200, maxDocuments: 1000, maxBytes: 32 * 1024 * 1024 },
+          executor: {
+            executor: executor === 'compiled' ? 'graphql-js' : executor,
+            maxDocuments: 1000,
+            maxBytes: 32 * 1024 * 1024,
+          },
+          execute: executor === 'compiled' ? jitExecutor() : undefined,
         }),
       );
     }

@@ -91,7 +91,7 @@ export interface RuntimeOptions {
    * the events that any consumer, Lambda or instance publishes. The caller closes it.
    */
   bus?: EventBus | undefined;
-  /** How many recent events' `seq` this instance remembers to deliver each change once (EVENT_DEDUPE_WINDOW). */
+  /** How many recent events' `seq` this instance remembers to deliver each change once (default EVENT_DEDUPE_WINDOW, a constant). */
   eventDedupeWindow?: number | undefined;
   /** Seconds an anonymous GET of a public persisted document may be cached (unset: never). */
   cacheMaxAgeSeconds?: number;
@@ -178,6 +178,8 @@ export async function createRuntime({
         maxAgeMs: responseCache.maxAgeSeconds * 1000,
         holdDownMs: responseCache.indexHoldMs,
         feedTimeoutMs: FEED_TIMEOUT_MS,
+        // Fed over Redis, each invalidation channel must beat (redisFeed.ts).
+        feedPartitions: invalidations?.names.length,
         maxAnswerBytes: limits.maxResponseBytes,
         shared: sharedCache,
       })

@@ -69,7 +69,7 @@ describe('the planned executor', () => {
       persistedOnly: false,
       documents: new TrustedDocuments(),
       metrics,
-      executor: { executor, minCost: 200, maxDocuments: 100, maxBytes: 1024 * 1024 },
+      executor: { executor, maxDocuments: 100, maxBytes: 1024 * 1024 },
     });
     /**
      * Admitted as every transport admits it (the document, the operation, the variables, the

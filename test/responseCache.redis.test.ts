@@ -1,6 +1,6 @@
 /**
  * The response cache's parts on Redis, on one redis-server and on a cluster of three primaries:
- * invalidations and heartbeats between processes (each its own RedisChannels, as an instance
+ * invalidations and heartbeats between processes, on their partitions' channels (each its own RedisChannels, as an instance
  * and a stream reader would hold), what a listener is told when the node serving its channel
  * dies and comes back, and the shared tier: an entry one instance stores is a hit for another,
  * a bump makes it invalid in every partition, and in a cluster the partitions spread over the
@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisInvalidationBus } from '../src/events/invalidationBus.js';
 import type { InvalidationEvent } from '../src/events/invalidationBus.js';
 import { RedisChannels } from '../src/events/redisChannels.js';
-import { cachePartitionPrefix, topicChannel } from '../src/events/redisNames.js';
+import { partitionOf } from '../src/events/invalidationPartitions.js';
+import { cachePartitionPrefix } from '../src/events/redisNames.js';
 import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
 import { isIndexTag } from '../src/table/dependencies.js';
@@ -37,14 +38,14 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     await redis?.dispose();
   });
 
-  /** An invalidation bus of a process of its own on `tableName`'s channel. */
+  /** An invalidation bus of a process of its own on `tableName`'s channels. */
   async function aBus(tableName: string, subscribe: boolean, from?: string) {
     const channels = new RedisChannels({ ...redis.settings, signingSecret: SECRET }, { log });
     const bus = new RedisInvalidationBus({ channels, tableName, log, subscribe, from });
     const heard: InvalidationEvent[] = [];
-    let downs = 0;
+    const downs: number[] = [];
     bus.subscribe((event) => void heard.push(event));
-    bus.onDown(() => downs++);
+    bus.onDown((partition) => void downs.push(partition));
     await channels.start();
     closing.push(async () => {
       await bus.close();
@@ -67,39 +68,47 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     return tier;
   }
 
-  it('carries a stream reader’s tags and heartbeats, its probe included, to every instance', async () => {
+  it('carries a stream reader’s tags, each on its partition, and a heartbeat after them on every partition, to every instance', async () => {
     const tableName = `inv-${process.pid}-${++tableNo}`;
     const reader = await aBus(tableName, false, 'reader-1');
     const instances = [await aBus(tableName, true), await aBus(tableName, true)];
-    expect(await reader.bus.publishTags({ tags: ['product:p1', 'category:books'], kinds: [], everything: false })).toBe(
-      true,
-    );
+    const tags = ['product:p1', 'category:books', 'user:u1'];
+    expect(await reader.bus.publishTags({ tags, kinds: [], everything: false })).toBe(true);
     const probe = Date.now() - 200;
     expect(await reader.bus.publishHeartbeat({ group: 'stream-lambda', tenures: [], probe })).toBe(true);
+    const partitions = reader.bus.names.map((_, partition) => partition);
     for (const { heard } of instances) {
-      await waitUntil(() => heard.length >= 2, { timeoutMs: 5000, what: 'the tags and the heartbeat' });
-      expect(heard).toEqual([
-        expect.objectContaining({ kind: 'tags', tags: ['product:p1', 'category:books'] }),
-        { kind: 'heartbeat', from: 'reader-1', group: 'stream-lambda', tenures: [], probe },
-      ]);
+      await waitUntil(() => heard.filter((event) => event.kind === 'heartbeat').length === partitions.length, {
+        timeoutMs: 5000,
+        what: 'a heartbeat on every partition',
+      });
+      for (const partition of partitions) {
+        const on = heard.filter((event) => event.partition === partition);
+        const beat = { kind: 'heartbeat', from: 'reader-1', group: 'stream-lambda', tenures: [], probe, partition };
+        const carried = tags.filter((tag) => partitionOf(tag) === partition);
+        // The heartbeat comes after the tags it vouches for, on their channel.
+        expect(on).toEqual([
+          ...(carried.length > 0 ? [expect.objectContaining({ kind: 'tags', tags: carried, partition })] : []),
+          beat,
+        ]);
+      }
     }
   });
 
-  it('tells an instance when the node serving its channel dies, and delivers again once it is back', async () => {
+  it('tells an instance when the node serving a partition’s channel dies, and delivers again once it is back', async () => {
     const tableName = `inv-${process.pid}-${++tableNo}`;
     const reader = await aBus(tableName, false, 'reader-2');
     const instance = await aBus(tableName, true);
-    const channel = instance.bus.channel;
+    const channel = instance.bus.names[0] ?? '';
     const node = redis instanceof RedisCluster ? await redis.ownerOf(channel) : undefined;
     await (node ? node.kill() : redis.kill());
-    await waitUntil(() => instance.downs() > 0, { timeoutMs: 10_000, what: 'the subscription reported lost' });
+    await waitUntil(() => instance.downs().includes(0), { timeoutMs: 10_000, what: 'the subscription reported lost' });
     expect(instance.channels.health()).toBe('down');
     await (redis instanceof RedisCluster ? redis.restart(node) : redis.restart());
-    await waitUntil(() => instance.channels.isSubscribed(channel) && reader.channels.publisherUp, {
-      timeoutMs: 30_000,
-      intervalMs: 50,
-      what: 'subscribed again',
-    });
+    await waitUntil(
+      () => instance.bus.names.every((name) => instance.channels.isSubscribed(name)) && reader.channels.publisherUp,
+      { timeoutMs: 30_000, intervalMs: 50, what: 'subscribed again' },
+    );
     await waitUntil(
       async () => {
         await reader.bus.publishTags({ tags: ['product:after'], kinds: [], everything: false });
@@ -138,7 +147,6 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
       const cluster = redis as RedisCluster;
       const channel = eventTopicChannel('MainTable', 'order:o1');
       expect(await cluster.slotOf(eventTopicHistory('MainTable', 'order:o1'))).toBe(await cluster.slotOf(channel));
-      expect(await cluster.slotOf(channel)).not.toBe(await cluster.slotOf(topicChannel('MainTable', 'invalidations')));
       // The topics spread over the primaries.
       const topics = Array.from({ length: 30 }, (_, i) => eventTopicChannel('MainTable', `user-orders:u${i}`));
       const nodes = new Set(await Promise.all(topics.map(async (name) => (await cluster.ownerOf(name)).port)));

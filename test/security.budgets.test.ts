@@ -49,7 +49,7 @@ let tight: TransportServer;
 const FAILING_CATEGORY = 'budget-failing-category';
 /**
  * The entries of the answer to NULLED: its two root fields and the product's two fields (the
- * failing page counts none). Counted twice, the compiled executor's run and its re-run on
+ * failing page counts none). Counted twice, the planned executor's run and its re-run on
  * graphql-js would be over this.
  */
 const NULLED_ENTRIES = 5;
@@ -73,8 +73,8 @@ beforeAll(async () => {
     startTransportServer({
       limits: { ...DEFAULT_LIMITS, maxResultEntries: NULLED_ENTRIES },
       configureClient: failOnIds({ leaky: FAILING_CATEGORY }),
-      // The compiled executor for every operation: it re-runs a nulled answer on graphql-js.
-      executor: executorConfig({ EXECUTOR: 'compiled' }),
+      // The planned executor (the default) leaves a run with a failed field to graphql-js, which runs it again.
+      executor: executorConfig({ EXECUTOR: 'auto' }),
     }),
   ]);
   await Promise.all(
@@ -133,7 +133,7 @@ describe.each(TRANSPORTS)('the operation meter over %s', (transport) => {
   });
 
   it('counts an answer in which a non-null field nulled its parent once, whichever executor ran it', async () => {
-    // The compiled executor answers, running the operation again on graphql-js for a nulled parent.
+    // The planned run stops at the failed field, and graphql-js runs the operation again.
     const outcome = await nulling.send(transport, { query: NULLED });
     expect(codesOf(outcome)).toEqual(['INTERNAL_SERVER_ERROR']);
     expect(outcome.data ?? null).toBeNull();

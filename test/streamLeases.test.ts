@@ -137,15 +137,11 @@ describe('REDIS_URL', () => {
   };
   const URL = 'redis://127.0.0.1:6379';
 
-  it('takes its signing secret as REDIS_SIGNING_SECRET, or by its older name EVENT_SIGNING_SECRET', () => {
+  it('takes its signing secret as REDIS_SIGNING_SECRET, of at least 32 characters', () => {
     const secret = 's'.repeat(40);
     expect(loadServerConfig({ REDIS_URL: URL, REDIS_SIGNING_SECRET: secret }).redisSigningSecret).toBe(secret);
-    expect(loadServerConfig({ REDIS_URL: URL, EVENT_SIGNING_SECRET: secret }).redisSigningSecret).toBe(secret);
-    expect(() => loadServerConfig({ REDIS_SIGNING_SECRET: secret, EVENT_SIGNING_SECRET: `${secret}x` })).toThrow(
-      'REDIS_SIGNING_SECRET and EVENT_SIGNING_SECRET (its older name) are both set, to different values',
-    );
-    expect(() => loadServerConfig({ EVENT_SIGNING_SECRET: 'short' })).toThrow(
-      'EVENT_SIGNING_SECRET must be at least 32 characters',
+    expect(() => loadServerConfig({ REDIS_SIGNING_SECRET: 'short' })).toThrow(
+      'REDIS_SIGNING_SECRET must be at least 32 characters',
     );
   });
 

@@ -219,8 +219,6 @@ export function createFleet(options: FleetOptions): Fleet {
       REDIS_MODE: options.redisCluster ? 'cluster' : 'single',
       // Every member signs and checks what crosses Redis; a new key each run.
       REDIS_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      // Its older name, were it set here, would contradict the run's key.
-      EVENT_SIGNING_SECRET: undefined,
       LOG_FORMAT: 'json',
       LOG_LEVEL: CHATTY_LEVELS.has(level) ? level : 'info',
     };

@@ -2,16 +2,21 @@ import type { ProcessConfig } from './process.js';
 import { ConfigError, flag, integer, oneOf, seconds, text } from './read.js';
 import type { Env } from './read.js';
 
-/** EXECUTOR and COMPILED_DOCUMENTS_*: what executes operations (src/pipeline/execution/execution.ts). */
+/** EXECUTOR and COMPILED_DOCUMENTS_MAX_BYTES: what executes operations (src/pipeline/execution/execution.ts). */
 export interface ExecutorConfig {
-  executor: 'auto' | 'graphql-js' | 'compiled';
-  /** With `auto`: the estimated cost from which a query runs compiled. */
-  minCost: number;
-  /** Compiled documents kept, at most. */
+  executor: 'auto' | 'graphql-js';
+  /** Planned documents kept, at most (PLANNED_DOCUMENTS_MAX). */
   maxDocuments: number;
-  /** Estimated bytes of the compiled documents kept, at most. */
+  /** Estimated bytes of the planned documents kept, at most. */
   maxBytes: number;
 }
+
+/**
+ * Planned documents one instance keeps, at most: a constant, not a setting. The byte bound
+ * (COMPILED_DOCUMENTS_MAX_BYTES) is what an operator sizes to the memory they have; this count
+ * (1000 documents of at least 2 KiB each) only keeps the cache's bookkeeping small.
+ */
+export const PLANNED_DOCUMENTS_MAX = 1000;
 
 /** The GraphQL API's settings: the server and the GraphQL Lambda read them. */
 export interface ApiConfig {
@@ -59,8 +64,7 @@ export function readApi(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nodeEnv'>): 
 export function executorConfig(env: Env = process.env): ExecutorConfig {
   return {
     executor: oneOf(env, 'EXECUTOR'),
-    minCost: integer(env, 'COMPILED_MIN_COST'),
-    maxDocuments: integer(env, 'COMPILED_DOCUMENTS_MAX'),
+    maxDocuments: PLANNED_DOCUMENTS_MAX,
     maxBytes: integer(env, 'COMPILED_DOCUMENTS_MAX_BYTES'),
   };
 }

@@ -25,7 +25,7 @@ export interface QueryLimits {
   maxOperationReadUnits: number;
   /** Entries one answer may hold, counted before they are built. */
   maxResultEntries: number;
-  /** Bytes one answer may hold, estimated while it is built. */
+  /** Bytes one answer may hold, estimated while it is built (MAX_RESPONSE_BYTES, as is maxResponseBytes). */
   maxResultBytes: number;
   /** Reads one viewer's subscriptions may make while opening, per window. */
   subscribeReadsPerViewer: number;
@@ -51,7 +51,8 @@ export function readLimits(env: Env): { limits: QueryLimits } {
       maxOperationRequests: integer(env, 'MAX_OPERATION_REQUESTS'),
       maxOperationReadUnits: integer(env, 'MAX_OPERATION_READ_UNITS'),
       maxResultEntries: integer(env, 'MAX_RESULT_ENTRIES'),
-      maxResultBytes: integer(env, 'MAX_RESULT_BYTES'),
+      // One ceiling, checked twice: on the estimate while the answer is built, and on the finished JSON.
+      maxResultBytes: integer(env, 'MAX_RESPONSE_BYTES'),
       subscribeReadsPerViewer: integer(env, 'SUBSCRIBE_READS_PER_VIEWER'),
       subscribeReadsPerInstance: integer(env, 'SUBSCRIBE_READS_PER_INSTANCE'),
       subscribeReadWindowMs: integer(env, 'SUBSCRIBE_READ_WINDOW_MS'),

@@ -42,7 +42,7 @@ function cdnPurgeUrl(env: Env): string | undefined {
 }
 
 /**
- * REDIS_URL and its trust rule: REDIS_SIGNING_SECRET (EVENT_SIGNING_SECRET is its older name),
+ * REDIS_URL and its trust rule: REDIS_SIGNING_SECRET,
  * required in production unless REDIS_TRUSTED=true says the network is the boundary
  * (docs/decisions/redis-trust.md).
  */
@@ -50,17 +50,9 @@ export function readStreamOutput(env: Env, { nodeEnv }: Pick<ProcessConfig, 'nod
   const redisUrl = text(env, 'REDIS_URL');
   const redisMode = oneOf(env, 'REDIS_MODE');
   if (redisUrl) parseRedisUrl(redisUrl, redisMode);
-  const secret = text(env, 'REDIS_SIGNING_SECRET');
-  const oldName = text(env, 'EVENT_SIGNING_SECRET');
-  if (secret !== undefined && oldName !== undefined && secret !== oldName) {
-    throw new ConfigError(
-      'REDIS_SIGNING_SECRET and EVENT_SIGNING_SECRET (its older name) are both set, to different values: set only REDIS_SIGNING_SECRET',
-    );
-  }
-  const redisSigningSecret = secret ?? oldName;
-  const name = secret !== undefined ? 'REDIS_SIGNING_SECRET' : 'EVENT_SIGNING_SECRET';
+  const redisSigningSecret = text(env, 'REDIS_SIGNING_SECRET');
   if (redisSigningSecret !== undefined && redisSigningSecret.length < 32) {
-    throw new ConfigError(`${name} must be at least 32 characters`);
+    throw new ConfigError('REDIS_SIGNING_SECRET must be at least 32 characters');
   }
   const trusted = flag(env, 'REDIS_TRUSTED');
   if (redisUrl && !redisSigningSecret && !trusted && nodeEnv === 'production') {

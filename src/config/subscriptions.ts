@@ -24,9 +24,17 @@ export interface SubscriptionsConfig {
   websocket: WebSocketLimits;
   /** Recent events held for resuming SSE streams. */
   sseReplayEvents: number;
-  /** Recent change events remembered to deliver each change once. */
+  /** Recent change events remembered to deliver each change once (EVENT_DEDUPE_WINDOW, a constant). */
   eventDedupeWindow: number;
 }
+
+/**
+ * How many recent deliveries (a change event, by stream sequence number, on one topic) an
+ * instance remembers to deliver each change once: a constant, not a setting. It need only
+ * outlast the distance between a change and its repeat (a consumer's fail-over, a checkpoint
+ * replay), which no operator can size better than this.
+ */
+export const EVENT_DEDUPE_WINDOW = 10_000;
 
 export function readWebSocketLimits(env: Env): WebSocketLimits {
   return {
@@ -44,15 +52,15 @@ export function readSubscriptions(env: Env): SubscriptionsConfig {
   return {
     websocket: readWebSocketLimits(env),
     sseReplayEvents: integer(env, 'SSE_REPLAY_EVENTS'),
-    eventDedupeWindow: integer(env, 'EVENT_DEDUPE_WINDOW'),
+    eventDedupeWindow: EVENT_DEDUPE_WINDOW,
   };
 }
 
 const DEFAULTS = readSubscriptions({});
 /** SSE_REPLAY_EVENTS's default. */
 export const DEFAULT_SSE_REPLAY_EVENTS: number = DEFAULTS.sseReplayEvents;
-/** EVENT_DEDUPE_WINDOW's default. */
-export const DEFAULT_EVENT_DEDUPE_WINDOW: number = DEFAULTS.eventDedupeWindow;
+/** EVENT_DEDUPE_WINDOW, by the name the fan-out takes its default from. */
+export const DEFAULT_EVENT_DEDUPE_WINDOW: number = EVENT_DEDUPE_WINDOW;
 
 /** The WebSocket bounds of an empty environment: the spec's defaults. */
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = readWebSocketLimits({});

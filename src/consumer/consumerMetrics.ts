@@ -1,6 +1,6 @@
 /**
  * The standalone consumer's Prometheus metrics (GET /metrics on CONSUMER_PORT): what the stream
- * processing did, the leases it holds, and the event bus and invalidation channel it publishes to.
+ * processing did, the leases it holds, and the event bus and invalidation channels it publishes to.
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EventBus } from '../events/eventBus.js';

@@ -1,14 +1,20 @@
 /**
- * The response cache's invalidations between processes, on a channel of their own of the
- * process's RedisChannels (`tablegraph:{<table>:invalidations}`), apart from the change events:
- * stream readers (and the instance that ran a mutation) publish the dependency tags a change
- * touched; every API instance evicts them. Stream readers also publish heartbeats, naming the
- * lease tenures they read under (consumers) or the feed probe they read (any reader): an
- * instance serves from its cache only while heartbeats it can confirm arrive
- * (src/pipeline/responseCache/redisFeed.ts).
+ * The response cache's invalidations between processes, on channels of their own of the
+ * process's RedisChannels, apart from the change events: stream readers (and the instance that
+ * ran a mutation) publish the dependency tags a change touched; every API instance evicts them.
+ * Stream readers also publish heartbeats, naming the lease tenures they read under (consumers)
+ * or the feed probe they read (any reader): an instance serves from its cache only while
+ * heartbeats it can confirm arrive (src/pipeline/responseCache/redisFeed.ts).
+ *
+ * The invalidations are spread over INVALIDATION_PARTITIONS channels (invalidationPartitions.ts:
+ * a tag travels on the one its hash picks; in a cluster each is on a primary of its own). A
+ * heartbeat goes out on every one of them, after the tags it vouches for on that channel: it
+ * vouches only for what came before it on its own channel, so each event a listener hears names
+ * its partition, and the feed is live only while every partition beats.
  *
  * Every message is a signed envelope (signedEnvelope.ts) holding a body of
- * invalidationMessages.ts. On receipt:
+ * invalidationMessages.ts, signed for its partition (the purpose names it: a message captured on
+ * one channel is forged on another) and numbered per partition. On receipt:
  * - an envelope that fails with a signing secret set (unsigned, forged) is refused and counted:
  *   it is not from a holder of the secret, so no invalidation of theirs is lost; a publisher with
  *   the wrong secret cannot beat either, and the instances bypass;
@@ -16,9 +22,12 @@
  *   window is longer than the feed timeout, and a new subscription flushes at its first beat,
  *   so what is refused for its age always falls in a gap the cache already treats as one;
  * - a message that cannot be decoded (any, without a secret; one with a valid signature, with
- *   one) is counted and handed on as a gap: the instance bypasses until the next heartbeat, which
- *   flushes.
- * Whoever can publish on the channel without the secret can evict entries (without one), never
+ *   one) is counted and handed on as a gap of its partition: the instance bypasses until that
+ *   partition's next heartbeat, which flushes;
+ * - a publisher's number that skips one on a partition (a message of it lost between Redis and
+ *   this subscription, or one it failed to send) is a gap of that partition too, counted as
+ *   `sequence-gap`; the message itself is then acted on.
+ * Whoever can publish on the channels without the secret can evict entries (without one), never
  * plant one.
  */
 import type { Logger } from 'pino';
@@ -29,23 +38,25 @@ import {
   tagsBodies,
 } from './invalidationMessages.js';
 import type { Heartbeat, Invalidation, InvalidationMessage } from './invalidationMessages.js';
+import { byPartition, invalidationChannels, isEmpty } from './invalidationPartitions.js';
 import type { RedisChannels } from './redisChannels.js';
-import { topicChannel } from './redisNames.js';
 import { SignedChannel } from './signedChannel.js';
 import type { SignedMessage } from './signedChannel.js';
-import { RefusalCounter } from './signedEnvelope.js';
+import { processIdentity, RefusalCounter, Sealer } from './signedEnvelope.js';
 import type { Refusal } from './signedEnvelope.js';
 
-export const invalidationsChannel = (tableName: string): string => topicChannel(tableName, 'invalidations');
+/** What a partition's messages are signed for: a message of one partition is forged on another. */
+export const invalidationPurpose = (partition: number): string => `invalidation:${partition}`;
 
-const PURPOSE = 'invalidation';
+/** Publishers whose numbers a partition remembers at most (a flood of names forgets them all). */
+const MAX_NUMBERED_PUBLISHERS = 10_000;
 
 export interface InvalidationBusOptions {
   /** The process's pub/sub (the caller starts and closes it). */
   channels: RedisChannels;
   tableName: string;
   log: Pick<Logger, 'debug' | 'info' | 'warn'>;
-  /** Listen to the channel (API instances); a stream reader that only publishes says false. */
+  /** Listen to the channels (API instances); a stream reader that only publishes says false. */
   subscribe: boolean;
   /** This publisher's name (a consumer's lease owner: its heartbeats are checked against it). */
   from?: string | undefined;
@@ -55,70 +66,68 @@ export interface InvalidationBusOptions {
   now?: (() => number) | undefined;
 }
 
-/** A message for the cache, or word that one could not be decoded (a gap: invalidations may be lost). */
-export type InvalidationEvent = InvalidationMessage | { kind: 'gap'; reason: string };
+/**
+ * A message for the cache, or word that messages may have been lost (a gap), each with the
+ * partition it came on: a heartbeat vouches for that partition alone.
+ */
+export type InvalidationEvent = (InvalidationMessage | { kind: 'gap'; reason: string }) & { partition: number };
 export type InvalidationListener = (event: InvalidationEvent) => void;
 
 export class RedisInvalidationBus {
-  private readonly signed: SignedChannel;
-  readonly channel: string;
+  private readonly partitions: SignedChannel[];
+  /** The partitions' channel names, partition 0 first. */
+  readonly names: readonly string[];
+  /** This publisher's name, as its heartbeats carry it. */
+  readonly from: string;
+  /** Messages refused or undecodable on receipt, by reason (every partition's). */
+  readonly refusals: RefusalCounter;
   private readonly listeners = new Set<InvalidationListener>();
-  private readonly downListeners = new Set<() => void>();
-  private readonly stopListening: (() => void) | undefined;
+  private readonly downListeners = new Set<(partition: number) => void>();
+  private readonly stopListening: (() => void)[] = [];
   private closed = false;
   /** Messages that could not be published (Redis down or failing), logged once per interval. */
   private readonly losses: RefusalCounter;
   /** Published invalidations that widened a tag to its kind or to everything, logged once per interval. */
   private readonly widenings: RefusalCounter;
-  /** Messages a batch was split into beyond the first. */
+  /** Messages a batch was split into beyond the first of each partition. */
   splits = 0;
 
   constructor(private readonly options: InvalidationBusOptions) {
-    this.channel = invalidationsChannel(options.tableName);
-    this.signed = new SignedChannel({
-      channels: options.channels,
-      name: this.channel,
-      purpose: PURPOSE,
-      maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
-      what: 'invalidation messages on redis',
-      log: options.log,
-      from: options.from,
-      warnIntervalMs: options.warnIntervalMs,
-      now: options.now,
-    });
+    this.names = invalidationChannels(options.tableName);
+    this.from = options.from ?? processIdentity();
+    const secret = options.channels.settings.signingSecret;
+    this.refusals = new RefusalCounter('invalidation messages on redis', options.log, options.warnIntervalMs);
+    this.partitions = this.names.map(
+      (name, partition) =>
+        new SignedChannel({
+          channels: options.channels,
+          name,
+          purpose: invalidationPurpose(partition),
+          maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
+          what: 'invalidation messages on redis',
+          log: options.log,
+          now: options.now,
+          // Numbered per partition, so a receiver of one channel can tell when one of its messages is missing.
+          shared: { sealer: new Sealer(invalidationPurpose(partition), secret, this.from), refusals: this.refusals },
+        }),
+    );
     this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
     this.widenings = new RefusalCounter(
       'invalidation tags outside the tag pattern (widened, not dropped)',
       options.log,
       options.warnIntervalMs,
     );
-    this.stopListening = options.subscribe
-      ? this.signed.listen({
-          message: (message) => this.deliver(message),
-          refused: (reason) => this.refused(reason),
-          // A closed subscription has lost messages.
-          lost: () => {
-            for (const listener of this.downListeners) listener();
-          },
-        })
-      : undefined;
-  }
-
-  /** Messages refused or undecodable on receipt, by reason. */
-  get refusals(): RefusalCounter {
-    return this.signed.refusals;
-  }
-
-  /** This publisher's name, as its heartbeats carry it. */
-  get from(): string {
-    return this.signed.from;
+    if (options.subscribe) {
+      for (const [partition, signed] of this.partitions.entries())
+        this.stopListening.push(this.listen(signed, partition));
+    }
   }
 
   /**
-   * Publishes an invalidation, split into messages under the byte bound. Never rejects: a
-   * message that cannot be sent is counted in `lost` and logged once per interval (the
-   * instances notice the silence: the same Redis carries the heartbeats). Resolves true when
-   * every message was sent.
+   * Publishes an invalidation, each tag on its partition, split into messages under the byte
+   * bound. Never rejects: a message that cannot be sent is counted in `lost` and logged once
+   * per interval (its partition's receivers see the gap in its numbers, or the silence: the
+   * same channel carries its heartbeats). Resolves true when every message was sent.
    */
   async publishTags(
     invalidation: Invalidation,
@@ -127,15 +136,23 @@ export class RedisInvalidationBus {
     if (invalidation.everything || invalidation.kinds.length > 0) {
       this.widenings.count(invalidation.everything ? 'everything' : 'kind', { kinds: invalidation.kinds });
     }
-    const bodies = tagsBodies(invalidation, extra);
-    this.splits += bodies.length - 1;
-    const sent = await Promise.all(bodies.map((body) => this.send(body)));
-    return sent.every(Boolean);
+    const sends = byPartition(invalidation).flatMap((part, partition) => {
+      if (isEmpty(part)) return [];
+      const bodies = tagsBodies(part, extra);
+      this.splits += bodies.length - 1;
+      return bodies.map((body) => this.send(partition, body));
+    });
+    return (await Promise.all(sends)).every(Boolean);
   }
 
-  /** A stream reader's proof of life (see Heartbeat); resolves true when it was sent. */
-  publishHeartbeat(heartbeat: Omit<Heartbeat, 'kind' | 'from'>): Promise<boolean> {
-    return this.send(heartbeatBody(heartbeat));
+  /**
+   * A stream reader's proof of life (see Heartbeat), on every partition: each goes out after
+   * what was published before it on its channel. Resolves true when every one was sent.
+   */
+  async publishHeartbeat(heartbeat: Omit<Heartbeat, 'kind' | 'from'>): Promise<boolean> {
+    const body = heartbeatBody(heartbeat);
+    const sent = await Promise.all(this.partitions.map((_, partition) => this.send(partition, body)));
+    return sent.every(Boolean);
   }
 
   /** Messages that could not be published. */
@@ -149,8 +166,8 @@ export class RedisInvalidationBus {
     return () => this.listeners.delete(listener);
   }
 
-  /** Calls `listener` whenever the subscription's connection closes (messages may be lost until the next heartbeat). */
-  onDown(listener: () => void): void {
+  /** Calls `listener` whenever a partition's subscription closes (its messages may be lost until its next heartbeat). */
+  onDown(listener: (partition: number) => void): void {
     this.downListeners.add(listener);
   }
 
@@ -159,31 +176,54 @@ export class RedisInvalidationBus {
     this.closed = true;
     this.listeners.clear();
     this.downListeners.clear();
-    this.stopListening?.();
+    for (const stop of this.stopListening.splice(0)) stop();
     return Promise.resolve();
   }
 
-  private async send(body: string): Promise<boolean> {
-    const outcome = this.closed ? 'not-connected' : await this.signed.send(body);
+  private async send(partition: number, body: string): Promise<boolean> {
+    const signed = this.partitions[partition] as SignedChannel;
+    const outcome = this.closed ? 'not-connected' : await signed.send(body);
     if (outcome === 'sent') return true;
-    this.losses.count(outcome === 'failed' ? 'publish failed' : 'redis is not connected', { channel: this.channel });
+    this.losses.count(outcome === 'failed' ? 'publish failed' : 'redis is not connected', { channel: signed.name });
     return false;
   }
 
-  private refused(reason: Refusal): void {
-    // Without a secret anyone's message is as good as a publisher's: one we cannot read may have been one.
-    const unreadable = reason === 'malformed' || reason === 'too-large';
-    if (!this.options.channels.settings.signingSecret && unreadable) this.emit({ kind: 'gap', reason });
+  private listen(signed: SignedChannel, partition: number): () => void {
+    /** Each publisher's last number heard on this partition since its subscription began. */
+    const numbers = new Map<string, number>();
+    return signed.listen({
+      message: (message) => this.deliver(message, partition, numbers),
+      refused: (reason) => this.refused(reason, partition),
+      // A closed subscription has lost messages; the next one starts its numbers afresh.
+      lost: () => {
+        numbers.clear();
+        for (const listener of this.downListeners) listener(partition);
+      },
+    });
   }
 
-  private deliver(opened: SignedMessage): void {
+  private refused(reason: Refusal, partition: number): void {
+    // Without a secret anyone's message is as good as a publisher's: one we cannot read may have been one.
+    const unreadable = reason === 'malformed' || reason === 'too-large';
+    if (!this.options.channels.settings.signingSecret && unreadable) this.emit({ kind: 'gap', reason, partition });
+  }
+
+  private deliver(opened: SignedMessage, partition: number, numbers: Map<string, number>): void {
+    const channel = this.names[partition];
+    const last = numbers.get(opened.from);
+    if (last === undefined && numbers.size >= MAX_NUMBERED_PUBLISHERS) numbers.clear();
+    numbers.set(opened.from, opened.seq);
+    if (last !== undefined && opened.seq > last + 1) {
+      this.refusals.count('sequence-gap', { channel, from: opened.from, missing: opened.seq - last - 1 });
+      this.emit({ kind: 'gap', reason: 'sequence-gap', partition });
+    }
     const { message, problem } = parseInvalidation(opened.body, opened.from);
     if (!message) {
-      this.refusals.count('undecodable', { channel: this.channel, problem });
-      this.emit({ kind: 'gap', reason: `undecodable: ${problem}` });
+      this.refusals.count('undecodable', { channel, problem });
+      this.emit({ kind: 'gap', reason: `undecodable: ${problem}`, partition });
       return;
     }
-    this.emit(message);
+    this.emit({ ...message, partition });
   }
 
   private emit(event: InvalidationEvent): void {

@@ -1,5 +1,5 @@
 /**
- * What travels on the invalidation channel (invalidationBus.ts), as the body of a signed
+ * What travels on the invalidation channels (invalidationBus.ts), as the body of a signed
  * envelope (signedEnvelope.ts): the dependency tags a change touched, and the consumers'
  * heartbeats. Both sides keep one rule: **no invalidation is dropped silently**.
  *

@@ -25,7 +25,7 @@ export interface RedisMessagingOptions {
   /** Listen to the change events too: an API instance does; a stream reader that only publishes does not. */
   subscribe: boolean;
   /**
-   * The invalidation channel: `listen` (an API instance with a response cache fed from Redis),
+   * The invalidation channels: `listen` (an API instance with a response cache fed from Redis),
    * `publish` (a stream reader), or none.
    */
   invalidations?: 'listen' | 'publish' | undefined;

@@ -17,11 +17,11 @@
  */
 
 /**
- * The topics whose channels exist: the invalidations, and one per change-event topic
+ * The topics whose channels exist: the invalidations' partitions (invalidationPartitions.ts), and one per change-event topic
  * (src/table/entities/topics.ts: `events:order:<orderId>`, `events:user-orders:<userId>`,
  * `events:orders`), each on the primary its tag hashes to.
  */
-export type Topic = 'invalidations' | `events:${string}`;
+export type Topic = `invalidations:${string}` | `events:${string}`;
 
 /** The topic of change-event topic `topic` (its channel and its history share its tag). */
 export const eventsTopic = (topic: string): Topic => `events:${topic}`;

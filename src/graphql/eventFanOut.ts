@@ -98,7 +98,7 @@ export class EventFanOut {
 
   /**
    * `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS);
-   * `dedupeWindow`: how many recent `seq` are remembered to drop repeats (EVENT_DEDUPE_WINDOW).
+   * `dedupeWindow`: how many recent `seq` are remembered to drop repeats (EVENT_DEDUPE_WINDOW, src/config/subscriptions.ts).
    */
   constructor(
     bus: EventBus = new InProcessEventBus(),

@@ -8,13 +8,13 @@
  *   prevention, token limit, validation, introspection, cost limit, subscriptions only over
  *   WebSocket and SSE;
  * - `execution` (execution/): the viewer, fresh loaders and a fresh cost record per request
- *   and per subscription event, the executor (EXECUTOR: planned in plan/, graphql-js, or
- *   compiled) and the operation meter; the response cache (responseCache/) before it, for queries;
+ *   and per subscription event, the executor (EXECUTOR: planned in plan/, or graphql-js)
+ *   and the operation meter; the response cache (responseCache/) before it, for queries;
  * - `reporter` (report/): masking by the one formatter, `extensions.cost`, the size ceiling,
  *   the status, the caching headers, the log line and the metrics.
  *
  * A new policy goes into exactly one of them: a limit on what a document may ask for into
- * admission, how operations execute (another executor) into execution's `executorFor`, anything
+ * admission, how operations execute (another executor) into execution's choice of executor, anything
  * about the answer (a size ceiling) into the reporter. Policy about schema members (who may read
  * a field, what it costs) goes into schema.graphql as a directive (schema/schemaPolicy.ts).
  */
@@ -59,7 +59,7 @@ export interface PipelineOptions {
   /** Answer `extensions.cache` to a request that asks for it (`extensions: { cache: true }`): development only. */
   explainCache?: boolean;
   /**
-   * What executes operations (EXECUTOR, COMPILED_DOCUMENTS_*); read from the environment when not
+   * What executes operations (EXECUTOR, COMPILED_DOCUMENTS_MAX_BYTES); read from the environment when not
    * given, so every entry point honours the setting.
    */
   executor?: ExecutorConfig;

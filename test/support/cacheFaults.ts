@@ -12,8 +12,9 @@
  *   invalidations, and keeps beating;
  * - `bad-tag`: each write also writes an item under a key outside the API's id rules in the same
  *   transaction (the same stream batch), as an import or a console edit would;
- * - `forged-heartbeat`: the consumer stops; heartbeats keep coming from someone else: a captured
- *   real one replayed, the same re-sealed unsigned, and signed with a guessed key;
+ * - `forged-heartbeat`: the consumer stops; heartbeats keep coming from someone else on every
+ *   invalidation channel: a captured real one replayed (on its own channel, and partition 0's on
+ *   the others), the same re-sealed unsigned, and signed with a guessed key;
  * - `redis-outage`: redis-server (every node of the cluster) is killed, and started again after
  *   the writes;
  * - `hung-redis`: redis-server (every node) is stopped (SIGSTOP), and continued after the writes.
@@ -21,7 +22,8 @@
  */
 import { TransactWriteCommand, UpdateCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dynamo } from '../../src/db/client.js';
-import { invalidationsChannel } from '../../src/events/invalidationBus.js';
+import { invalidationPurpose } from '../../src/events/invalidationBus.js';
+import { invalidationChannels } from '../../src/events/invalidationPartitions.js';
 import { openEnvelope, Sealer } from '../../src/events/signedEnvelope.js';
 import { productKey } from '../../src/table/keys.js';
 import type { ChildServer, ChildServers } from './childServers.js';
@@ -71,8 +73,8 @@ export class CacheFaultRig {
   apis: ChildServer[] = [];
   private consumer: ChildServer | undefined;
   private capture: RedisChannels | undefined;
-  /** The last real heartbeat seen on the channel, as it was sent. */
-  private heartbeat: Buffer | undefined;
+  /** The last real heartbeat seen on each invalidation channel, as it was sent. */
+  private readonly heartbeats = new Map<string, Buffer>();
   private stock = 0;
   private imports = 0;
   private readonly product = aProduct({ category: 'faults', stock: 0 });
@@ -128,17 +130,23 @@ export class CacheFaultRig {
     this.consumer = undefined;
   }
 
-  /** Keeps the last real heartbeat on the channel, as an attacker who can SUBSCRIBE would. */
+  /** Keeps the last real heartbeat on each invalidation channel, as an attacker who can SUBSCRIBE would. */
   private async captureHeartbeats(): Promise<void> {
     const capture = await rawChannels(this.options.redis);
-    capture.listen(invalidationsChannel(this.options.tableName), {
-      message: (raw) => {
-        const opened = openEnvelope(raw, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
-        if (opened.ok && opened.body.includes('"kind":"heartbeat"')) this.heartbeat = raw;
-      },
-    });
+    const channels = invalidationChannels(this.options.tableName);
+    for (const channel of channels) {
+      capture.listen(channel, {
+        message: (raw) => {
+          const opened = openEnvelope(raw, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
+          if (opened.ok && opened.body.includes('"kind":"heartbeat"')) this.heartbeats.set(channel, raw);
+        },
+      });
+    }
     this.capture = capture;
-    await waitUntil(() => this.heartbeat !== undefined, { timeoutMs: 15_000, what: 'a heartbeat captured' });
+    await waitUntil(() => this.heartbeats.size === channels.length, {
+      timeoutMs: 15_000,
+      what: 'a heartbeat captured on each channel',
+    });
   }
 
   /** `extensions.cache.status` of the stock query on `api`. */
@@ -244,23 +252,28 @@ export class CacheFaultRig {
   }
 
   /**
-   * Publishes, every 100 ms until stopped, ten each of: the captured heartbeat as it was (a
-   * replay), its body re-sealed fresh and unsigned under the consumer's name, and signed with a
-   * guessed key.
+   * Publishes on each invalidation channel, every 100 ms until stopped, ten each of: the
+   * heartbeat captured there as it was (a replay), partition 0's captured heartbeat (a replay on
+   * another channel), its body re-sealed fresh and unsigned under the consumer's name, and signed
+   * with a guessed key.
    */
   private async forgeHeartbeats(run: FaultRun): Promise<() => Promise<void>> {
-    const captured = this.heartbeat as Buffer;
-    const opened = openEnvelope(captured, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
+    const channels = invalidationChannels(this.options.tableName);
+    const first = this.heartbeats.get(channels[0] ?? '') as Buffer;
+    const opened = openEnvelope(first, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
     if (!opened.ok) throw new Error('no heartbeat to forge from');
-    const unsigned = new Sealer('invalidation', undefined, opened.from);
-    const guessed = new Sealer('invalidation', 'a-guessed-secret-of-at-least-32-characters', opened.from);
-    const channel = invalidationsChannel(this.options.tableName);
+    const unsigned = new Sealer(invalidationPurpose(0), undefined, opened.from);
+    const guessed = new Sealer(invalidationPurpose(0), 'a-guessed-secret-of-at-least-32-characters', opened.from);
     const publisher = await rawChannels(this.options.redis);
     const timer = setInterval(() => {
       for (let i = 0; i < 10; i++) {
-        for (const message of [captured.toString(), unsigned.seal(opened.body), guessed.seal(opened.body)]) {
-          run.forgedHeartbeats++;
-          void publisher.publish(channel, message).catch(() => undefined);
+        for (const channel of channels) {
+          const own = this.heartbeats.get(channel) as Buffer;
+          const forged = [own.toString(), first.toString(), unsigned.seal(opened.body), guessed.seal(opened.body)];
+          for (const message of forged) {
+            run.forgedHeartbeats++;
+            void publisher.publish(channel, message).catch(() => undefined);
+          }
         }
       }
     }, 100);

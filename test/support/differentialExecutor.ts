@@ -23,7 +23,7 @@ import type { DataSources } from '../../src/db/loaders.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { EventFanOut } from '../../src/graphql/eventFanOut.js';
-import type { Execute } from '../../src/pipeline/execution/compiledExecutor.js';
+import type { Execute } from '../../src/pipeline/execution/execution.js';
 import { runMetered } from '../../src/pipeline/execution/meter.js';
 import type { OperationBudgets } from '../../src/pipeline/execution/meter.js';
 import { createPlannedExecutor } from '../../src/pipeline/execution/plan/plannedExecutor.js';

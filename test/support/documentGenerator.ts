@@ -81,7 +81,7 @@ export function createDocumentGenerator(schema: GraphQLSchema, values: ArgumentV
       const roll = random();
       let definition = `$${name}: ${String(arg.type)}`;
       if (roll < 0.15) {
-        // A default (non-null ones too: graphql-jit ignores those, they fall back).
+        // A default (non-null ones too).
         definition += ` = ${literal(value, arg.type)}`;
         if (chance(0.5)) variables[name] = value;
       } else if (roll < 0.2 && nonNull) {

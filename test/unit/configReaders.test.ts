@@ -38,7 +38,7 @@ const ENVIRONMENTS: NodeJS.ProcessEnv[] = [
     JWT_ISSUER: 'https://issuer.example.com/',
     JWT_AUDIENCE: 'tablegraph',
     REDIS_URL: 'redis://127.0.0.1:6379',
-    EVENT_SIGNING_SECRET: 's'.repeat(40),
+    REDIS_SIGNING_SECRET: 's'.repeat(40),
     CDN_PURGE_URL: 'https://cdn.example.com/purge',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     OTEL_TRACES_SAMPLER: 'traceidratio',

@@ -195,6 +195,36 @@ describe('InvalidationFeed', () => {
     feed.down();
     expect(feed.live).toBe(false);
   });
+
+  it('in partitions, is live only while every one beats, and flushes once when the last silent one beats again', () => {
+    let now = 0;
+    let gaps = 0;
+    const feed = new InvalidationFeed({ timeoutMs: 1000, partitions: 3, now: () => now, onGap: () => gaps++ });
+    const beatAll = () => [0, 1, 2].forEach((partition) => feed.beat(0, partition));
+    feed.beat(0, 0);
+    feed.beat(0, 1);
+    expect([feed.live, gaps]).toEqual([false, 0]);
+    feed.beat(0, 2);
+    expect([feed.live, gaps]).toEqual([true, 1]);
+    // Partition 1 falls silent while the others beat: dead, and no flush while it stays so.
+    for (now = 500; now < 3000; now += 500) {
+      feed.beat(0, 0);
+      feed.beat(0, 2);
+    }
+    expect([feed.live, feed.partitionLive(0), feed.partitionLive(1), gaps]).toEqual([false, true, false, 1]);
+    expect(feed.silentForMs).toBe(3000);
+    feed.beat(0, 1);
+    expect([feed.live, gaps]).toEqual([true, 2]);
+    // A proof older than the timeout proves nothing; a partition said down stays dead until it beats.
+    feed.down(2);
+    feed.beat(1500, 2);
+    expect([feed.live, feed.partitionLive(0), feed.partitionLive(2)]).toEqual([false, true, false]);
+    feed.beat(200, 2);
+    expect([feed.live, gaps]).toEqual([true, 3]);
+    beatAll();
+    expect(gaps).toBe(3);
+    expect(() => feed.beat(0, 3)).toThrow(/no partition 3/);
+  });
 });
 
 describe('shared tier entries', () => {

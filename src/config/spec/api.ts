@@ -35,30 +35,17 @@ export const API_SPEC = {
     readBy: ['server', 'graphql-lambda'],
   },
   EXECUTOR: {
-    type: ['auto', 'graphql-js', 'compiled'],
+    type: ['auto', 'graphql-js'],
     default: 'auto',
     description:
-      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), graphql-js, or `compiled` (graphql-jit for queries whose estimated cost reaches COMPILED_MIN_COST, graphql-js for the rest)',
-    readBy: ['server', 'graphql-lambda'],
-  },
-  COMPILED_MIN_COST: {
-    type: 'integer',
-    default: '200',
-    description:
-      "with `EXECUTOR=compiled`, the estimated cost (the cost limit's) from which a query runs compiled: compiling pays on pages of many fields, not on small documents or mutations",
-    readBy: ['server', 'graphql-lambda'],
-  },
-  COMPILED_DOCUMENTS_MAX: {
-    type: 'integer',
-    default: '1000',
-    description:
-      'planned or compiled documents one instance keeps (`EXECUTOR=auto` or `compiled`); the least recently used go first',
+      'what executes operations: `auto` (planned execution, breadth-first by rounds of DynamoDB reads, for queries and subscription events; graphql-js for mutations and whatever the planner leaves, counted in graphql_executor_fallbacks_total), or `graphql-js` for everything (an escape hatch)',
     readBy: ['server', 'graphql-lambda'],
   },
   COMPILED_DOCUMENTS_MAX_BYTES: {
     type: 'integer',
     default: '33554432',
-    description: 'estimated bytes the planned or compiled documents of one instance may take (32 MiB)',
+    description:
+      'estimated bytes the planned documents of one instance may take (32 MiB; at most 1000 documents); the least recently used go first',
     readBy: ['server', 'graphql-lambda'],
   },
   CACHE_MAX_AGE: {

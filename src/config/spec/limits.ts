@@ -62,7 +62,8 @@ export const LIMITS_SPEC = {
   MAX_RESPONSE_BYTES: {
     type: 'integer',
     default: '4000000',
-    description: 'largest answer, in bytes; a larger one is refused instead of sent',
+    description:
+      'largest answer, in bytes: the operation meter stops an answer whose estimated bytes pass it while it is built (`BUDGET_EXCEEDED`), and a finished answer larger than this is refused instead of sent',
     readBy: ['server', 'graphql-lambda', 'scripts'],
   },
   MAX_OPERATION_REQUESTS: {
@@ -82,13 +83,6 @@ export const LIMITS_SPEC = {
     default: '10000',
     description:
       'most entries (fields and list elements, `__typename` included) one answer may hold; counted before they are built',
-    readBy: ['server', 'graphql-lambda', 'scripts'],
-  },
-  MAX_RESULT_BYTES: {
-    type: 'integer',
-    default: '4000000',
-    description:
-      'most bytes one answer may hold, as estimated while it is built (MAX_RESPONSE_BYTES measures the finished answer)',
     readBy: ['server', 'graphql-lambda', 'scripts'],
   },
   SUBSCRIBE_READS_PER_VIEWER: {

@@ -52,11 +52,6 @@ export const STREAMS_SPEC = {
       'HMAC-SHA256 key (at least 32 characters) of everything written to Redis: change events, invalidations, heartbeats and shared cache entries are signed, and what is read there unsigned, forged, replayed or too old is refused and counted; set the same on every instance, consumer and stream Lambda. Required with `REDIS_URL` in production unless `REDIS_TRUSTED=true`',
     readBy: ['server', 'stream-lambda', 'consumer'],
   },
-  EVENT_SIGNING_SECRET: {
-    type: 'secret',
-    description: 'the older name of `REDIS_SIGNING_SECRET`, still read (setting both to different values is an error)',
-    readBy: ['server', 'stream-lambda', 'consumer'],
-  },
   REDIS_TRUSTED: {
     type: 'boolean',
     default: 'false',

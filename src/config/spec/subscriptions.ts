@@ -53,11 +53,4 @@ export const SUBSCRIPTIONS_SPEC = {
       'recent change events an instance without Redis holds so that a Server-Sent Events stream resuming with `Last-Event-ID` receives what it missed (with `REDIS_URL`, each topic keeps a history of about 1000 in Redis instead); older gaps get `EVENTS_MISSED` (refetch)',
     readBy: ['server'],
   },
-  EVENT_DEDUPE_WINDOW: {
-    type: 'integer',
-    default: '10000',
-    description:
-      'how many recent deliveries (a change event, by stream sequence number, on one topic) an instance remembers to deliver each change once',
-    readBy: ['server'],
-  },
 } as const satisfies Record<string, VarSpec>;

@@ -29,7 +29,7 @@ export { sha256 };
 
 /**
  * A document that passed this stage, as every later stage receives it: the parsed document, the
- * sha256 of its text (the cache key's and the compiled executor's), and whether it reads only
+ * sha256 of its text (the cache key's and the planned executor's), and whether it reads only
  * public data (worked out on first use, once per document: the response cache's scope).
  */
 export interface AdmittedDocument {

@@ -1,7 +1,6 @@
 /**
- * What the planned and the compiled executors share: a cache of per-document work bounded by
- * entries and by estimated bytes, keyed by the document's text, and the test for a value that
- * may still be pending.
+ * The planned executor's cache of per-document work, bounded by entries and by estimated bytes
+ * and keyed by the document's text, and the test for a value that may still be pending.
  */
 import { print } from 'graphql';
 import type { DocumentNode } from 'graphql';

@@ -8,13 +8,13 @@
  * counts as they are then, and no cache grows for as long as a subscription lives. The cost
  * record is the context's (graphql/context.ts): its client counts into it.
  *
- * The executor is chosen in one place, `executorFor`: EXECUTOR's choice for the admitted
- * operation, or the one a caller brings (`execute`, a test's). Whatever runs, it runs under the
+ * The executor is chosen in one place, once: EXECUTOR's (the planned executor, or graphql-js),
+ * or the one a caller brings (`execute`, a test's or the benchmark's). Whatever runs, it runs under the
  * operation's meter (meter.ts) and is handed admission's facts (the operation, the document's
  * hash, the cost estimate) instead of working them out again.
  */
-import { createSourceEventStream, execute, OperationTypeNode } from 'graphql';
-import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
+import { createSourceEventStream, execute } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../../auth/tokens.js';
@@ -31,8 +31,6 @@ import type { TraceParent } from '../../telemetry/requestTrace.js';
 import { contextOf } from '../../telemetry/traceparent.js';
 import { tracing } from '../../telemetry/tracing.js';
 import type { AdmittedOperation } from '../admission/admission.js';
-import { createCompiledExecutor } from './compiledExecutor.js';
-import type { CompiledExecutor, Execute, FallbackClass, OperationFacts } from './compiledExecutor.js';
 import { createPlannedExecutor } from './plan/plannedExecutor.js';
 import type { PlanFallback, PlannedExecutor } from './plan/plannedExecutor.js';
 import { runMetered } from './meter.js';
@@ -42,7 +40,25 @@ import type { ExecutedResult } from '../report/responseSize.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
 
-export type { Execute, OperationFacts } from './compiledExecutor.js';
+/**
+ * What admission decided about the operation an executor runs, handed forward so that no
+ * executor looks it up again: the operation itself and the sha256 of its document's text.
+ */
+export interface OperationFacts {
+  operation: OperationDefinitionNode;
+  /** The sha256 of the document's text. */
+  hash: string;
+  /** The cost estimate admission held to the cost limit. */
+  cost: number;
+}
+
+/**
+ * An executor: runs one operation (or one subscription event) in `args.contextValue`, whose
+ * operation meter is already set (meter.ts). `facts` are admission's; an executor called without
+ * them (a test's) looks them up itself. Every executor of the pipeline has this shape: graphql-js's
+ * `execute`, the planned one (plan/), and any a test or the benchmark brings.
+ */
+export type Execute = (args: ExecutionArgs, facts?: OperationFacts) => Promise<ExecutionResult> | ExecutionResult;
 
 /** A subscription event's trace parent: the `traceparent` the event carries (undefined while not tracing). */
 const eventParent = (event: unknown): TraceParent | undefined =>
@@ -62,8 +78,8 @@ export interface ExecutionOptions {
   executor?: ExecutorConfig | undefined;
   /** An executor brought by the caller, used for every operation instead of EXECUTOR's (a test's: test/support/). */
   execute?: Execute | undefined;
-  /** Counts an execution that fell back from the planned (or compiled) executor to graphql-js. */
-  onFallback?: ((fallback: PlanFallback | FallbackClass) => void) | undefined;
+  /** Counts an execution that fell back from the planned executor to graphql-js. */
+  onFallback?: ((fallback: PlanFallback) => void) | undefined;
 }
 
 /** One event of a subscription, executed: its result, the context it ran in, and the event itself. */
@@ -81,25 +97,6 @@ export type Execution = ReturnType<typeof createExecution>;
 /** True once the viewer's token has expired (a viewer without `exp` never does). */
 export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
   viewer?.expiresAt !== undefined && viewer.expiresAt * 1000 <= now;
-
-/**
- * Which executor EXECUTOR runs an admitted operation on. `auto` plans it (src/pipeline/execution/plan/:
- * breadth-first, one promise per DynamoDB round trip), and the planned executor hands what it
- * does not cover (a mutation, among others) to graphql-js, counting each fall-back. `compiled`
- * runs compiled a query whose estimated cost (admission's) reaches `minCost`, graphql-js the
- * rest: compiling pays on pages of many fields, not on small documents or mutations.
- */
-export function executorKindFor(
-  mode: ExecutorConfig['executor'],
-  minCost: number,
-  admitted: Pick<AdmittedOperation, 'operation' | 'cost'>,
-): 'graphql-js' | 'compiled' | 'planned' {
-  if (mode === 'auto') return 'planned';
-  if (mode === 'compiled' && admitted.operation.operation === OperationTypeNode.QUERY && admitted.cost >= minCost) {
-    return 'compiled';
-  }
-  return 'graphql-js';
-}
 
 /** graphql-js's executor, which needs no facts (and refuses a second argument). */
 const graphqlJs: Execute = (args) => execute(args);
@@ -126,19 +123,19 @@ export function createExecution({
   const verify = createVerifier(auth);
   const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
   // Without settings (tests), the settings' defaults.
-  const { executor: mode, minCost, maxDocuments, maxBytes } = config ?? executorConfig({});
+  const { executor: mode, maxDocuments, maxBytes } = config ?? executorConfig({});
   // Made on first use: under EXECUTOR=graphql-js it never is.
-  let compiled: CompiledExecutor | undefined;
-  const compiledExecutor = () => (compiled ??= createCompiledExecutor({ schema, maxDocuments, maxBytes, onFallback }));
-  const compiledExecute: Execute = (args, facts) => compiledExecutor().execute(args, facts);
   let planned: PlannedExecutor | undefined;
   const plannedExecutor = () => (planned ??= createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallback }));
   const plannedExecute: Execute = (args) => plannedExecutor().execute(args);
-  const executors = { 'graphql-js': graphqlJs, compiled: compiledExecute, planned: plannedExecute };
 
-  /** The executor of one admitted operation, chosen here alone: the caller's, or EXECUTOR's (executorKindFor). */
-  const executorFor = (admitted: Pick<AdmittedOperation, 'operation' | 'cost'>): Execute =>
-    brought ?? executors[executorKindFor(mode, minCost, admitted)];
+  /**
+   * The executor of every operation, chosen here alone: the caller's, else EXECUTOR's. `auto`
+   * plans each operation (plan/: breadth-first, one promise per DynamoDB round trip), and the
+   * planned executor hands what it does not cover (a mutation, among others) to graphql-js,
+   * counting each fall-back; `graphql-js` runs everything on graphql-js.
+   */
+  const executor: Execute = brought ?? (mode === 'auto' ? plannedExecute : graphqlJs);
 
   /** A fresh context: new loaders and access rules for `viewer`. */
   const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
@@ -159,7 +156,6 @@ export function createExecution({
    */
   function run(admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown) {
     const facts = factsOf(admitted);
-    const executor = executorFor(admitted);
     // `then`s rather than an async function: an execution's promises are counted (docs/performance.md).
     return runMetered(
       argsOf(admitted, contextValue, rootValue),
@@ -174,22 +170,14 @@ export function createExecution({
   }
 
   return {
-    /**
-     * Plans or compiles `sources` now (the trusted documents at start-up): under `auto` the
-     * planner plans them, under `compiled` graphql-jit compiles their queries.
-     */
+    /** Plans `sources` now (the trusted documents at start-up), under `auto`. */
     precompile(sources: Iterable<string>): void {
       if (brought || mode === 'graphql-js') return;
-      const precompile =
-        mode === 'compiled'
-          ? (source: string) =>
-              compiledExecutor().precompile(source, (operation) => operation.operation === OperationTypeNode.QUERY)
-          : (source: string) => plannedExecutor().precompile(source);
       for (const source of sources) {
         try {
-          precompile(source);
+          plannedExecutor().precompile(source);
         } catch (error) {
-          log.warn({ err: error }, 'a trusted document could not be compiled: it will run on graphql-js');
+          log.warn({ err: error }, 'a trusted document could not be planned: it will run on graphql-js');
         }
       }
     },

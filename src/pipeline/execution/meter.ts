@@ -233,7 +233,7 @@ export class OperationMeter {
 
   /**
    * Starts counting the answer again, for an execution that replaces the one counted so far (the
-   * compiled executor's re-run on graphql-js, compiledExecutor.ts): the answer sent is the re-run's,
+   * planned executor's re-run on graphql-js, plan/plannedExecutor.ts): the answer sent is the re-run's,
    * so only its entries and bytes count. DynamoDB requests and read units stay counted, since the
    * first run did spend them; the re-run reads through the same loaders, so it adds little. A stop
    * for requests or read units therefore holds at once in the re-run; a stop for entries or bytes

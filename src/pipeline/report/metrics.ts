@@ -38,7 +38,7 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
     }),
     executorFallbacks: new Counter({
       name: 'graphql_executor_fallbacks_total',
-      help: 'Executions the planned (or compiled) executor left to graphql-js, by why (docs/performance.md)',
+      help: 'Executions the planned executor left to graphql-js, by why (docs/performance.md)',
       labelNames: ['class'] as const,
       registers: [registry],
     }),

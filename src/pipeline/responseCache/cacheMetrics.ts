@@ -76,6 +76,19 @@ export function registerResponseCacheMetrics(registry: Registry, cache: Response
       this.set(cache.feed.live ? 1 : 0);
     },
   });
+  const { feed } = cache;
+  if (feed.partitions > 1) {
+    new Gauge({
+      name: 'tablegraph_response_cache_feed_partition_up',
+      help: '1 while a partition of the invalidation feed (one of its Redis channels) beats, 0 while it keeps the cache bypassing',
+      labelNames: ['partition'] as const,
+      registers: [registry],
+      collect() {
+        for (let partition = 0; partition < feed.partitions; partition++)
+          this.set({ partition: String(partition) }, feed.partitionLive(partition) ? 1 : 0);
+      },
+    });
+  }
   const { shared } = cache;
   if (shared) {
     new Counter({

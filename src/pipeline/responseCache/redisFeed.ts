@@ -1,13 +1,17 @@
 /**
  * The invalidation feed of an API instance on Redis (N instances fed by `npm run consumer` or
- * the stream Lambda): tags from the channel are evicted here (a tag the bus could not take as
+ * the stream Lambda): tags from the channels are evicted here (a tag the bus could not take as
  * it was widens to its kind, or to everything). A heartbeat keeps the feed live when it proves
  * something: the echo of a feed probe written less than the feed timeout ago (feedProber.ts;
  * the feed is then live as of the probe's write, whoever wrote it: the writers' clocks must
  * agree, as the leases' do), or lease tenures the lease table confirms (leaseCheck.ts). A
- * closed subscription, or a message that could not be decoded, makes it dead at once
- * (messages may be lost until it is back, and the first heartbeat after that flushes). This
- * instance's mutations reach the others here too.
+ * closed subscription, a message that could not be decoded or a publisher's number skipped
+ * makes it dead at once (messages may be lost until it is back, and the first heartbeat after
+ * that flushes). This instance's mutations reach the others here too.
+ *
+ * The invalidations come on several channels (src/events/invalidationPartitions.ts), and a
+ * heartbeat vouches only for its own: each proves, or kills, its partition of the cache's feed
+ * (invalidationFeed.ts), which is live only while every partition is.
  */
 import type { Logger } from 'pino';
 import type { RedisInvalidationBus } from '../../events/invalidationBus.js';
@@ -23,36 +27,40 @@ export function feedFromRedis(
   leases: LeaseCheck,
   log: Pick<Logger, 'warn'>,
 ): () => void {
+  const { feed } = cache;
+  if (feed.partitions !== bus.names.length)
+    throw new Error(`the cache's feed has ${feed.partitions} partitions, the invalidation bus ${bus.names.length}`);
   const unvouched = new RefusalCounter('heartbeats the lease table does not confirm', log);
   const widened = new RefusalCounter('invalidations widened to a kind of tags or to everything', log);
-  // Counts the feed's deaths: a heartbeat whose check outlasted one does not revive the feed.
-  let deaths = 0;
-  const down = () => {
-    deaths++;
-    cache.feed.down();
+  // Counts each partition's deaths: a heartbeat whose check outlasted one does not revive it.
+  const deaths = bus.names.map(() => 0);
+  const down = (partition: number) => {
+    deaths[partition] = (deaths[partition] ?? 0) + 1;
+    feed.down(partition);
   };
   const unsubscribe = bus.subscribe((event) => {
+    const { partition } = event;
     switch (event.kind) {
       case 'heartbeat': {
         if (event.probe !== undefined) {
           const age = Date.now() - event.probe;
           // A probe dated far ahead of this clock proves nothing either.
-          if (age <= cache.feed.timeoutMs && age >= -cache.feed.timeoutMs) {
-            cache.feed.beat(age);
+          if (age <= feed.timeoutMs && age >= -feed.timeoutMs) {
+            feed.beat(age, partition);
             return;
           }
         }
-        const at = deaths;
+        const at = deaths[partition];
         void leases.vouches(event.from, event.group, event.tenures).then((vouched) => {
           if (!vouched) {
             cache.stats.unvouchedBeats++;
             unvouched.count('not a current lease', { from: event.from, group: event.group });
-          } else if (at === deaths) cache.feed.beat();
+          } else if (at === deaths[partition]) feed.beat(0, partition);
         });
         return;
       }
       case 'gap':
-        down();
+        down(partition);
         return;
       case 'tags': {
         const { tags, changedAt, traceparents } = event;
@@ -62,7 +70,7 @@ export function feedFromRedis(
           traceparents,
           tags.length,
           () => cache.invalidate(tags, changedAt) + cache.invalidateWide(event),
-          bus.channel,
+          bus.names[partition] ?? '',
         );
       }
     }

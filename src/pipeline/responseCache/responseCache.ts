@@ -48,6 +48,8 @@ export interface ResponseCacheOptions {
   holdDownMs: number;
   /** How long without proof of a working feed the cache bypasses (it notices a dead feed this fast). */
   feedTimeoutMs: number;
+  /** How many partitions of the feed must each beat (the invalidation channels on Redis; default 1). */
+  feedPartitions?: number | undefined;
   /** Answers larger than this are not stored (they are refused anyway: MAX_RESPONSE_BYTES). */
   maxAnswerBytes: number;
   /** Public tags of every invalidation (the CDN purge hook). */
@@ -99,6 +101,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
   const { shared } = options;
   const feed = new InvalidationFeed({
     timeoutMs: options.feedTimeoutMs,
+    partitions: options.feedPartitions,
     onGap: () => {
       entries.flush();
       shared?.gap();

@@ -57,7 +57,7 @@ export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult> | Execut
 
 export interface PlannedExecutorOptions {
   schema: GraphQLSchema;
-  /** Documents kept, at most (COMPILED_DOCUMENTS_MAX). */
+  /** Documents kept, at most (PLANNED_DOCUMENTS_MAX, src/config/api.ts). */
   maxDocuments: number;
   /** Estimated bytes of the plans kept, at most (COMPILED_DOCUMENTS_MAX_BYTES). */
   maxBytes: number;
