@@ -124,6 +124,9 @@ describe('the planned executor', () => {
     expect(seen(answer.result)).toEqual(seen(expected.result));
     expect(answer.result.errors).toBeUndefined();
     expect(JSON.stringify(answer.result.data)).toContain('"product":{"id"');
+    // The result carries the JSON the planner wrote, byte for byte graphql-js's: the response writes it as it is.
+    expect(answer.result.dataJson).toBe(JSON.stringify(expected.result.data));
+    expect(expected.result.dataJson).toBeUndefined();
     // The email index, the orders page, one BatchGetItem of the products.
     expect(answer.requests).toBe(3);
     expect(expected.requests).toBe(3);

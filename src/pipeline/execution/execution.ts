@@ -37,6 +37,7 @@ import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import { finishOperationSpan, nameOperationSpan } from '../report/operationSpans.js';
 import { createSharedEvents, sharingKey } from './sharedEvents.js';
+import type { ExecutedResult } from '../report/responseSize.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
 
@@ -189,7 +190,7 @@ export function createExecution({
     viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
     context,
     /** A query or mutation, in `contextValue`; its span is named by admission's facts. */
-    execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutionResult> {
+    execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutedResult> {
       nameOperationSpan(contextValue.cost, admitted);
       return run(admitted, contextValue);
     },

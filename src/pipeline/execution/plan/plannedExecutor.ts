@@ -32,7 +32,7 @@ import type {
 import { getVariableValues } from 'graphql/execution/values.js';
 import type { GraphQLContext } from '../../../graphql/context.js';
 import { BudgetExceededError, meterOf } from '../meter.js';
-import { dataOfJson } from './answer.js';
+import { resultOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
 import { documentCache, isPromiseLike } from '../documentCache.js';
@@ -166,7 +166,6 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
       variables,
       meter: meterOf(context),
     });
-    const answer = (json: string): ExecutionResult => ({ data: dataOfJson(json) });
     const stopped = (error: unknown): Promise<ExecutionResult> | ExecutionResult => {
       if (!(error instanceof Fallback)) throw error;
       return rerun(args, error.reason);
@@ -177,7 +176,7 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
     } catch (error) {
       return stopped(error);
     }
-    return isPromiseLike(json) ? json.then(answer, stopped) : answer(json);
+    return isPromiseLike(json) ? json.then(resultOfJson, stopped) : resultOfJson(json);
   }
 
   return {
