@@ -21,6 +21,9 @@
  * - the answers of the executors are compared (data as JSON, errors) on each operation's first
  *   variables.
  *
+ * - with --heap-profile, where the bytes go: one more pass per operation and executor under V8's
+ *   sampling heap profiler (heapProfile.ts), KB per execution by layer and the largest functions.
+ *
  * Flags: --help. Run with NODE_ENV=production (the npm script does): graphql-js checks
  * NODE_ENV once, when it loads.
  */
@@ -42,6 +45,7 @@ import { createMetrics } from '../src/pipeline/report/metrics.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { loadBenchConfig } from './config.js';
+import { heapShares } from './heapProfile.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { jitExecutor } from './jitExecutor.js';
 import { operations } from './operations.js';
@@ -56,7 +60,7 @@ function flags() {
   const command = {
     name: 'bench:executors',
     run: 'npm run bench:executors --',
-    usage: `[--users 40] [--rounds 5] [--executions 100] [--ops a,b] [--executors a,b]
+    usage: `[--users 40] [--rounds 5] [--executions 100] [--ops a,b] [--executors a,b] [--heap-profile]
 
 The executors compared in one process on the benchmark's operations: CPU, bytes allocated and
 promises per execution, DynamoDB requests and the median latency.
@@ -65,13 +69,15 @@ promises per execution, DynamoDB requests and the median latency.
   --rounds <n>       rounds per operation, the executors taking turns (default 5)
   --executions <n>   executions per executor and round (default 100)
   --ops <a,b>        only these operations (bench/operations.ts ids)
-  --executors <a,b>  only these executors (default graphql-js,compiled,auto)`,
+  --executors <a,b>  only these executors (default graphql-js,compiled,auto)
+  --heap-profile     also where each execution's bytes go, by layer and function (sampled)`,
     options: {
       users: { type: 'string', default: '40' },
       rounds: { type: 'string', default: '5' },
       executions: { type: 'string', default: '100' },
       ops: { type: 'string', default: '' },
       executors: { type: 'string', default: 'graphql-js,compiled,auto' },
+      'heap-profile': { type: 'boolean', default: false },
     },
   } as const;
   const { values } = parseCommandLine(command);
@@ -90,6 +96,7 @@ promises per execution, DynamoDB requests and the median latency.
     executions: count('executions'),
     ops: list(values.ops),
     executors: executors as ExecutorName[],
+    heapProfile: values['heap-profile'],
   };
 }
 
@@ -269,6 +276,7 @@ async function main(): Promise<void> {
       checked(op, await pipeline.execution.execute({ ...admitted, variables }, contextOf(pipeline)));
 
     const table: { op: string; executor: ExecutorName; cell: Cell }[] = [];
+    const profiles: string[] = [];
     for (const op of ops) {
       // Admitted once per pipeline, as admission hands execution the same document each time.
       const admitted = new Map<ExecutorName, AdmittedOperation>();
@@ -333,6 +341,25 @@ async function main(): Promise<void> {
         }
       }
       for (const [executor, cell] of cells) table.push({ op: op.id, executor, cell });
+      if (options.heapProfile) {
+        for (const [executor, pipeline] of pipelines) {
+          const next = op.variables(1000, `profile-${executor}`);
+          const inputs = Array.from({ length: options.executions }, () => next());
+          const shares = await heapShares(async () => {
+            for (const variables of inputs)
+              await executeOnce(pipeline, op, admitted.get(executor) as AdmittedOperation, variables);
+          }, options.executions);
+          const rows = (entries: [string, number][], count: number) =>
+            entries.slice(0, count).map(([name, kb]) => `| ${name} | ${kb.toFixed(1)} |`);
+          profiles.push(
+            `\n${op.id}, ${executor}: sampled KB per execution by layer, then the largest functions\n`,
+            '| layer | KB |\n| --- | --: |',
+            ...rows(shares.layers, 12),
+            '\n| function | KB |\n| --- | --: |',
+            ...rows(shares.functions, 15),
+          );
+        }
+      }
       progress(`${op.id} done`);
     }
 
@@ -347,7 +374,7 @@ async function main(): Promise<void> {
         `| ${op} | ${executor} | ${range(cell.cpuUs, 0)} | ${range(cell.allocatedKb, 1)} | ${median(cell.p50Ms).toFixed(2)} | ${cell.promises} | ${cell.ourPromises} | ${cell.requests} | ${fallbacksText(cell)} |`,
       );
     }
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`${[...lines, ...profiles].join('\n')}\n`);
   } finally {
     dynamo.client.destroy();
     await local.stop();

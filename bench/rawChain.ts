@@ -12,13 +12,20 @@
  *   cost of GraphQL from the cost of the extra round trip.
  * - `projected`: `min` with ProjectionExpressions of only the attributes the response uses.
  *
+ * It reads as the server does (src/db/): low-level commands, whose items the reads' own
+ * unmarshalling (src/db/attributeValues.ts) converts, so that a ratio against it measures GraphQL
+ * and not two ways of converting the same items.
+ *
  * Run: node --import tsx bench/rawChain.ts with DYNAMODB_ENDPOINT, TABLE_NAME, PORT.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, NativeAttributeValue, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keyAttributes, unmarshallItem, unmarshallItems } from '../src/db/attributeValues.js';
+import { rangeQuery } from '../src/db/dependencyRecord.js';
 import { costed } from '../src/db/client.js';
 import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
@@ -62,6 +69,20 @@ const ORDER_PROJECTION = {
   names: { '#n': 'name', '#s': 'status', '#i': 'items', '#t': 'total' },
 };
 
+/** A Query's items (and its LastEvaluatedKey), as the server's page reads send and convert them. */
+async function query(doc: DynamoDBDocumentClient, input: Omit<QueryCommandInput, 'KeyConditions' | 'QueryFilter'>) {
+  const result = await doc.send(rangeQuery(input, undefined));
+  return { Items: unmarshallItems(result.Items) };
+}
+
+/** One item by key (GetItem), converted the same way. */
+async function getItem(doc: DynamoDBDocumentClient, key: ItemKey): Promise<Item | undefined> {
+  const { Item } = await doc.send(
+    new GetItemCommand({ TableName: table, Key: keyAttributes(key), ConsistentRead: true }),
+  );
+  return Item && unmarshallItem(Item);
+}
+
 /** One BatchGetItem per 100 keys (in parallel), UnprocessedKeys retried; items by key id. */
 async function batchGet(
   doc: DynamoDBDocumentClient,
@@ -74,12 +95,12 @@ async function batchGet(
   for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
   await Promise.all(
     chunks.map(async (chunk) => {
-      let pending: Record<string, NativeAttributeValue>[] = chunk;
+      let pending = chunk.map(keyAttributes);
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
         const result = await doc.send(
-          new BatchGetCommand({
+          new BatchGetItemCommand({
             RequestItems: {
               [table]: {
                 Keys: pending,
@@ -91,7 +112,9 @@ async function batchGet(
             },
           }),
         );
-        for (const item of result.Responses?.[table] ?? []) found.set(itemKeyId(item as ItemKey), item);
+        for (const item of unmarshallItems(result.Responses?.[table])) {
+          found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
+        }
         pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
       }
     }),
@@ -160,7 +183,7 @@ async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: Pl
   let profile: Item | undefined;
   let orderItems: Item[];
   const ordersQuery = (limit: number, startKey?: Record<string, NativeAttributeValue>) =>
-    new QueryCommand({
+    query(doc, {
       TableName: table,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': userPK(userId), ':prefix': 'ORDER#' },
@@ -171,31 +194,29 @@ async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: Pl
     });
   if (plan === 'levels') {
     profile = (await batchGet(doc, [userKey(userId)])).get(itemKeyId(userKey(userId)));
-    orderItems = profile ? ((await doc.send(ordersQuery(PAGE + 1))).Items ?? []) : [];
+    orderItems = profile ? (await ordersQuery(PAGE + 1)).Items : [];
   } else if (after) {
     // A later page: the profile is not next to it, so read both at once (one round trip).
     const [user, page] = await Promise.all([
-      doc.send(new GetCommand({ TableName: table, Key: userKey(userId), ConsistentRead: true })),
-      doc.send(ordersQuery(PAGE + 1, keyFromCursor(after))),
+      getItem(doc, userKey(userId)),
+      ordersQuery(PAGE + 1, keyFromCursor(after)),
     ]);
-    profile = user.Item;
-    orderItems = page.Items ?? [];
+    profile = user;
+    orderItems = page.Items;
   } else {
     // Profile and newest orders in one descending range read: SK from 'PROFILE' down to 'ORDER#'.
-    const result = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': userPK(userId), ':from': 'ORDER#', ':to': 'PROFILE' },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: PAGE + 2,
-        ...(plan === 'projected'
-          ? { ProjectionExpression: ORDER_PROJECTION.expression, ExpressionAttributeNames: ORDER_PROJECTION.names }
-          : {}),
-      }),
-    );
-    const items = result.Items ?? [];
+    const result = await query(doc, {
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': userPK(userId), ':from': 'ORDER#', ':to': 'PROFILE' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: PAGE + 2,
+      ...(plan === 'projected'
+        ? { ProjectionExpression: ORDER_PROJECTION.expression, ExpressionAttributeNames: ORDER_PROJECTION.names }
+        : {}),
+    });
+    const items = result.Items;
     profile = items[0]?.SK === 'PROFILE' ? items[0] : undefined;
     orderItems = profile ? items.slice(1) : [];
   }
@@ -232,29 +253,25 @@ async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: Pl
 
 /** The email index, then the user's newest orders, then their products: three round trips. */
 async function nestedPage(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
-  const byEmail = await doc.send(
-    new QueryCommand({
-      TableName: table,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': emailGSI1PK(normalizeEmail(String(variables.email))) },
-      Limit: 1,
-    }),
-  );
-  const profile = byEmail.Items?.[0];
+  const byEmail = await query(doc, {
+    TableName: table,
+    IndexName: GSI1,
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': emailGSI1PK(normalizeEmail(String(variables.email))) },
+    Limit: 1,
+  });
+  const profile = byEmail.Items[0];
   if (!profile) return { userByEmail: null };
   const user = itemToUser(profile);
-  const page = await doc.send(
-    new QueryCommand({
-      TableName: table,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': userPK(user.userId), ':prefix': 'ORDER#' },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      Limit: PAGE + 1,
-    }),
-  );
-  const orders = (page.Items ?? []).slice(0, PAGE).map(itemToOrder);
+  const page = await query(doc, {
+    TableName: table,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': userPK(user.userId), ':prefix': 'ORDER#' },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+    Limit: PAGE + 1,
+  });
+  const orders = page.Items.slice(0, PAGE).map(itemToOrder);
   const found = await batchGet(doc, productsOf(orders));
   const owner = userJson(user);
   return {
@@ -279,21 +296,19 @@ async function nestedPage(doc: DynamoDBDocumentClient, variables: Json): Promise
 }
 
 async function categoryPage(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
-  const result = await doc.send(
-    new QueryCommand({
-      TableName: table,
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': categoryGSI1PK(String(variables.category)) },
-      Limit: PAGE + 1,
-    }),
-  );
-  const items = (result.Items ?? []).slice(0, PAGE);
+  const result = await query(doc, {
+    TableName: table,
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': categoryGSI1PK(String(variables.category)) },
+    Limit: PAGE + 1,
+  });
+  const items = result.Items.slice(0, PAGE);
   const key = (item: Item) => ({ PK: item.PK, SK: item.SK, GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK });
   return {
     products: {
       pageInfo: {
-        hasNextPage: (result.Items ?? []).length > PAGE,
+        hasNextPage: result.Items.length > PAGE,
         endCursor: items.length ? cursorOf(key(items.at(-1) as Item)) : null,
       },
       edges: items.map((item) => {
@@ -310,8 +325,7 @@ async function categoryPage(doc: DynamoDBDocumentClient, variables: Json): Promi
  */
 async function productReviews(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const productId = String(variables.productId);
-  const result = await doc.send(new QueryCommand(productPageParams(table, productId, PAGE)));
-  const items = result.Items ?? [];
+  const { Items: items } = await query(doc, productPageParams(table, productId, PAGE));
   const productItem = items.find((item) => item.SK === 'DETAILS');
   if (!productItem) return { product: null };
   const ratingItem = items.find((item) => item.SK === PRODUCT_RATING.spec.key.SK.prefix);
@@ -345,7 +359,7 @@ async function productReviews(doc: DynamoDBDocumentClient, variables: Json): Pro
 
 async function orderDetail(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
   const key = orderKey(String(variables.orderId));
-  const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  const Item = await getItem(doc, key);
   if (!Item) return { order: null };
   const order = itemToOrder(Item);
   const found = await batchGet(doc, [userKey(order.userId), ...productsOf([order])]);

@@ -124,6 +124,13 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
   it('says once that it connected, and never that it disconnected, when Redis is up from the start', async () => {
     const { bus, warnings, infos } = await aBus();
     expect(bus.health().status).toBe('up');
+    // Clients start listening to 50 more topics at once: joining them is not losing Redis.
+    const topics = Array.from({ length: 50 }, (_, i) => `order:joined-${i}`);
+    const joined = topics.map(
+      (topic) => new Promise<void>((resolve) => bus.watch(topic, { subscribed: () => resolve() })),
+    );
+    expect(bus.health().status).toBe('up');
+    await Promise.all(joined);
     expect(infos.filter((msg) => msg.includes('redis'))).toEqual(['redis connected']);
     expect(warnings).toEqual([]);
   });

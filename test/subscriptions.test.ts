@@ -132,6 +132,32 @@ describe('order events', () => {
   });
 });
 
+describe("one viewer's identical subscriptions", () => {
+  it('get one answer per event, each viewer its own (an admin sees capacity units, a customer not)', async () => {
+    // The same document and variables for both viewers: only the viewer tells them apart.
+    const query = `subscription { orderEvents(userId: "${alice.userId}") { type order { orderId status user { userId } } } }`;
+    const aliceToken = await tokenFor(alice.userId);
+    const subscriptions = [];
+    for (const token of [aliceToken, aliceToken, await tokenFor('ops', 'admin')]) {
+      subscriptions.push(await subscribe(await connect(token), query));
+    }
+    const placed = await placeOrder(alice.userId, 'shared-execution', other);
+    const orderId = placed.data?.placeOrder.order.orderId as string;
+    const [first, second, admin] = (await Promise.all(subscriptions.map(({ first }) => first))).map(
+      ({ value }) => value as ExecutionResult<Record<string, any>, Record<string, any>>,
+    );
+    const data = {
+      orderEvents: { type: 'ORDER_PLACED', order: { orderId, status: 'PLACED', user: { userId: alice.userId } } },
+    };
+    expect(first?.data).toEqual(data);
+    expect(second).toEqual(first);
+    expect(admin?.data).toEqual(data);
+    expect(Object.keys(first?.extensions?.cost.dynamodb ?? {})).toEqual(['requests']);
+    expect(admin?.extensions?.cost.dynamodb).toHaveProperty('readCapacityUnits');
+    for (const { iterator } of subscriptions) await iterator.return?.();
+  });
+});
+
 describe('subscription authorization', () => {
   const firstResult = async (token: string | undefined, query: string) => {
     const client = await connect(token);

@@ -4,7 +4,7 @@
  * UnprocessedKeys retried with exponential backoff and full jitter. After `maxAttempts`
  * requests with keys still unprocessed it throws IncompleteBatchError: never a silent null.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IncompleteBatchError } from '../errors.js';
 import { noteCommand } from '../telemetry/dynamoSpans.js';
@@ -13,6 +13,7 @@ import { itemKeyId } from '../table/keys.js';
 import type { ItemKey } from '../table/keys.js';
 import { backoffDelay, DEFAULT_BATCH_RETRY } from './retry.js';
 import type { RetryPolicy } from './retry.js';
+import { keyAttributes, unmarshallItem } from './attributeValues.js';
 import { asPromise, settle } from './continuation.js';
 import type { Continuation } from './continuation.js';
 
@@ -72,17 +73,18 @@ function readChunk<T, R>(
   answer: () => T,
 ): Promise<R> {
   const { doc, tableName, consistentRead, retry, found } = read;
-  const command = new BatchGetCommand({
-    RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+  const command = new BatchGetItemCommand({
+    RequestItems: { [tableName]: { Keys: pending.map(keyAttributes), ConsistentRead: consistentRead } },
   });
   if (attempt > 0) noteCommand(command, { unprocessedRetry: attempt });
   return doc.send(command).then((result) => {
-    for (const item of result.Responses?.[tableName] ?? []) {
+    for (const map of result.Responses?.[tableName] ?? []) {
+      const item = unmarshallItem(map);
       found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
     }
     const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
     if (unprocessed.length === 0) return settle(then, answer);
-    const next = unprocessed.map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
+    const next = unprocessed.map(unmarshallItem).map((key) => ({ PK: String(key.PK), SK: String(key.SK) }));
     if (attempt + 1 >= retry.maxAttempts) return then.failed(new IncompleteBatchError(next.length, retry.maxAttempts));
     return delay(backoffDelay(attempt + 1, retry)).then(() => readChunk(read, next, attempt + 1, then, answer));
   }, then.failed);

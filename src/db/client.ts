@@ -79,7 +79,10 @@ export interface ClientOptions {
 export interface Dynamo {
   /** The low-level client, for table administration and tests that add middleware. */
   client: DynamoDBClient;
-  /** The document client: plain JavaScript values in and out. */
+  /**
+   * The document client: plain JavaScript values in and out. It sends low-level commands as they
+   * are: the hot reads send those and convert their items themselves (attributeValues.ts).
+   */
   doc: DynamoDBDocumentClient;
 }
 

@@ -7,10 +7,11 @@
  * (`rangeQuery`). A read neither names (a Scan, a Query built without its range, an item of a
  * kind no answer reads) makes the answer uncacheable instead of silently unguarded.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isIndexTag, itemTags } from '../table/dependencies.js';
 import type { RangeRead } from '../table/entities/entity.js';
+import { toAttributeMap } from './attributeValues.js';
 
 /** Tags one answer may depend on; past this it is not cached (a huge answer is a poor entry anyway). */
 export const MAX_DEPENDENCY_TAGS = 2000;
@@ -34,10 +35,20 @@ const RANGE = Symbol('tablegraph.range');
 /**
  * A Query of one declared range (src/table/entities/ranges.ts), carrying what a read of the
  * range depends on as a value: what the dependency record files the answer under, without
- * reading the key condition.
+ * reading the key condition. `input` is in the document client's form; the command is the
+ * low-level one (its values marshalled here), whose output's items the reader converts itself
+ * (attributeValues.ts).
  */
-export function rangeQuery(input: QueryCommandInput, range: RangeRead | undefined): QueryCommand {
-  const command = new QueryCommand(input);
+export function rangeQuery(
+  input: Omit<QueryCommandInput, 'KeyConditions' | 'QueryFilter'>,
+  range: RangeRead | undefined,
+): QueryCommand {
+  const { ExpressionAttributeValues: values, ExclusiveStartKey: startKey, ...rest } = input;
+  const command = new QueryCommand({
+    ...rest,
+    ...(values ? { ExpressionAttributeValues: toAttributeMap(values) } : {}),
+    ...(startKey ? { ExclusiveStartKey: toAttributeMap(startKey) } : {}),
+  });
   // Without its range (a bug), the Query makes its answer uncacheable, never unguarded.
   if (range) Object.defineProperty(command, RANGE, { value: range });
   return command;

@@ -41,6 +41,7 @@ import type {
   ReviewModel,
   UserModel,
 } from '../table/models.js';
+import { unmarshallItem, unmarshallItems } from './attributeValues.js';
 import { batchGetItems } from './batchGet.js';
 import { LoaderCache } from './loaderCache.js';
 import type { Fetch } from './loaderCache.js';
@@ -203,7 +204,7 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
             settle(then, () => {
               const item = result.Items?.[0];
               if (!item) return null;
-              const user = itemToUser(item);
+              const user = itemToUser(unmarshallItem(item));
               prime(user);
               return user;
             }),
@@ -260,8 +261,12 @@ export function createLoaders({ dynamo, tableName, cursors, itemCollections = tr
         ),
       );
       // A category whose last product moved away keeps its counter item, at zero: not listed.
-      found.push(...(result.Items ?? []).map(itemToCategory).filter((category) => category.productCount > 0));
-      startKey = result.LastEvaluatedKey;
+      found.push(
+        ...unmarshallItems(result.Items)
+          .map(itemToCategory)
+          .filter((category) => category.productCount > 0),
+      );
+      startKey = result.LastEvaluatedKey && unmarshallItem(result.LastEvaluatedKey);
     } while (startKey && found.length < MAX_CATEGORIES);
     return found;
   };

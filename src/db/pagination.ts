@@ -21,6 +21,7 @@ import { BadUserInputError } from '../errors.js';
 import type { Item } from '../table/codecs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../table/limits.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
+import { unmarshallItem } from './attributeValues.js';
 import { asPromise, settle } from './continuation.js';
 import type { Continuation } from './continuation.js';
 import { rangeQuery } from './dependencyRecord.js';
@@ -170,8 +171,8 @@ export function readPage<T, R = { page: Page<T>; items: Item[] }>(
       .then((result) => {
         reads += 1;
         evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
-        items.push(...(result.Items ?? []));
-        const next = result.LastEvaluatedKey;
+        for (const map of result.Items ?? []) items.push(unmarshallItem(map));
+        const next = result.LastEvaluatedKey && unmarshallItem(result.LastEvaluatedKey);
         if (items.length < wanted && next && reads < READ_BUDGET.requests && evaluated < READ_BUDGET.items) {
           return read(next);
         }

@@ -16,6 +16,7 @@ import { PRODUCT } from '../table/entities/product.js';
 import { PRODUCT_PK, PRODUCT_REVIEWS, REVIEW_SK, STARS_SK } from '../table/entities/ranges.js';
 import { PRODUCT_RATING, PRODUCT_REVIEW } from '../table/entities/review.js';
 import type { ProductModel, ProductRatingModel, ReviewModel } from '../table/models.js';
+import { unmarshallItems } from './attributeValues.js';
 import type { CursorCodec } from './cursor.js';
 import { rangeQuery } from './dependencyRecord.js';
 import { buildPage, planPage, readPage } from './pagination.js';
@@ -122,7 +123,7 @@ export async function readProductPage(
   // It reads the product, its rating and its reviews' range: it depends on all three.
   const tags = [...PRODUCT.tagsOf({ productId }), ...PRODUCT_RATING.tagsOf({ productId }), ...reviewsQuery.range.tags];
   const result = await doc.send(rangeQuery(params, { tags, byIndex: false }));
-  const items: Item[] = result.Items ?? [];
+  const items: Item[] = unmarshallItems(result.Items);
   let at = 0;
   const productItem = items[at]?.SK === PRODUCT_SK ? items[at++] : undefined;
   const ratingItem = items[at]?.SK === RATING_SK ? items[at++] : undefined;

@@ -12,8 +12,10 @@
  * item's own key like every other cursor here, signed and bound to the connection (which
  * includes the view and the window, keeping every position inside the key condition).
  */
-import type { DynamoDBDocumentClient, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandOutput } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../table/codecs.js';
+import { unmarshallItem } from './attributeValues.js';
 import type { CursorCodec } from './cursor.js';
 import { rangeQuery } from './dependencyRecord.js';
 import type { RangeRead } from '../table/entities/entity.js';
@@ -152,8 +154,8 @@ async function readShard<T>(
     );
     reads += 1;
     evaluated += result.ScannedCount ?? result.Items?.length ?? 0;
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
+    for (const map of result.Items ?? []) items.push(unmarshallItem(map));
+    startKey = result.LastEvaluatedKey && unmarshallItem(result.LastEvaluatedKey);
   } while (items.length < wanted && startKey && reads < budget.requests && evaluated < budget.items);
   const cut = items.length < wanted && startKey !== undefined;
   return { items, stoppedAt: cut ? startKey : undefined };

@@ -16,6 +16,7 @@ import { USER_ORDERS } from '../table/entities/ranges.js';
 import { USER } from '../table/entities/user.js';
 import { ORDER_SK_PREFIX, PROFILE_SK, userPK } from '../table/keys.js';
 import type { OrderModel, OrderStatus, UserModel } from '../table/models.js';
+import { unmarshallItems } from './attributeValues.js';
 import type { CursorCodec } from './cursor.js';
 import { rangeQuery } from './dependencyRecord.js';
 import { buildPage, planPage, readPage } from './pagination.js';
@@ -77,7 +78,7 @@ export function readUserWithOrders(
   const range = { tags: [...USER.tagsOf({ userId }), ...USER_ORDERS.tagsOf({ userId })], byIndex: false };
   // One `then`, no async function: a request's reads are counted in promises (docs/performance.md).
   return doc.send(rangeQuery(params, range)).then((result) => {
-    const items: Item[] = result.Items ?? [];
+    const items: Item[] = unmarshallItems(result.Items);
     // Descending: the profile, if the user exists, is the first item.
     const hasProfile = items[0]?.SK === PROFILE_SK;
     const user = hasProfile ? itemToUser(items[0]!) : null;

@@ -73,7 +73,7 @@ export function registerEventBusMetrics(registry: Registry, bus: EventBus, fanOu
   const delivery = new Histogram({
     name: 'tablegraph_event_bus_delivery_seconds',
     help: 'From publish (by whichever process) to receipt by this process, per change event',
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
   bus.onDelivered = (latencyMs) => delivery.observe(Math.max(0, latencyMs) / 1000);

@@ -41,11 +41,19 @@ export interface RedisChannelsOptions {
   backoff?: Backoff | undefined;
 }
 
+/** How long a channel's first SUBSCRIBE may take before the channels count as down. */
+const SUBSCRIBE_GRACE_MS = 2000;
+
 export class RedisChannels {
   private readonly publisher: RedisClient;
   private readonly subscriber: Subscriber;
   private readonly listeners = new Map<string, Set<ChannelHandlers>>();
   private readonly subscribed = new Set<string>();
+  /**
+   * The channels listened to since the start whose first SUBSCRIBE is on its way, with when it
+   * was asked: joining a topic is not losing Redis, so for SUBSCRIBE_GRACE_MS they count as up.
+   */
+  private readonly joining = new Map<string, number>();
   private readonly waiting = new Set<() => void>();
   private started = false;
   private closed = false;
@@ -66,14 +74,16 @@ export class RedisChannels {
       },
       subscribed: (channel: string) => {
         this.subscribed.add(channel);
+        this.joining.delete(channel);
         for (const handlers of this.listeners.get(channel) ?? []) handlers.subscribed?.();
         for (const wake of [...this.waiting]) wake();
         this.healthChanged();
       },
       lost: (channel: string) => {
         const was = this.subscribed.delete(channel);
+        const wasJoining = this.joining.delete(channel);
         for (const handlers of this.listeners.get(channel) ?? []) handlers.lost?.();
-        if (was) this.healthChanged();
+        if (was || wasJoining) this.healthChanged();
       },
     };
     const subscriberOptions = { settings, log: options.log, backoff: options.backoff, events };
@@ -164,8 +174,10 @@ export class RedisChannels {
     }
     const own = { ...handlers };
     set.add(own);
-    if (set.size === 1) this.subscriber.add(channel);
-    else if (this.subscribed.has(channel)) {
+    if (set.size === 1) {
+      if (this.started) this.joining.set(channel, performance.now());
+      this.subscriber.add(channel);
+    } else if (this.subscribed.has(channel)) {
       // Joins a subscription already in place: nothing dated before now was sent to it.
       own.subscribing?.();
       own.subscribed?.();
@@ -174,14 +186,24 @@ export class RedisChannels {
       if (!set.delete(own) || set.size > 0) return;
       this.listeners.delete(channel);
       this.subscribed.delete(channel);
+      this.joining.delete(channel);
       this.subscriber.remove(channel);
     };
   }
 
-  /** Up while the publisher is connected and every channel listened to is subscribed. */
+  /**
+   * Up while the publisher is connected and every channel listened to is subscribed, or is
+   * being joined for less than SUBSCRIBE_GRACE_MS (a channel that lost its subscription is down
+   * at once).
+   */
   health(): RedisHealth {
     if (!this.publisherUp) return 'down';
-    for (const channel of this.listeners.keys()) if (!this.subscribed.has(channel)) return 'down';
+    const now = performance.now();
+    for (const channel of this.listeners.keys()) {
+      if (this.subscribed.has(channel)) continue;
+      const asked = this.joining.get(channel);
+      if (asked === undefined || now - asked >= SUBSCRIBE_GRACE_MS) return 'down';
+    }
     return 'up';
   }
 

@@ -37,7 +37,7 @@ import { decodeEvent, encodeEvent, EVENT_LIMITS } from './eventSchema.js';
 import type { RedisChannels } from './redisChannels.js';
 import { eventsTopic, topicChannel, topicKey } from './redisNames.js';
 import { SignedChannel } from './signedChannel.js';
-import type { SendOutcome, SignedMessage } from './signedChannel.js';
+import type { SignedMessage } from './signedChannel.js';
 import { RefusalCounter, Sealer } from './signedEnvelope.js';
 
 /** Rejected (unsigned, forged, replayed, malformed) messages are counted always, and logged at most this often. */
@@ -109,7 +109,7 @@ export class RedisEventBus implements EventBus {
     return [...this.watched.keys()];
   }
 
-  /** Appends `event` to the history of each of its topics and publishes it there, in turn. */
+  /** Appends `event` to the history of each of its topics and publishes it there, all topics at once. */
   async publish(event: ChangeEvent): Promise<void> {
     if (this.closed) {
       this.lose(event, 'redis is not connected');
@@ -122,17 +122,20 @@ export class RedisEventBus implements EventBus {
       this.lose(event, 'the event does not fit the schema or its bounds', error);
       return;
     }
-    // One topic after the other, each in order; an event that missed any topic counts once.
-    const missed: { topic: string; outcome: SendOutcome }[] = [];
-    for (const topic of event.topics) {
-      const outcome = await this.channelOf(topic).append(
-        body,
-        eventTopicHistory(this.options.tableName, topic),
-        this.historyLength,
-        HISTORY_TTL_SECONDS,
-      );
-      if (outcome !== 'sent') missed.push({ topic, outcome });
-    }
+    // Its topics at once (each topic's events stay in order: the next event waits for this
+    // one on every topic); an event that missed any topic counts once.
+    const outcomes = await Promise.all(
+      event.topics.map(async (topic) => ({
+        topic,
+        outcome: await this.channelOf(topic).append(
+          body,
+          eventTopicHistory(this.options.tableName, topic),
+          this.historyLength,
+          HISTORY_TTL_SECONDS,
+        ),
+      })),
+    );
+    const missed = outcomes.filter(({ outcome }) => outcome !== 'sent');
     if (missed.length === 0) return;
     const reason = missed.some(({ outcome }) => outcome === 'not-connected')
       ? 'redis is not connected'
@@ -191,9 +194,9 @@ export class RedisEventBus implements EventBus {
   }
 
   health(): EventBusHealth {
-    const { channels } = this.options;
-    const up = channels.publisherUp && [...this.watched.values()].every(({ channel }) => channel.subscribed);
-    return { kind: 'redis', status: up ? 'up' : 'down' };
+    // The channels' one rule: the publisher connected and every channel listened to subscribed
+    // (or being joined, briefly).
+    return { kind: 'redis', status: this.options.channels.health() };
   }
 
   get lost(): number {

@@ -16,6 +16,7 @@
  * SUBSCRIBE succeeded, so a channel is (re)subscribed on every 'ready' of its connection (a
  * repeated SUBSCRIBE is a no-op for Redis).
  */
+import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { openNode, openRedis } from './redisConnection.js';
@@ -105,7 +106,7 @@ export class NodeSubscriber implements Subscriber {
 
 /** A cluster: a connection per primary that owns a subscribed channel's slot (sharded pub/sub). */
 export class ShardSubscriber implements Subscriber {
-  /** Channel -> its slot (asked once: it never changes) and the node serving it now. */
+  /** Channel -> its slot (worked out once: it never changes) and the node serving it now. */
   private readonly channels = new Map<string, { slot?: number; node?: string }>();
   /** `host:port` -> the subscriber connection to that primary. */
   private readonly nodes = new Map<string, Redis>();
@@ -166,16 +167,9 @@ export class ShardSubscriber implements Subscriber {
   private place(channel: string): void {
     const entry = this.channels.get(channel);
     if (!entry || this.closed || this.cluster.status !== 'ready') return;
-    if (entry.slot === undefined) {
-      void (this.cluster.call('CLUSTER', 'KEYSLOT', channel) as Promise<number>).then(
-        (slot) => {
-          entry.slot = slot;
-          this.place(channel);
-        },
-        (error: unknown) => this.options.log.debug({ err: error, channel }, 'redis keyslot failed; retried'),
-      );
-      return;
-    }
+    // Worked out here, as ioredis does for keys: a CLUSTER KEYSLOT round trip could time out
+    // on a busy process, and nothing would place the channel again until the slot map changed.
+    entry.slot ??= calculateSlot(channel);
     const owner = this.cluster.slots[entry.slot]?.[0];
     if (owner === undefined || owner === entry.node) return;
     const previous = entry.node;

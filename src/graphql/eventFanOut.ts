@@ -95,6 +95,8 @@ export class EventFanOut {
   /** Where each topic stands, and the catch-up of its listeners after a lost subscription. */
   private readonly gaps: TopicGaps;
   private listenerCount = 0;
+  /** When each event being delivered here arrived (performance.now()), for the fan-out's timing. */
+  private readonly arrivals = new WeakMap<ChangeEvent, number>();
 
   /**
    * `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS);
@@ -115,6 +117,7 @@ export class EventFanOut {
       delivered: (topic, seq) => this.seen.firstTime(`${topic} ${seq}`),
     });
     this.unsubscribe = bus.subscribe((event, topics) => {
+      this.arrivals.set(event, performance.now());
       const known = SEQ_PATTERN.test(event.seq);
       if (known && !bus.history && topics === event.topics) {
         // In process every event is heard once, on all its topics: the memory a resume reads.
@@ -136,6 +139,11 @@ export class EventFanOut {
       // One repeat heard, however many of its topics it was heard on.
       if (repeated) this.duplicateCount++;
     });
+  }
+
+  /** When `event` reached this instance (performance.now()); undefined for one it did not deliver. */
+  arrivedAt(event: unknown): number | undefined {
+    return typeof event === 'object' && event !== null ? this.arrivals.get(event as ChangeEvent) : undefined;
   }
 
   /** Repeats of an already delivered event dropped so far. */

@@ -20,7 +20,6 @@
  * and hands those forward; no stage keeps a table keyed by the request.
  */
 import { GraphQLError, OperationTypeNode } from 'graphql';
-import type { ExecutionResult } from 'graphql';
 import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
@@ -38,7 +37,6 @@ import type { Execution } from './execution/execution.js';
 import { cachingHeaders } from './report/httpCaching.js';
 import { nameOperationSpan } from './report/operationSpans.js';
 import { answerJson, answerOf, explainOf, visibleCost } from './report/report.js';
-import { knownJsonOf } from './report/responseSize.js';
 import type { Answer, CostDetails, ReportContext, Reporter } from './report/report.js';
 import { cacheKeyOf, etagOf, scopeOf } from './responseCache/cacheKey.js';
 import type { CacheHit, CacheMiss, ResponseCache } from './responseCache/responseCache.js';
@@ -212,6 +210,7 @@ export function createServe({
         cost: eventContext.cost,
         viewerRole: viewer?.role,
         event,
+        arrivedAt: eventContext.events.arrivedAt(event),
       }),
     );
     // The stream's end on an error (the token expired, a failure): reported once, here.
@@ -278,11 +277,9 @@ export function createServe({
     }
 
     const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace);
-    const result: ExecutionResult = await execution.execute(admitted, context);
-    // The planned executor writes its answer as JSON: the cache and the report use that text.
-    const known = knownJsonOf(result.data);
+    const result = await execution.execute(admitted, context);
     const stored =
-      miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData, known) : undefined;
+      miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;
     if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
     const answer = reporter.settle({
       ...report,
@@ -290,7 +287,8 @@ export function createServe({
       result,
       cost: context.cost,
       viewerRole: viewer?.role,
-      dataJson: stored?.dataJson ?? known,
+      // The planned executor writes its answer as JSON (`result.dataJson`): the cache and the report use that text.
+      dataJson: stored?.dataJson ?? result.dataJson,
       cache: stored?.outcome,
       explain,
     });
@@ -305,7 +303,7 @@ export function createServe({
         viewerRead: context.access.readViewerData(),
         etag: stored?.outcome.etag,
       },
-      () => stored?.dataJson ?? known ?? JSON.stringify(result.data ?? null),
+      () => stored?.dataJson ?? result.dataJson ?? JSON.stringify(result.data ?? null),
     );
   };
 }

@@ -36,6 +36,7 @@ import { ShardLeases } from './shardLeases.js';
 import { waitForEmit } from './consumerEvents.js';
 import type { BatchReport, StreamConsumerEvents } from './consumerEvents.js';
 import { processRecords } from './processor.js';
+import { describeEvent } from '../events/changeEvent.js';
 import type { ChangeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
 import type { ShardReader } from './shardReader.js';
@@ -303,7 +304,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
           outcome = 'empty';
           return;
         }
-        await this.handleBatch(shard, records, next, started, fence);
+        await this.handleBatch(shard, records, next, started, Date.now(), fence);
         outcome = 'records';
       });
       return held ? outcome : 'waiting';
@@ -314,40 +315,61 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   }
 
   /**
-   * Processes a page (soldCount under the fence), publishes its events, then checkpoints it
-   * (under the fence). Events cannot be fenced by DynamoDB: on leases they are held until the
-   * page is processed and published only if the tenure is still current then (one consistent
-   * read); a holder stalled between that read and the publish can still publish a page twice,
-   * which every API instance drops by `seq`. Throws LeaseLostError when fenced off.
+   * Processes a page (soldCount under the fence), publishing each event as soon as its record
+   * and every earlier one are applied (processor.ts), then checkpoints it (under the fence).
+   * Events cannot be fenced by DynamoDB: on leases they go out only once a consistent read,
+   * begun as the page's processing begins, has found the tenure current (a record's own soldCount
+   * write is fenced too, later still); a holder stalled between that read and a publish can
+   * still publish events twice, which every API instance drops by `seq`. Throws LeaseLostError
+   * when fenced off.
    */
   private async handleBatch(
     shard: ShardReader,
     records: _Record[],
     next: string | undefined,
     started: number,
+    readAt: number,
     fence: Fence | undefined,
   ): Promise<void> {
-    const { dynamo, tableName, publish, concurrency, onRecords } = this.options;
+    const { dynamo, tableName, concurrency, onRecords } = this.options;
     try {
       onRecords?.(records);
     } catch (error) {
       this.log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
-    const held: ChangeEvent[] = [];
+    // On leases, the tenure's check runs alongside the processing; every publish waits for it.
+    let checkedAt: number | undefined;
+    const leaseStore = this.leaseStore;
+    const current =
+      fence && leaseStore
+        ? leaseStore.isCurrent(fence.tenure).then((held) => {
+            checkedAt = Date.now();
+            return held;
+          })
+        : undefined;
+    // A check that failed with no event waiting for it is nobody's error.
+    void current?.catch(() => undefined);
+    // When each event went out: how long a change waits between its page's read and its publish.
+    const publishedAt: number[] = [];
+    const given = this.options.publish;
+    const publish: PublishChangeEvent | undefined =
+      given &&
+      (async (event) => {
+        if (fence && current && !(await current)) throw new LeaseLostError(fence.tenure);
+        await given(event);
+        publishedAt.push(Date.now());
+      });
     const result = await processRecords(records, {
       doc: dynamo.doc,
       tableName,
-      publish: fence ? (event) => void held.push(event) : publish,
+      publish,
       log: this.log,
       concurrency,
       fence,
     });
+    const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
     if (lost) throw lost.error;
-    if (fence && held.length > 0 && publish) {
-      if (!(await this.leaseStore?.isCurrent(fence.tenure))) throw new LeaseLostError(fence.tenure);
-      for (const event of held) await publish(event);
-    }
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;
     if (failure) {
@@ -367,6 +389,19 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       // Processed but not recorded: the next poll tries again, a crash replays the batch.
       this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
     }
+    if (result.events.length > 0) {
+      this.log.debug(
+        {
+          shardId: shard.info.shardId,
+          records: records.length,
+          readAt,
+          processedAt,
+          checkedAt,
+          published: result.events.map((event, i) => ({ ...describeEvent(event), at: publishedAt[i] })),
+        },
+        'stream events published',
+      );
+    }
     this.emit('batch', {
       shardId: shard.info.shardId,
       records: records.length,
@@ -374,6 +409,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       failures: result.failures.length,
       duplicates: result.duplicates,
       events: result.events,
+      readAt,
+      publishedAt,
       lastSequenceNumber: shard.lastSequenceNumber,
       checkpointed,
       lagSeconds: this.lagSeconds,

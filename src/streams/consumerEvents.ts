@@ -15,6 +15,10 @@ export interface BatchReport {
   /** Records already applied before (redeliveries: see ProcessResult.duplicates). */
   duplicates: number;
   events: ChangeEvent[];
+  /** When the page arrived from GetRecords (epoch ms). */
+  readAt: number;
+  /** When each of `events` was published (epoch ms), in their order. */
+  publishedAt: number[];
   /** The shard's checkpoint after this batch, whether or not it was written (see `checkpointed`). */
   lastSequenceNumber: string | undefined;
   checkpointed: boolean;

@@ -62,13 +62,23 @@ function canonical(value: unknown): string {
   });
 }
 
-const itemKey = (table: string, key: Item): string => `${table}\n${canonical({ PK: key.PK, SK: key.SK })}`;
+/** A key attribute in either form the reads use: the document client's string, the low-level `{ S }`. */
+const keyText = (value: unknown): unknown =>
+  typeof value === 'object' && value !== null && typeof (value as { S?: unknown }).S === 'string'
+    ? (value as { S: string }).S
+    : value;
+
+const itemKey = (table: string, key: Item): string =>
+  `${table}\n${canonical({ PK: keyText(key.PK), SK: keyText(key.SK) })}`;
+
+/** BatchGetItem in the document client's form or the low-level one (what batchGet.ts sends). */
+const BATCH_GETS = new Set(['BatchGetCommand', 'BatchGetItemCommand']);
 
 /** A command's name and input as one string; a batch's keys sorted (DynamoDB answers a batch unordered anyway). */
 export function callKey(command: object): string {
   const name = command.constructor.name;
   const input = (command as { input?: unknown }).input;
-  if (name === 'BatchGetCommand') {
+  if (BATCH_GETS.has(name)) {
     const { RequestItems = {}, ...rest } = input as BatchGetInput;
     const tables = Object.fromEntries(
       Object.entries(RequestItems).map(([table, request]) => [
@@ -141,7 +151,7 @@ export class DynamoTape {
         if (!outcome.ok) throw outcome.error;
         return structuredClone(outcome.output);
       }
-      if (command.constructor.name === 'BatchGetCommand') {
+      if (BATCH_GETS.has(command.constructor.name)) {
         // Item by item needs every batch the first execution read.
         await Promise.all(this.calls.map((call) => call.outcome));
         const answer = this.itemByItem((command as { input: BatchGetInput }).input);
@@ -167,9 +177,10 @@ export class DynamoTape {
     const { Items, TableName } = outcome.output as { Items?: Item[] } & { TableName?: string };
     const table = (input as { TableName?: string }).TableName ?? TableName;
     if (key.startsWith('QueryCommand:') && table && !(input as { IndexName?: string }).IndexName) {
-      for (const item of Items ?? []) if (typeof item.PK === 'string') this.items.set(itemKey(table, item), item);
+      for (const item of Items ?? [])
+        if (typeof keyText(item.PK) === 'string') this.items.set(itemKey(table, item), item);
     }
-    if (!key.startsWith('BatchGetCommand:')) return;
+    if (![...BATCH_GETS].some((name) => key.startsWith(`${name}:`))) return;
     const { RequestItems = {} } = input as BatchGetInput;
     const { Responses = {}, UnprocessedKeys = {} } = outcome.output as BatchGetOutput;
     const unprocessed = new Set(

@@ -36,6 +36,8 @@ import type { PlanFallback, PlannedExecutor } from './plan/plannedExecutor.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import { finishOperationSpan, nameOperationSpan } from '../report/operationSpans.js';
+import { createSharedEvents, sharingKey } from './sharedEvents.js';
+import type { ExecutedResult } from '../report/responseSize.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
 
@@ -121,6 +123,7 @@ export function createExecution({
 }: ExecutionOptions) {
   const verify = createVerifier(auth);
   const subscribeLimiter = subscribeReads ? createSubscribeReadLimiter(subscribeReads) : undefined;
+  const shared = createSharedEvents();
   // Without settings (tests), the settings' defaults.
   const { executor: mode, maxDocuments, maxBytes } = config ?? executorConfig({});
   // Made on first use: under EXECUTOR=graphql-js it never is.
@@ -187,7 +190,7 @@ export function createExecution({
     viewer: (authorization: string | undefined) => viewerFrom(authorization, verify),
     context,
     /** A query or mutation, in `contextValue`; its span is named by admission's facts. */
-    execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutionResult> {
+    execute(admitted: AdmittedOperation, contextValue: GraphQLContext): Promise<ExecutedResult> {
       nameOperationSpan(contextValue.cost, admitted);
       return run(admitted, contextValue);
     },
@@ -195,7 +198,8 @@ export function createExecution({
      * A subscription: its source stream is opened with the subscription's context (the
      * authorization check reads through it), each of whose reads takes from the viewer's and
      * the instance's subscribe-read budgets (RATE_LIMITED once one is spent; subscribeReads.ts);
-     * every event then executes with a fresh context for the same viewer, and ends the
+     * every event then executes with a fresh context for the same viewer (once for all of this
+     * viewer's subscriptions to the same operation here: sharedEvents.ts), and ends the
      * subscription with UNAUTHENTICATED once the token has expired. A refusal while opening
      * (FORBIDDEN, a missing order) is a result, not a stream.
      */
@@ -216,13 +220,24 @@ export function createExecution({
       if (!(Symbol.asyncIterator in opened)) return opened;
       // mapAsyncIterator passes a client's `return()` straight to the source, which ends at once
       // even while it waits for the next event (an async generator would wait for that event).
+      // The subscriptions of this viewer to this operation share each event's execution
+      // (sharedEvents.ts); each keeps its own request id in its log line.
+      const key = sharingKey(admitted, viewer);
       return mapAsyncIterator(opened, async (event): Promise<ExecutedEvent> => {
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
         const startedAt = performance.now();
-        const eventContext = context(viewer, requestId, eventParent(event));
-        nameOperationSpan(eventContext.cost, admitted);
-        const result = await run(admitted, eventContext, event);
-        return { result, context: eventContext, event, startedAt };
+        let own: GraphQLContext | undefined;
+        const executed = await shared(event, key, async () => {
+          own = context(viewer, requestId, eventParent(event));
+          nameOperationSpan(own.cost, admitted);
+          return { result: await run(admitted, own, event), context: own };
+        });
+        const eventContext = own ?? {
+          ...executed.context,
+          requestId,
+          log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
+        };
+        return { result: executed.result, context: eventContext, event, startedAt };
       });
     },
   };

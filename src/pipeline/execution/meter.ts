@@ -269,12 +269,19 @@ export class OperationMeter {
   }
 }
 
-const meters = new WeakMap<object, OperationMeter>();
+/**
+ * A context an execution runs in carries its meter as a field (`runMetered` sets it): a resolver
+ * reads it from the context it is given, with no table to look it up in.
+ */
+export interface MeteredContext {
+  meter?: OperationMeter | undefined;
+}
+
 const metered = new WeakSet<GraphQLSchema>();
 
 /** The meter of the execution whose context this is (none outside `runMetered`). */
 export const meterOf = (context: unknown): OperationMeter | undefined =>
-  typeof context === 'object' && context !== null ? meters.get(context) : undefined;
+  typeof context === 'object' && context !== null ? (context as MeteredContext).meter : undefined;
 
 const ignore = (): void => undefined;
 
@@ -323,7 +330,7 @@ export function runMetered(
 ): Promise<ExecutionResult> {
   const meter = new OperationMeter(budgets, cost);
   const context = args.contextValue;
-  if (typeof context === 'object' && context !== null) meters.set(context, meter);
+  if (typeof context === 'object' && context !== null) (context as MeteredContext).meter = meter;
   try {
     meter.root(args, operation);
   } catch (error) {

@@ -111,11 +111,38 @@ export function acceptsOnlyJson(accept: string | undefined): boolean {
   return types.includes('application/json') && !types.includes('application/graphql-response+json');
 }
 
+/**
+ * Accept headers seen lately and the answer type each negotiates: a client sends the same one
+ * every time. At most 64 of them, none longer than 256 characters.
+ */
+const answerTypes = new Map<string, string | null>();
+const ANSWER_TYPES_KEPT = 64;
+const ANSWER_TYPE_KEY_MAX = 256;
+
 /** The Content-Type of an answer for this Accept header (null: the client accepts neither JSON type). */
 export function answerTypeFor(accept: string | undefined): string | null {
   if (!accept) return JSON_TYPE;
-  return new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null;
+  let type = answerTypes.get(accept);
+  if (type === undefined) {
+    type = new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null;
+    if (accept.length <= ANSWER_TYPE_KEY_MAX) {
+      if (answerTypes.size >= ANSWER_TYPES_KEPT) answerTypes.clear();
+      answerTypes.set(accept, type);
+    }
+  }
+  return type;
 }
+
+/** The headers of every answer to an operation over HTTP. */
+const baseHeadersOf = (answerType: string | null, requestId: string): Map<string, string> =>
+  new Map([
+    ['content-type', answerType ?? JSON_TYPE],
+    ['cache-control', NO_STORE],
+    ['x-request-id', requestId],
+  ]);
+
+/** No query string: what a POST's parameters are read from (never written to). */
+const NO_SEARCH = new URLSearchParams();
 
 /**
  * Reads a request's body (POST) and fields as GraphQL over HTTP, under the body limit. A POST
@@ -147,7 +174,8 @@ export async function readGraphQLHttpRequest(
       };
     }
   }
-  const search = new URLSearchParams(request.search);
+  // A POST's fields are its body's; only a GET reads the query string.
+  const search = method === 'GET' ? new URLSearchParams(request.search) : NO_SEARCH;
   if (envelopeProblem(method, body, search, request.header('content-type'))) return { kind: 'edge', body };
   const params = method === 'GET' ? Object.fromEntries(search) : body;
   return { kind: 'operation', operation: operationRequestOf(params, method) };
@@ -165,33 +193,20 @@ export async function handleGraphQLHttp(
   const header = (name: string) => headers.get(name);
   const requestId = requestIdOf(headers.get('x-request-id'), request.requestId);
   const answerType = answerTypeFor(headers.get('accept'));
-  const baseHeaders = (): Map<string, string> =>
-    new Map([
-      ['content-type', answerType ?? JSON_TYPE],
-      ['cache-control', NO_STORE],
-      ['x-request-id', requestId],
-    ]);
-
-  const refuse = (errors: GraphQLError[], status: number): GraphQLHttpResponse => {
-    const refused = pipeline.reporter.refuse(errors, status, {
-      transport,
-      operationName: null,
-      startedAt: performance.now(),
-      requestId,
-    });
-    return { status: refused.status, headers: baseHeaders(), body: refused.body };
-  };
-
-  const read = await readGraphQLHttpRequest({ ...request, header }, pipeline.limits.maxBodyBytes);
-  if (read.kind === 'refused') return refuse([read.error], read.status);
+  const read = await readGraphQLHttpRequest(
+    { method: request.method, search: request.search, body: request.body, header },
+    pipeline.limits.maxBodyBytes,
+  );
+  if (read.kind === 'refused') return refused(pipeline, transport, requestId, answerType, [read.error], read.status);
   if (read.kind === 'edge') {
     const early = pipeline.admission.unreadable({ method: request.method, header });
-    if (early) return refuse(early.errors, early.status);
+    if (early) return refused(pipeline, transport, requestId, answerType, early.errors, early.status);
     return edge(request, read.body, apollo, pipeline, transport, requestId);
   }
   if (answerType === null) {
     const message = `An 'accept' header was provided for this request which does not accept ${JSON_TYPE} or ${GRAPHQL_RESPONSE_TYPE}`;
-    return refuse([new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } })], 406);
+    const error = new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } });
+    return refused(pipeline, transport, requestId, answerType, [error], 406);
   }
 
   const served = await pipeline.serve(
@@ -200,7 +215,7 @@ export async function handleGraphQLHttp(
   );
   // Admission refuses a subscription over HTTP: nothing else opens a stream.
   if ('events' in served) throw new Error('A subscription opened over HTTP');
-  const out = baseHeaders();
+  const out = baseHeadersOf(answerType, requestId);
   for (const [name, value] of served.headers) out.set(name, value);
   let status = served.status;
   if (
@@ -218,6 +233,24 @@ export async function handleGraphQLHttp(
     return { status: 304, headers: out, body: '' };
   }
   return { status, headers: out, body: served.body, encoded: served.encoded };
+}
+
+/** A refusal before the core: masked, logged and counted by the reporter, with the base headers. */
+function refused(
+  pipeline: Pipeline,
+  transport: Transport,
+  requestId: string,
+  answerType: string | null,
+  errors: GraphQLError[],
+  status: number,
+): GraphQLHttpResponse {
+  const answer = pipeline.reporter.refuse(errors, status, {
+    transport,
+    operationName: null,
+    startedAt: performance.now(),
+    requestId,
+  });
+  return { status: answer.status, headers: baseHeadersOf(answerType, requestId), body: answer.body };
 }
 
 /** A request that is not one operation: Apollo Server's answer, logged and counted like any refusal. */

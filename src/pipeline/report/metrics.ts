@@ -54,6 +54,12 @@ export function createMetrics({ process = true }: { process?: boolean } = {}) {
       labelNames: ['operation', 'kind'] as const,
       registers: [registry],
     }),
+    eventFanOut: new Histogram({
+      name: 'tablegraph_event_fanout_seconds',
+      help: "From a change event reaching this instance to one subscriber's answer to it ready for its transport, per subscriber",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
     streamLag: new Gauge({
       name: 'dynamodb_stream_lag_seconds',
       help: 'Age of the newest stream record processed by the in-process stream consumer',
@@ -68,25 +74,49 @@ interface CapacityEntry {
   CapacityUnits?: number;
 }
 
+/** One DynamoDB command's metric labels, worked out once per command name. */
+interface CommandLabels {
+  write: boolean;
+  ok: { operation: string; outcome: 'ok' };
+  error: { operation: string; outcome: 'error' };
+  read: { operation: string; kind: 'read' };
+  written: { operation: string; kind: 'write' };
+}
+
+const commandLabelsOf = (commandName: string): CommandLabels => {
+  const operation = commandName.replace(/Command$/, '');
+  return {
+    write: /Put|Update|Delete|Write/.test(operation),
+    ok: { operation, outcome: 'ok' },
+    error: { operation, outcome: 'error' },
+    read: { operation, kind: 'read' },
+    written: { operation, kind: 'write' },
+  };
+};
+
 /** Counts every call of `client` (and the capacity it consumed), whoever made it. */
 export function instrumentClient(client: DynamoDBClient, metrics: Metrics): void {
+  // By command name: the SDK's commands, a few dozen at most.
+  const labelsByCommand = new Map<string, CommandLabels>();
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      const commandName = context.commandName ?? 'unknown';
+      let labels = labelsByCommand.get(commandName);
+      if (!labels) labelsByCommand.set(commandName, (labels = commandLabelsOf(commandName)));
       try {
         const result = await next(args);
-        metrics.dynamoRequests.inc({ operation, outcome: 'ok' });
+        metrics.dynamoRequests.inc(labels.ok);
         const consumed = (result.output as { ConsumedCapacity?: CapacityEntry | CapacityEntry[] }).ConsumedCapacity;
-        for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
-          const write = /Put|Update|Delete|Write/.test(operation);
-          const read = entry.ReadCapacityUnits ?? (write ? 0 : (entry.CapacityUnits ?? 0));
-          const written = entry.WriteCapacityUnits ?? (write ? (entry.CapacityUnits ?? 0) : 0);
-          if (read) metrics.dynamoCapacity.inc({ operation, kind: 'read' }, read);
-          if (written) metrics.dynamoCapacity.inc({ operation, kind: 'write' }, written);
+        if (consumed === undefined) return result;
+        for (const entry of Array.isArray(consumed) ? consumed : [consumed]) {
+          const read = entry.ReadCapacityUnits ?? (labels.write ? 0 : (entry.CapacityUnits ?? 0));
+          const written = entry.WriteCapacityUnits ?? (labels.write ? (entry.CapacityUnits ?? 0) : 0);
+          if (read) metrics.dynamoCapacity.inc(labels.read, read);
+          if (written) metrics.dynamoCapacity.inc(labels.written, written);
         }
         return result;
       } catch (error) {
-        metrics.dynamoRequests.inc({ operation, outcome: 'error' });
+        metrics.dynamoRequests.inc(labels.error);
         throw error;
       }
     },

@@ -13,7 +13,7 @@
  * event, which is not admitted again, is timed from its execution on.
  */
 import { Kind } from 'graphql';
-import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { newRequestCost, roundUnits } from '../../db/capacity.js';
 import type { RequestCost } from '../../db/capacity.js';
@@ -24,6 +24,7 @@ import { finishOperationSpan } from './operationSpans.js';
 import type { Metrics } from './metrics.js';
 import type { CacheOutcome } from '../responseCache/cacheOutcome.js';
 import { responseTooLarge } from './responseSize.js';
+import type { ExecutedResult } from './responseSize.js';
 
 /**
  * COST_DETAILS: who sees capacity units. They depend on the data read, not only on the query
@@ -110,7 +111,8 @@ export interface ReportContext {
 
 /** What an executed operation hands the report. */
 export interface Executed extends ReportContext {
-  result: ExecutionResult;
+  /** Its `dataJson`, when the executor wrote the answer as JSON, is written as it is. */
+  result: ExecutedResult;
   cost: RequestCost;
   viewerRole: string | undefined;
   /** The JSON of `result.data`, when something already made it (the response cache's store). */
@@ -119,6 +121,8 @@ export interface Executed extends ReportContext {
   /** `extensions.cache` (development only): what the response cache did, in the answer. */
   explain?: boolean | undefined;
   event?: unknown;
+  /** A subscription event: when it reached this instance (performance.now()), for the fan-out's timing. */
+  arrivedAt?: number | undefined;
   /** False: no `extensions.cost` (a subscription refused while opening: its figures would tell a missing order from another's). */
   costed?: boolean | undefined;
 }
@@ -183,6 +187,15 @@ export function createReporter({
   /** Operation names that may become metric labels (the manifest's); any other is `other`. */
   knownOperations: ReadonlySet<string>;
 }) {
+  /** The duration metric's labels, by label: one object per operation the manifest knows, and `other`. */
+  const durationLabels = new Map<string, { operation: string }>();
+  const durationLabelsOf = (operationName: string | null): { operation: string } => {
+    const operation = operationLabel(operationName, knownOperations);
+    let labels = durationLabels.get(operation);
+    if (!labels) durationLabels.set(operation, (labels = { operation }));
+    return labels;
+  };
+
   /** The log line, the metrics and the end of the operation span. */
   function report(
     { transport, operationName, startedAt, log: requestLog, requestId, viewer }: ReportContext,
@@ -191,19 +204,23 @@ export function createReporter({
   ): void {
     const durationMs = msSince(startedAt);
     finishOperationSpan(cost, errors);
-    (requestLog ?? log).info(
-      {
-        ...(requestLog ? {} : { requestId, viewer }),
-        transport,
-        operationName,
-        durationMs,
-        dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
-        errors: errors.length,
-      },
-      'graphql request',
-    );
+    const logger = requestLog ?? log;
+    // The line's fields are built only when it is written (LOG_LEVEL at info or below).
+    if (logger.isLevelEnabled('info')) {
+      logger.info(
+        {
+          ...(requestLog ? {} : { requestId, viewer }),
+          transport,
+          operationName,
+          durationMs,
+          dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
+          errors: errors.length,
+        },
+        'graphql request',
+      );
+    }
     if (!metrics) return;
-    metrics.requestDuration.observe({ operation: operationLabel(operationName, knownOperations) }, durationMs / 1000);
+    metrics.requestDuration.observe(durationLabelsOf(operationName), durationMs / 1000);
     for (const error of errors) {
       const code = error.extensions?.code;
       metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
@@ -271,7 +288,7 @@ export function createReporter({
       ...('data' in result ? { data: result.data } : {}),
       ...(extensions ? { extensions } : {}),
     };
-    let body = jsonOf(answer, formatted ? undefined : executed.dataJson);
+    let body = jsonOf(answer, formatted ? undefined : (executed.dataJson ?? result.dataJson));
     let status = head.status ?? (formatted && result.data === undefined ? 400 : 200);
     if (Buffer.byteLength(body) > maxResponseBytes) {
       // Like the cost refusal: the request asked for more than the server hands out.
@@ -280,6 +297,7 @@ export function createReporter({
       status = 400;
     }
     report(executed, cost, answer.errors ?? []);
+    if (executed.arrivedAt !== undefined) metrics?.eventFanOut.observe((performance.now() - executed.arrivedAt) / 1000);
     return answerOf(
       {
         body,

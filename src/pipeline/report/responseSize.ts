@@ -4,7 +4,7 @@
  * replaced by one RESPONSE_TOO_LARGE error (report.ts, which makes the JSON once and measures
  * it): a client gets a clear refusal, never a truncated document.
  */
-import type { GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { ErrorCode } from '../../errors.js';
 
 /** The error that replaces an answer over the ceiling. */
@@ -14,19 +14,12 @@ export const responseTooLarge = (maxBytes: number): GraphQLFormattedError => ({
 });
 
 /**
- * The JSON of `data` objects whose text is known before anything serializes them: the planned
- * executor writes its answer as JSON (plan/answer.ts). `JSON.stringify(JSON.parse(text))` is
- * `text` for any text `JSON.stringify` made (GraphQL response keys are names, never array
- * indices), so the report and the response cache write the text as it is.
+ * An execution's result, carrying the JSON of its `data` when the executor wrote the answer as
+ * JSON (the planned executor does, plan/answer.ts). `JSON.stringify(JSON.parse(text))` is `text`
+ * for any text `JSON.stringify` made (GraphQL response keys are names, never array indices), so
+ * the report and the response cache write the text as it is instead of serializing `data`.
  */
-const dataJson = new WeakMap<object, string>();
-
-/** Remembers that `data` serializes to `json`; returns `data`. */
-export function withKnownJson<T extends object>(data: T, json: string): T {
-  dataJson.set(data, json);
-  return data;
+export interface ExecutedResult extends ExecutionResult {
+  /** The JSON of `data` (undefined: not known, serialize `data`). */
+  readonly dataJson?: string | undefined;
 }
-
-/** The JSON `data` is known to serialize to (undefined: not known, serialize it). */
-export const knownJsonOf = (data: unknown): string | undefined =>
-  typeof data === 'object' && data !== null ? dataJson.get(data) : undefined;

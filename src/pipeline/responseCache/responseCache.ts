@@ -221,11 +221,10 @@ export function createResponseCache(options: ResponseCacheOptions) {
    */
   function store(
     miss: CacheMiss,
-    result: ExecutionResult,
+    /** With the JSON of its `data` when the executor wrote the answer as JSON (the planned executor does): stored as it is. */
+    result: ExecutionResult & { readonly dataJson?: string | undefined },
     context: Pick<GraphQLContext, 'reads'>,
     readsOnlyPublicData: boolean,
-    /** The JSON of `result.data` when the executor wrote it already (the planned executor does). */
-    knownDataJson?: string,
   ): { outcome: CacheOutcome; dataJson?: string } {
     if (miss.status === 'bypass') return { outcome: miss.outcome };
     const outcome: CacheOutcome = { status: 'miss', tags: [], public: false };
@@ -240,7 +239,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     else if (readsOnlyPublicData && !isPublic) refusal = 'private read in a public document';
     else if (!feed.live) refusal = 'invalidation feed down';
     else {
-      const json = (dataJson = knownDataJson ?? JSON.stringify(result.data ?? null));
+      const json = (dataJson = result.dataJson ?? JSON.stringify(result.data ?? null));
       if (Buffer.byteLength(json) > options.maxAnswerBytes) refusal = 'too-large';
       else {
         const etag = etagOf(json);

@@ -139,7 +139,9 @@ export async function serveHttp(
         traceHttpRequest(req, res, '/graphql');
         withCors(req, res, () => {
           const answer =
-            page && wantsPlayground(req, new URLSearchParams(search)) ? page.page(req, res) : graphql(req, res, search);
+            page && req.method === 'GET' && wantsPlayground(req, new URLSearchParams(search))
+              ? page.page(req, res)
+              : graphql(req, res, search);
           answer.catch((error: unknown) => failed(req, res, error));
         });
       },

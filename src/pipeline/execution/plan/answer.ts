@@ -1,11 +1,11 @@
 /**
  * The answer of a planned execution: objects as arrays of values in their selection's order
  * (no result objects are built), written as JSON text directly, keys in graphql-js's order, and
- * handed on as `data` whose JSON is known (responseSize.ts): the response reuses the text, and
- * the object is parsed from it only if something reads it.
+ * handed on as a result that carries that text (responseSize.ts): the response reuses the text,
+ * and `data` is parsed from it only if something reads it.
  */
+import type { ExecutedResult } from '../../report/responseSize.js';
 import type { Selection } from './plan.js';
-import { withKnownJson } from '../../report/responseSize.js';
 
 /** One object of the answer: a value per field of its selection. */
 export class ObjectNode {
@@ -79,26 +79,38 @@ export const answerJson = (root: ObjectNode): string => objectJson(root);
 
 /**
  * `data` for an answer known as JSON text: an object that is the parsed text when anything reads
- * it, parsed at most once, and whose JSON the response writes without serializing it again.
+ * it, parsed at most once.
  */
 export function dataOfJson(json: string): Record<string, unknown> {
-  let parsed: Record<string, unknown> | undefined;
-  const data = (): Record<string, unknown> => (parsed ??= JSON.parse(json) as Record<string, unknown>);
-  const lazy = new Proxy<Record<string, unknown>>(
-    {},
-    {
-      get: (_target, key): unknown => Reflect.get(data(), key),
-      has: (_target, key) => Reflect.has(data(), key),
-      ownKeys: () => Reflect.ownKeys(data()),
-      getOwnPropertyDescriptor: (_target, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(data(), key);
-        // The target itself is empty: a property it does not have must be reported configurable.
-        return descriptor && { ...descriptor, configurable: true };
-      },
-      set: (_target, key, value) => Reflect.set(data(), key, value),
-      deleteProperty: (_target, key) => Reflect.deleteProperty(data(), key),
-      getPrototypeOf: () => Reflect.getPrototypeOf(data()),
-    },
-  );
-  return withKnownJson(lazy, json);
+  return new Proxy(new LazyJson(json), lazyData) as unknown as Record<string, unknown>;
 }
+
+/** The text of an answer, parsed on first use. No own properties: the proxy shows the parsed object's. */
+class LazyJson {
+  readonly #json: string;
+  #parsed: Record<string, unknown> | undefined;
+  constructor(json: string) {
+    this.#json = json;
+  }
+  get data(): Record<string, unknown> {
+    return (this.#parsed ??= JSON.parse(this.#json) as Record<string, unknown>);
+  }
+}
+
+/** One handler for every lazy answer (no closures per answer): each trap reads the parsed object. */
+const lazyData: ProxyHandler<LazyJson> = {
+  get: (target, key): unknown => Reflect.get(target.data, key),
+  has: (target, key) => Reflect.has(target.data, key),
+  ownKeys: (target) => Reflect.ownKeys(target.data),
+  getOwnPropertyDescriptor: (target, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(target.data, key);
+    // The target itself has no properties: a property it does not have must be reported configurable.
+    return descriptor && { ...descriptor, configurable: true };
+  },
+  set: (target, key, value) => Reflect.set(target.data, key, value),
+  deleteProperty: (target, key) => Reflect.deleteProperty(target.data, key),
+  getPrototypeOf: (target) => Reflect.getPrototypeOf(target.data),
+};
+
+/** The result of an answer known as JSON text: lazy `data`, and the text the response writes as it is. */
+export const resultOfJson = (json: string): ExecutedResult => ({ data: dataOfJson(json), dataJson: json });

@@ -26,7 +26,7 @@ import type {
 } from 'graphql';
 import type { OperationMeter } from '../meter.js';
 import { isPromiseLike } from '../documentCache.js';
-import { dataOfJson } from './answer.js';
+import { dataOfJson, resultOfJson } from './answer.js';
 import type { Plan, PlanField } from './plan.js';
 import { Fallback, PendingWrite } from './run.js';
 import type { PlannedRun, RunFallback } from './run.js';
@@ -204,8 +204,9 @@ export function runMutation({
   /** Root field `index` and those after it, one after the other. */
   const step = (index: number): ExecutionResult | Promise<ExecutionResult> => {
     if (index === fields.length) {
-      const data = dataOfJson(run.answer());
-      return answer(errors.length > 0 ? { data, errors } : { data });
+      const json = run.answer();
+      // Without errors, the response writes the JSON as it is.
+      return answer(errors.length > 0 ? { data: dataOfJson(json), errors } : resultOfJson(json));
     }
     let value: unknown;
     try {

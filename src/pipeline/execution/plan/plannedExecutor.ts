@@ -32,7 +32,7 @@ import type {
 import { getVariableValues } from 'graphql/execution/values.js';
 import type { GraphQLContext } from '../../../graphql/context.js';
 import { BudgetExceededError, meterOf } from '../meter.js';
-import { dataOfJson } from './answer.js';
+import { resultOfJson } from './answer.js';
 import { compilePlan, conditionsOf, conditionVariables, PlanTooLargeError } from './plan.js';
 import type { Plan } from './plan.js';
 import { documentCache } from '../documentCache.js';
@@ -178,10 +178,7 @@ export function createPlannedExecutor({ schema, maxDocuments, maxBytes, onFallba
       });
     }
     // The answer, or graphql-js's, within the run's own promise: no `then` of its own.
-    return planned.execute(
-      (json): ExecutionResult => ({ data: dataOfJson(json) }),
-      (fallback) => rerun(args, fallback.reason),
-    );
+    return planned.execute(resultOfJson, (fallback) => rerun(args, fallback.reason));
   }
 
   return {
