@@ -7,10 +7,12 @@ const require = createRequire(import.meta.url);
 const DYNAMODB_LOCAL = ['test/support/globalSetup.ts'];
 
 /**
- * The differential suite: graphql-js as the oracle of the compiled executor, on 10,000 generated
- * documents, and on every request of these integration test files, whose servers then answer
- * with the compiled executor and check each answer against graphql-js replaying the same
- * DynamoDB calls (test/support/differentialExecutor.ts, plugged in by test/support/harness.ts).
+ * The differential suite: graphql-js as the oracle of the shipped (planned) executor, on 10,000
+ * generated documents and 1,000 generated mutations, and on every request of these integration
+ * test files, whose servers then answer with the planned executor and check each answer against
+ * graphql-js replaying the same DynamoDB calls (test/support/differentialExecutor.ts, plugged in
+ * by test/support/harness.ts). Any difference fails the test during which it was found
+ * (test/support/differentialTally.ts), whatever that test asserts.
  */
 const DIFFERENTIAL = [
   'test/executors.generated.test.ts',

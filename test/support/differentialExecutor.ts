@@ -164,6 +164,7 @@ export function reportDifference(
   const part = answerDifference(primary, oracle);
   if (!part) return null;
   onDifference?.(part);
+  differences.push(`${part} in ${about.operationName ?? 'an anonymous operation'}`);
   // On stderr whatever the log level (tests run with silent logs): a difference is a bug.
   process.stderr.write(
     `EXECUTOR MISMATCH (${part}) in ${about.operationName ?? 'an anonymous operation'}: see the log line for both answers\n`,
@@ -179,6 +180,12 @@ export function reportDifference(
   );
   return new ExecutorMismatchError(part);
 }
+
+/**
+ * The differences found since a test began (differentialTally.ts fails the test that made any,
+ * whatever that test asserts: a budget stop or a refusal could otherwise hide one).
+ */
+export const differences: string[] = [];
 
 /** How many operations of each type this process compared (a suite prints them: what the oracle covered). */
 export const compared: Record<OperationTypeNode, number> = { query: 0, mutation: 0, subscription: 0 };

@@ -1,9 +1,15 @@
 /**
- * The differential suite's setup file: after each test file, what the oracle compared in it, by
+ * The differential suite's setup file: a test during which the oracle found any difference
+ * fails, whatever else it asserts; after each test file, what the oracle compared in it, by
  * operation type (the suite's coverage of queries, mutations and subscription events, printed).
  */
-import { afterAll } from 'vitest';
-import { compared } from './differentialExecutor.js';
+import { afterAll, afterEach, expect } from 'vitest';
+import { compared, differences } from './differentialExecutor.js';
+
+afterEach(() => {
+  const found = differences.splice(0);
+  expect(found, 'the executor under test and graphql-js answered differently').toEqual([]);
+});
 
 afterAll(() => {
   const { query, mutation, subscription } = compared;

@@ -129,7 +129,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     schema,
     itemCollections,
   };
-  // The differential suite: the compiled executor answers and graphql-js checks every operation.
+  // The differential suite: the planned executor answers and graphql-js checks every operation.
   const differential =
     inject('differential') && !options.execute && !options.executor
       ? differentialServer(data, options.limits ?? DEFAULT_LIMITS)
