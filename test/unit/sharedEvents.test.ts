@@ -31,6 +31,12 @@ describe('sharing a subscription event', () => {
     expect(new Set([key, ...others]).size).toBe(others.length + 1);
   });
 
+  it('keys by every field of the viewer, in any order, including one it does not know by name', () => {
+    const key = sharingKey(operation(), alice);
+    expect(sharingKey(operation(), { expiresAt: 2_000_000_000, role: 'customer', userId: 'alice' })).toBe(key);
+    expect(sharingKey(operation(), { ...alice, tenant: 'north' } as Viewer)).not.toBe(key);
+  });
+
   it('executes once per event and key, and again for another event or key', async () => {
     const shared = createSharedEvents();
     let executions = 0;

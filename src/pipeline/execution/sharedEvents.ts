@@ -18,8 +18,13 @@ export function sharingKey(
   admitted: Pick<AdmittedOperation, 'operationName' | 'variables'> & { document: { hash: string } },
   viewer: Viewer | null,
 ): string {
-  const who = viewer ? [viewer.userId, viewer.role, viewer.expiresAt ?? '', viewer.verifiedEmail ?? ''] : ['anonymous'];
-  return JSON.stringify([admitted.document.hash, admitted.operationName, admitted.variables, ...who]);
+  // Every field of the viewer, whatever it grows: a claim left out here would share one viewer's answer with another.
+  const who = viewer
+    ? Object.entries(viewer)
+        .filter(([, value]) => value !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+    : 'anonymous';
+  return JSON.stringify([admitted.document.hash, admitted.operationName, admitted.variables, who]);
 }
 
 export type SharedEvents = <T>(event: unknown, key: string, execute: () => Promise<T>) => Promise<T>;
