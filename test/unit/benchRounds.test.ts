@@ -98,13 +98,13 @@ describe('--rounds', () => {
         { key: 'raw', label: 'raw chain (limit)' },
       ],
       runs: [
-        row('server', [aRound({ p50: 12, cpu: 6 }), aRound({ p50: 20, cpu: 9 }), aRound({ p50: 11, cpu: 5 })]),
+        row('server', [aRound({ p50: 10.5, cpu: 5 }), aRound({ p50: 20, cpu: 9 }), aRound({ p50: 10, cpu: 4.8 })]),
         row('raw', [aRound({ p50: 10, cpu: 4 }), aRound({ p50: 10, cpu: 4 }), aRound({ p50: 10, cpu: 4 })]),
       ],
     } as unknown as BenchResults;
     const [, , line] = renderRatioTable(results).split('\n');
     expect(line).toBe(
-      '| userOrders | 1 | tablegraph | 12.0 [11.0–20.0] (10.0) | 1.20x [1.10–2.00] ✅ | 1.20x | 6.00 [5.00–9.00] (4.00) | 1.50x [1.25–2.25] ✅ | 2 (2) |',
+      '| userOrders | 1 | tablegraph | 10.5 [10.0–20.0] (10.0) | 1.05x [1.00–2.00] ✅ | 1.05x | 5.00 [4.80–9.00] (4.00) | 1.25x [1.20–2.25] ✅ | 2 (2) |',
     );
   });
 });
