@@ -80,6 +80,7 @@ function probeReceived(orderId: string, times: number, timeoutMs = 15_000): Prom
   });
 }
 
+const EVERYTHING_QUERY = 'subscription { orderEvents { order { orderId } } }';
 let everything: Subscriber[];
 let alicesOwn: Subscriber;
 
@@ -129,19 +130,23 @@ beforeAll(async () => {
     for (const waiter of [...probeWaiters]) waiter();
   });
   streamsClient = createStreamsClient({ endpoint: endpoint(), region: 'us-east-1' });
+  await subscribeEveryone('');
+}, 120_000);
+
+/** The admin on every instance, and alice on the third, each subscribed to every order event it may see. */
+async function subscribeEveryone(suffix: string): Promise<void> {
   const adminToken = await tokenFor('scale-admin', 'admin');
-  const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
   everything = await Promise.all(
-    apis.map((api, i) => subscribe(clients, `admin@api${i}`, api, adminToken, everythingQuery)),
+    apis.map((api, i) => subscribe(clients, `admin@api${i}${suffix}`, api, adminToken, EVERYTHING_QUERY)),
   );
   alicesOwn = await subscribe(
     clients,
-    'alice@api2',
+    `alice@api2${suffix}`,
     apis[2] as ChildServer,
     await tokenFor(alice.userId),
-    everythingQuery,
+    EVERYTHING_QUERY,
   );
-}, 120_000);
+}
 
 afterAll(async () => {
   for (const client of clients) void client.dispose();
@@ -301,18 +306,7 @@ describe('scale-out on Redis', () => {
       what: 'the late instance joined the bus',
     });
     // The clients refetch and subscribe again, as EVENTS_MISSED asks.
-    const everythingQuery = 'subscription { orderEvents { order { orderId } } }';
-    const adminToken = await tokenFor('scale-admin', 'admin');
-    everything = await Promise.all(
-      apis.map((api, i) => subscribe(clients, `admin@api${i} again`, api, adminToken, everythingQuery)),
-    );
-    alicesOwn = await subscribe(
-      clients,
-      'alice@api2 again',
-      apis[2] as ChildServer,
-      await tokenFor(alice.userId),
-      everythingQuery,
-    );
+    await subscribeEveryone(' again');
     const lateSubscriber = await subscribe(
       clients,
       'admin@late',
