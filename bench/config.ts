@@ -53,6 +53,12 @@ export interface BenchConfig {
    * cell is warmed up for `warmupSeconds` either way.
    */
   prewarm: boolean;
+  /**
+   * Run the systems under tsx (`node --import tsx <entry>`, as `npm start` runs) instead of
+   * bundled by esbuild as deployed (bundle.ts). tsx keeps function names: every closure a request
+   * creates costs a `defineProperty`, so its figures are higher than what ships.
+   */
+  tsx: boolean;
   /** Where the results go, as <resultsName>.md and <resultsName>.json. */
   resultsDir: string;
   resultsName: string;
@@ -80,6 +86,7 @@ const DEFAULTS: BenchConfig = {
   experiments: true,
   levers: true,
   prewarm: true,
+  tsx: false,
   resultsDir: 'bench/results',
   resultsName: 'latest',
   seed: 20260401,
@@ -107,6 +114,7 @@ const NAMES: Record<keyof BenchConfig, string> = {
   experiments: 'experiments',
   levers: 'levers',
   prewarm: 'prewarm',
+  tsx: 'tsx',
   resultsDir: 'results-dir',
   resultsName: 'results-name',
   seed: 'seed',

@@ -1,17 +1,39 @@
 /**
- * The systems under test run as child processes (`node --import tsx <entry>`), the way a user
- * runs them: the benchmark only talks HTTP to them and reads their memory and CPU from /proc.
+ * The systems under test run as child processes, as they are deployed: `node <bundle>.mjs` in the
+ * benchmark's bundle folder (bundle.ts), or `node --import tsx <entry>` in the project folder when
+ * a run asks for tsx (`--tsx`). The benchmark only talks HTTP to them and reads their memory and
+ * CPU from /proc.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENV_SPEC } from '../src/config/index.js';
+import { benchBundle } from './bundle.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Every setting of the spec would change what a child does: a child gets only what its system gives it. */
 const DROPPED = Object.keys(ENV_SPEC);
+
+/** How the systems run: bundled by esbuild as deployed (the default), or under tsx as `npm start` runs. */
+export type SystemsRuntime = 'bundle' | 'tsx';
+
+let runtime: SystemsRuntime = 'bundle';
+
+/** Sets how the children started from now on run (`npm run bench -- --tsx`). */
+export function setSystemsRuntime(value: SystemsRuntime): void {
+  runtime = value;
+}
+
+export const systemsRuntime = (): SystemsRuntime => runtime;
+
+/** The command line and working directory of `entry` (relative to the project root) in the current runtime. */
+export function childCommand(entry: string): { args: string[]; cwd: string } {
+  if (runtime === 'tsx') return { args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT };
+  const bundle = benchBundle();
+  return { args: [bundle.file(entry)], cwd: bundle.dir };
+}
 
 export interface Child {
   name: string;
@@ -61,8 +83,9 @@ export async function startChild({
   for (const variable of Object.keys(base)) if (/^(BENCH_|NAIVE_)/.test(variable)) delete base[variable];
   // e.g. BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the systems under test.
   const extraArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, '--import', 'tsx', entry, ...args], {
-    cwd: PROJECT_ROOT,
+  const command = childCommand(entry);
+  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, ...command.args, ...args], {
+    cwd: command.cwd,
     env: { ...base, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,11 +2,13 @@
  * Where the server's CPU goes: the server runs once more under V8's sampling profiler
  * (`--cpu-prof`), takes a few load runs at concurrency 1, and the samples that fall inside each
  * run are summed by the code they were in (self time), per request. The profiler itself adds a
- * little; the split between layers is what matters.
+ * little; the split between layers is what matters. A bundled system's samples are attributed
+ * through its source map (bundle.ts), so the layers are the same as under tsx.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { originalUrl } from './bundle.js';
 import { runLoad, warmUp } from './load.js';
 import type { LoadTarget } from './load.js';
 import type { Operation } from './operations.js';
@@ -15,7 +17,7 @@ import { startSystem, SYSTEMS } from './systems.js';
 import type { SystemEnv, SystemId } from './systems.js';
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }[];
   startTime: number;
   samples: number[];
   timeDeltas: number[];
@@ -217,6 +219,10 @@ export async function profileSystem(options: {
       .sort((a, b) => statSync(b).size - statSync(a).size);
     if (!files[0]) throw new Error(`the profiled ${options.system} wrote no profile`);
     const profile = JSON.parse(readFileSync(files[0], 'utf8')) as CpuProfile;
+    // A bundled system's frames all name its bundle: each is named by the source it came from.
+    for (const { callFrame } of profile.nodes) {
+      callFrame.url = originalUrl(callFrame.url, callFrame.lineNumber, callFrame.columnNumber);
+    }
     const perOp = windows.map((window) => ({ window, totals: windowed(profile, window.from, window.to) }));
     if (process.env.BENCH_PROFILE_FUNCTIONS) {
       for (const window of windows) printTopFunctions(profile, window, Number(process.env.BENCH_PROFILE_FUNCTIONS));

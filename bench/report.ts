@@ -18,6 +18,12 @@ function table(header: string[], rows: string[][], align?: string[]): string {
 }
 
 /** The title line, the data set and how each cell was measured. */
+/** How the run started tablegraph (bench/procs.ts). */
+const serverCommand = (config: BenchResults['config']): string =>
+  config.tsx
+    ? '`node --import tsx src/main.ts`, under tsx'
+    : '`node server.mjs`, the esbuild bundle the image and the Lambda run';
+
 function renderIntro(results: BenchResults): string[] {
   const { config, dataset, environment } = results;
   const out: string[] = [];
@@ -40,9 +46,9 @@ function renderIntro(results: BenchResults): string[] {
   if (results.runs.length > 0) {
     out.push(
       `Each cell: ${config.warmupSeconds} s warm-up, then ${(config.rounds ?? 1) > 1 ? `${config.rounds} rounds of ` : ''}${config.durationSeconds} s of autocannon over HTTP (\`POST /graphql\` with \`Authorization: Bearer\`), every response checked. ` +
-        'Systems: **tablegraph** (`node --import tsx src/main.ts` with NODE_ENV=production as deployed, LOG_LEVEL=warn, RESPONSE_CACHE=off, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ' +
+        `Systems: **tablegraph** (${serverCommand(config)} with NODE_ENV=production as deployed, LOG_LEVEL=warn, RESPONSE_CACHE=off, STREAM_CONSUMER=false: its in-process DynamoDB Streams consumer runs as a Lambda on AWS), **raw chain** (the limit: the fewest raw SDK calls, no GraphQL, node:http), ` +
         '**raw chain, one request per level** (raw SDK calls in the order of the server with item-collection fusion off), **naive peer** (same schema on Apollo + Express, one GetItem/Query per entity, no DataLoader). ' +
-        'All are separate processes; CPU and RSS are read from /proc for the system’s process.' +
+        `All are separate processes, ${config.tsx ? 'each run under tsx (`--tsx`)' : 'each bundled by esbuild with the settings of the image (the comparison servers too)'}; CPU and RSS are read from /proc for the system’s process.` +
         ((config.rounds ?? 1) > 1
           ? ' The variants of a cell take turns round by round; a figure is the median of the rounds, [min–max] their range, and a ratio the median of the per-round ratios.'
           : ''),
@@ -50,7 +56,7 @@ function renderIntro(results: BenchResults): string[] {
     );
   } else {
     out.push(
-      'Only the scale test ran: tablegraph (`node --import tsx src/main.ts`) over HTTP with autocannon, CPU and RSS from /proc.',
+      `Only the scale test ran: tablegraph (${serverCommand(config)}) over HTTP with autocannon, CPU and RSS from /proc.`,
       '',
     );
   }

@@ -26,7 +26,8 @@ import { buildDataset, seedDataset } from './dataset.js';
 import { runExperiments } from './experiments.js';
 import type { ExperimentResults } from './experiments.js';
 import { runLoadPhase } from './loadPhase.js';
-import { PROJECT_ROOT } from './procs.js';
+import { benchBundle } from './bundle.js';
+import { PROJECT_ROOT, setSystemsRuntime } from './procs.js';
 import { renderMarkdown } from './report.js';
 import { toJson } from './results.js';
 import type { BenchResults } from './results.js';
@@ -82,6 +83,15 @@ async function main(): Promise<void> {
   const onStart = (stop: () => Promise<void>) => (stopping ? void stop() : void cleanups.push(stop));
   const runId = `b${Date.now().toString(36)}`;
   const tableName = `Bench-${runId}`;
+
+  // --- the systems, bundled as deployed ----------------------------------------------------------
+  setSystemsRuntime(config.tsx ? 'tsx' : 'bundle');
+  if (config.tsx) progress('the systems run under tsx (--tsx), not as deployed');
+  else {
+    progress('bundling the systems with esbuild, as the image and the Lambda are');
+    progress(`bundled into ${benchBundle().dir} in ${((performance.now() - phaseStarted) / 1000).toFixed(1)} s`);
+  }
+  endPhase('bundling');
 
   // --- database, seeding -----------------------------------------------------------------------
   progress('starting DynamoDB Local (in memory)');

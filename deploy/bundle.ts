@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 import { projectRoot } from '../src/projectRoot.js';
 
 export interface LambdaEntry {
@@ -75,16 +76,13 @@ export function hashFolder(dir: string): string {
 }
 
 /**
- * Bundles `entry` (relative to the project root) into the one ESM file `outfile`: every bundle of
- * the stack, Lambda or container, is built by this call. Throws esbuild's error (with file and
- * line) when the entry does not build.
+ * The settings of every bundle of the stack: one ESM file per entry for Node.js 24, the AWS SDK
+ * and every other dependency inside it. The benchmark bundles its systems with the same settings
+ * (bench/bundle.ts), so what it measures is what ships.
  */
-export function bundleEntry(entry: string, outfile: string): void {
-  const root = projectRoot();
-  buildSync({
-    entryPoints: [path.join(root, entry)],
-    absWorkingDir: root,
-    outfile,
+export function bundleOptions(): BuildOptions {
+  return {
+    absWorkingDir: projectRoot(),
     bundle: true,
     platform: 'node',
     target: BUNDLE_TARGET,
@@ -94,7 +92,16 @@ export function bundleEntry(entry: string, outfile: string): void {
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'error',
-  });
+  };
+}
+
+/**
+ * Bundles `entry` (relative to the project root) into the one ESM file `outfile`: every bundle of
+ * the stack, Lambda or container, is built by this call. Throws esbuild's error (with file and
+ * line) when the entry does not build.
+ */
+export function bundleEntry(entry: string, outfile: string): void {
+  buildSync({ ...bundleOptions(), entryPoints: [path.join(projectRoot(), entry)], outfile });
 }
 
 /** Copies the project's `files` into `dir`, each at the same relative place. */
