@@ -66,7 +66,9 @@ const INCOMPRESSIBLE = /^(font\/woff2?|image\/(png|jpeg|gif|webp)|application\/(
 
 /**
  * Sends `body` with `status` and `headers` (names lower-case), compressed when it pays. A HEAD
- * request gets the headers alone.
+ * request gets the headers alone. A body sent as it is stays a string: Node writes the status
+ * line, the headers and a string body in one `write` (a Buffer would be copied first and go out
+ * with the headers in a `writev`).
  */
 export async function sendBody(
   req: IncomingMessage,
@@ -77,29 +79,32 @@ export async function sendBody(
   /** Compressed forms of this very body kept elsewhere (a cache hit's, with its entry): used, and filled, first. */
   encoded?: { get(encoding: string): Buffer | undefined; keep(encoding: string, bytes: Buffer): void },
 ): Promise<void> {
-  let bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  let sent = body;
+  let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   for (const [name, value] of headers) {
     // CORS has already said `Vary: Origin`; the answer's own Vary adds to it.
     res.setHeader(name, name === 'vary' ? mergeVary(res.getHeader('vary'), value) : value);
   }
   const contentType = String(res.getHeader('content-type') ?? '');
-  const compressible = status !== 304 && status !== 204 && bytes.length > 0 && !INCOMPRESSIBLE.test(contentType);
+  const compressible = status !== 304 && status !== 204 && length > 0 && !INCOMPRESSIBLE.test(contentType);
   if (compressible) {
     res.setHeader('vary', mergeVary(res.getHeader('vary'), 'Accept-Encoding'));
-    const encoding = bytes.length >= COMPRESSION_THRESHOLD ? encodingFor(req.headers['accept-encoding']) : undefined;
+    const encoding = length >= COMPRESSION_THRESHOLD ? encodingFor(req.headers['accept-encoding']) : undefined;
     if (encoding) {
       const kept = encoded?.get(encoding);
-      if (kept) bytes = kept;
-      else if (encoded) {
-        bytes = await CODECS[encoding](bytes);
-        encoded.keep(encoding, bytes);
-      } else bytes = await compress(encoding, bytes);
+      if (kept) sent = kept;
+      else {
+        const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+        sent = encoded ? await CODECS[encoding](bytes) : await compress(encoding, bytes);
+        encoded?.keep(encoding, sent);
+      }
+      length = sent.length;
       res.setHeader('content-encoding', encoding);
     }
   }
-  if (status !== 304 && status !== 204) res.setHeader('content-length', bytes.length);
+  if (status !== 304 && status !== 204) res.setHeader('content-length', length);
   res.statusCode = status;
-  res.end(req.method === 'HEAD' || status === 304 || status === 204 ? undefined : bytes);
+  res.end(req.method === 'HEAD' || status === 304 || status === 204 ? undefined : sent);
 }
 
 const mergeVary = (current: number | string | string[] | undefined, added: string): string => {
