@@ -22,7 +22,7 @@ import { percentile } from '../test/support/load.js';
 import { runLoad } from './load.js';
 import { waitUntil } from '../test/support/waitUntil.js';
 import { USER_ORDERS_QUERY } from './operations.js';
-import { startChild } from './procs.js';
+import { setSystemsRuntime, startChild } from './procs.js';
 import type { Child } from './procs.js';
 
 parseCommandLine({
@@ -77,6 +77,8 @@ async function ask(url: string, body: object, authorization?: string, explain = 
 }
 
 const local = await startLocalDynamo();
+// Its tablegraph servers are the tests' child processes, under tsx: the raw chain runs alike.
+setSystemsRuntime('tsx');
 const children = new ChildServers();
 let raw: Child | undefined;
 const dynamo = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
