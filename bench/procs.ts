@@ -26,8 +26,6 @@ export function setSystemsRuntime(value: SystemsRuntime): void {
   runtime = value;
 }
 
-export const systemsRuntime = (): SystemsRuntime => runtime;
-
 /** The command line and working directory of `entry` (relative to the project root) in the current runtime. */
 export function childCommand(entry: string): { args: string[]; cwd: string } {
   if (runtime === 'tsx') return { args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT };

@@ -8,9 +8,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchBundle } from '../bench/bundle.js';
+import { benchBundle, originalUrl } from '../bench/bundle.js';
 import { loadBenchConfig } from '../bench/config.js';
 import { buildDataset, seedDataset } from '../bench/dataset.js';
 import { operations } from '../bench/operations.js';
@@ -88,6 +89,22 @@ describe('the benchmark’s systems', () => {
     const hash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
     expect(hash(benchBundle().file(CONTAINER_ENTRIES.server))).toBe(hash(outfile));
   }, 60_000);
+
+  it('name the source of a bundled function for the profile, through the bundle’s source map', () => {
+    const file = benchBundle().file(CONTAINER_ENTRIES.server);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.includes('async function sendBody('));
+    const column = lines[line]?.indexOf('async function sendBody(') ?? -1;
+    expect(line).toBeGreaterThan(0);
+    const url = pathToFileURL(file).href;
+    expect(originalUrl(url, line, column)).toBe(
+      pathToFileURL(path.join(projectRoot(), 'src/transports/http/send.ts')).href,
+    );
+    const graphqlLine = lines.findIndex((text) => text.includes('function executeOperation('));
+    expect(originalUrl(url, graphqlLine, 0)).toMatch(/\/node_modules\/graphql\/execution\/execute\.js$/);
+    // Not a bundle: as it is.
+    expect(originalUrl('node:internal/streams/writable', 10, 2)).toBe('node:internal/streams/writable');
+  });
 
   const reads = operations(data, 'bundle-test').filter((op) => !op.mutation);
 
