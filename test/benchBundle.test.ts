@@ -114,7 +114,7 @@ describe('the benchmark’s systems', () => {
       const next = op.variables(config.seed, 'bundle-test');
       for (let i = 0; i < 3; i += 1) {
         const body = { operationName: op.operationName, query: op.query, variables: next() };
-        for (const extra of [{}, { 'accept-encoding': 'gzip' }]) {
+        for (const extra of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
           const [fromTsx, fromBundle] = await Promise.all([
             answer(tsx.url, body, extra),
             answer(bundled.url, body, extra),
