@@ -17,13 +17,13 @@ function table(header: string[], rows: string[][], align?: string[]): string {
   return [line(header), line(align ?? header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** The title line, the data set and how each cell was measured. */
 /** How the run started tablegraph (bench/procs.ts). */
 const serverCommand = (config: BenchResults['config']): string =>
   config.tsx
     ? '`node --import tsx src/main.ts`, under tsx'
     : '`node server.mjs`, the esbuild bundle the image and the Lambda run';
 
+/** The title line, the data set and how each cell was measured. */
 function renderIntro(results: BenchResults): string[] {
   const { config, dataset, environment } = results;
   const out: string[] = [];
