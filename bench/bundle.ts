@@ -14,6 +14,7 @@
  * source file of each sampled function.
  */
 import { SourceMap } from 'node:module';
+import type { SourceMapPayload } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -74,7 +75,7 @@ function sourceMapOf(file: string): SourceMap | null {
   let map = maps.get(file);
   if (map === undefined) {
     const mapFile = `${file}.map`;
-    map = existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as never) : null;
+    map = existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload) : null;
     maps.set(file, map);
   }
   return map;
@@ -89,8 +90,8 @@ export function originalUrl(url: string, line: number, column: number): string {
   const file = fileURLToPath(url);
   const map = sourceMapOf(file);
   if (!map || line < 0) return url;
-  const entry = map.findEntry(line, Math.max(column, 0)) as { originalSource?: string };
-  if (!entry.originalSource) return url;
+  const entry = map.findEntry(line, Math.max(column, 0));
+  if (!('originalSource' in entry) || !entry.originalSource) return url;
   const source = entry.originalSource.startsWith('file:')
     ? fileURLToPath(entry.originalSource)
     : path.resolve(path.dirname(file), entry.originalSource);
