@@ -20,8 +20,8 @@ function table(header: string[], rows: string[][], align?: string[]): string {
 /** How the run started tablegraph (bench/procs.ts). */
 const serverCommand = (config: BenchResults['config']): string =>
   config.tsx
-    ? '`node --import tsx src/main.ts`, under tsx'
-    : '`node server.mjs`, the esbuild bundle the image and the Lambda run';
+    ? '`node --import tsx src/main.ts`: under tsx,'
+    : '`node server.mjs`: the esbuild bundle of the image and the Lambda,';
 
 /** The title line, the data set and how each cell was measured. */
 function renderIntro(results: BenchResults): string[] {
