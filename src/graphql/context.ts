@@ -5,8 +5,7 @@
  * `costed`), so every read and write made for the execution is counted, and nothing else is.
  */
 import type { Logger } from 'pino';
-import { createAccess } from '../auth/access.js';
-import type { Access } from '../auth/access.js';
+import { Access } from '../auth/access.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import type { TokenVerifier, Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
@@ -14,8 +13,8 @@ import type { RequestCost } from '../db/capacity.js';
 import { costed } from '../db/client.js';
 import { newDependencyRecord } from '../db/dependencyRecord.js';
 import type { DependencyRecord } from '../db/dependencyRecord.js';
-import { createLoaders } from '../db/loaders.js';
-import type { DataSources, Loaders } from '../db/loaders.js';
+import { Loaders } from '../db/loaders.js';
+import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
@@ -90,14 +89,15 @@ export function createContext(
     ...data,
     dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost, reads) },
   };
-  const loaders = createLoaders(counted);
+  // Made on first use, each loader and access rule: an operation pays for those it reads through.
+  const loaders = new Loaders(counted);
   return {
     requestId,
     viewer,
     cost,
     reads,
     wrote: new Set(),
-    access: createAccess(viewer, loaders),
+    access: new Access(viewer, loaders),
     loaders,
     data: counted,
     events,
