@@ -72,8 +72,6 @@ export interface StreamConsumerOptions {
   batchSize?: number | undefined;
   /** Backoff after an error, per shard; attempts never run out. Default ERROR_BACKOFF. */
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
-  /** Items processed at once within a batch (see processRecords). */
-  concurrency?: number | undefined;
   log?: StreamLog | undefined;
   /**
    * Share the shards with other consumers of the same `consumerName` through leases
@@ -331,7 +329,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     readAt: number,
     fence: Fence | undefined,
   ): Promise<void> {
-    const { dynamo, tableName, concurrency, onRecords } = this.options;
+    const { dynamo, tableName, onRecords } = this.options;
     try {
       onRecords?.(records);
     } catch (error) {
@@ -364,7 +362,6 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       tableName,
       publish,
       log: this.log,
-      concurrency,
       fence,
     });
     const processedAt = Date.now();
