@@ -88,6 +88,16 @@ export interface StreamConsumerOptions {
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
 
+/**
+ * A shard's next checkpoint write: chained after the one before it, and covering the batches
+ * processed until it begins (`queued`), whose reports go out once it is done.
+ */
+interface Saving {
+  done: Promise<void>;
+  queued: boolean;
+  reports: Omit<BatchReport, 'checkpointed'>[];
+}
+
 const noLog: StreamLog = {
   debug: () => undefined,
   info: () => undefined,
@@ -112,6 +122,10 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private wake: (() => void) | undefined;
   private nextRefreshAt = 0;
   private rounds = 0;
+  /** Each shard's checkpoint write under way, in order (see checkpointLater). */
+  private readonly saving = new Map<ShardReader, Saving>();
+  /** The tenures found fenced off (see lost). */
+  private readonly fencedOff = new Set<string>();
 
   constructor(options: StreamConsumerOptions) {
     super();
@@ -174,6 +188,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    await Promise.all([...this.saving.values()].map((saving) => saving.done));
     await this.leases?.stop();
   }
 
@@ -282,10 +297,21 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       return true;
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
-      this.leases.drop(tenure);
-      this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
+      this.lost(tenure);
       return false;
     }
+  }
+
+  /**
+   * A write under `tenure` was fenced off: the shard is dropped at once. Said once per tenure
+   * (a page's writes and the checkpoint behind it can both be refused).
+   */
+  private lost(tenure: Tenure): void {
+    this.leases?.drop(tenure);
+    const key = `${tenure.shardId}#${tenure.epoch}`;
+    if (this.fencedOff.has(key)) return;
+    this.fencedOff.add(key);
+    this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
   }
 
   /** One GetRecords on `shard`, processed and checkpointed. Never throws. */
@@ -295,9 +321,11 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     let outcome: 'records' | 'empty' | 'error' | 'waiting' = 'error';
     try {
       const held = await this.fenced(shard, async (fence) => {
-        if (shard.checkpointDue) await shard.retryCheckpoint(fence);
         const { records, next } = await shard.read();
         if (records.length === 0) {
+          // Caught up: the checkpoint is written (again, if a write failed) before saying so.
+          if (shard.checkpointDue) this.checkpointLater(shard, fence);
+          await this.saving.get(shard)?.done;
           if (next === undefined) await this.finish(shard, fence);
           outcome = 'empty';
           return;
@@ -376,16 +404,6 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       );
     }
     shard.processed(records, applied, next, failure?.sequenceNumber);
-    let checkpointed = false;
-    try {
-      if (!failure && next === undefined) await this.finish(shard, fence);
-      else if (shard.checkpointDue) await shard.saveCheckpoint(fence);
-      checkpointed = !shard.checkpointDue;
-    } catch (error) {
-      if (error instanceof LeaseLostError) throw error;
-      // Processed but not recorded: the next poll tries again, a crash replays the batch.
-      this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
-    }
     if (result.events.length > 0) {
       this.log.debug(
         {
@@ -399,7 +417,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         'stream events published',
       );
     }
-    this.emit('batch', {
+    const report = {
       shardId: shard.info.shardId,
       records: records.length,
       applied,
@@ -409,15 +427,70 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       readAt,
       publishedAt,
       lastSequenceNumber: shard.lastSequenceNumber,
-      checkpointed,
       lagSeconds: this.lagSeconds,
       durationMs: performance.now() - started,
+    };
+    if (!failure && next === undefined) {
+      let checkpointed = false;
+      try {
+        await this.finish(shard, fence);
+        checkpointed = true;
+      } catch (error) {
+        if (error instanceof LeaseLostError) throw error;
+        this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
+      }
+      this.emit('batch', { ...report, checkpointed });
+      return;
+    }
+    this.checkpointLater(shard, fence, report);
+  }
+
+  /**
+   * Writes the shard's checkpoint after the batches processed so far, without holding up the
+   * next page: the write is chained after the one under way, so checkpoints go out in order,
+   * each at a record that was applied (the position when it begins: every batch processed by
+   * then). Batches processed while one is queued share it. Each batch's report is emitted once
+   * its checkpoint is written (or failed: the next batch, or the next empty poll, tries again; a
+   * crash replays the batch). Fenced off: the shard is dropped, as for any refused write.
+   */
+  private checkpointLater(
+    shard: ShardReader,
+    fence: Fence | undefined,
+    report?: Omit<BatchReport, 'checkpointed'>,
+  ): void {
+    const before = this.saving.get(shard);
+    if (before?.queued) {
+      if (report) before.reports.push(report);
+      return;
+    }
+    const saving: Saving = { done: Promise.resolve(), queued: true, reports: report ? [report] : [] };
+    saving.done = (before?.done ?? Promise.resolve()).then(async () => {
+      saving.queued = false;
+      let checkpointed = false;
+      try {
+        if (shard.checkpointDue) await shard.saveCheckpoint(fence);
+        checkpointed = true;
+      } catch (error) {
+        if (error instanceof LeaseLostError) this.lost(error.tenure);
+        // Processed but not recorded: the next poll tries again, a crash replays the batch.
+        else this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
+      }
+      if (this.saving.get(shard) === saving) this.saving.delete(shard);
+      for (const each of saving.reports) {
+        try {
+          this.emit('batch', { ...each, checkpointed });
+        } catch (error) {
+          this.log.warn({ err: error }, 'stream consumer batch listener failed');
+        }
+      }
     });
+    this.saving.set(shard, saving);
   }
 
   /** The shard is closed and read to its end: record it, and look for its children now. */
   private async finish(shard: ShardReader, fence: Fence | undefined): Promise<void> {
     this.nextRefreshAt = 0;
+    await this.saving.get(shard)?.done; // the checkpoints before it first
     await shard.finish(fence);
   }
 

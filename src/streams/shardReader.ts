@@ -68,6 +68,8 @@ export class ShardReader {
   private ended: boolean;
   /** The checkpoint item lags behind lastProcessed / ended. */
   private due = false;
+  /** Counts what made the checkpoint due: a save clears `due` only if nothing did so while it ran. */
+  private dueSince = 0;
   private consecutiveErrors = 0;
   private retryAt = 0;
   private newestRecordAt: number | undefined;
@@ -151,7 +153,7 @@ export class ShardReader {
       this.newestRecordAt = last?.ApproximateCreationDateTime?.getTime() ?? Date.now();
       // Our own checkpoint writes come back through the stream: checkpointing a batch of
       // nothing but checkpoints would feed the stream forever.
-      if (records.slice(0, applied).some((record) => !isCheckpointRecord(record))) this.due = true;
+      if (records.slice(0, applied).some((record) => !isCheckpointRecord(record))) this.makeDue();
     }
     this.caughtUp = false;
     if (failedAt === undefined) {
@@ -171,16 +173,18 @@ export class ShardReader {
   async finish(fence?: Fence): Promise<void> {
     this.ended = true;
     this.iterator = undefined;
-    this.due = true;
+    this.makeDue();
     await this.saveCheckpoint(fence);
   }
 
   /**
    * Writes the checkpoint item for the position as it is now (under `fence`, when reading on a
    * lease). Rejects when the write fails (it stays due), with LeaseLostError when fenced off. A
-   * stored checkpoint further on is left as it is (never moved backwards) and logged.
+   * stored checkpoint further on is left as it is (never moved backwards) and logged. Records
+   * processed while it is written leave it due (the consumer writes it again after them).
    */
   async saveCheckpoint(fence?: Fence): Promise<void> {
+    const since = this.dueSince;
     const checkpoint: ShardCheckpoint = {
       shardId: this.info.shardId,
       sequenceNumber: this.lastProcessed,
@@ -192,7 +196,12 @@ export class ShardReader {
         'stream checkpoint not moved backwards: the stored one is further on',
       );
     }
-    this.due = false;
+    if (this.dueSince === since) this.due = false;
+  }
+
+  private makeDue(): void {
+    this.due = true;
+    this.dueSince++;
   }
 
   /**
