@@ -19,7 +19,7 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import { createStreamHandler } from '../src/lambda/streams.js';
 import { lambdaEvent, readStream as readStreamOf } from './support/streamRecords.js';
 import { orderToDetailsItem, orderToUserItem } from '../src/table/codecs.js';
-import { orderKey, productSaleKey } from '../src/table/keys.js';
+import { STREAM_CHECKPOINT_PK, orderKey, productSaleKey } from '../src/table/keys.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/table/models.js';
 import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
@@ -436,6 +436,62 @@ describe('the order of events', () => {
       expect(again.events.map((event) => event.node.orderId)).toEqual([orders[0].orderId]);
     } finally {
       watched.client.destroy();
+    }
+  });
+});
+
+describe('checkpoints', () => {
+  it('are written behind the next page, in order, each at a record already applied', async () => {
+    const shop = await openShop(1);
+    const product = shop.products[0] as ProductModel;
+    // Every checkpoint write is held until released, and the positions written are recorded.
+    const written: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const own = createDynamo({ endpoint: endpoint(), region });
+    own.client.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        // Marshalled or not, depending on where the document client's step sits: read either.
+        const text = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
+        const item = (args as { input?: { Item?: Record<string, unknown> } }).input?.Item;
+        if (text(item?.PK) !== STREAM_CHECKPOINT_PK) return next(args);
+        await held;
+        const output = await next(args);
+        written.push(text(item?.sequenceNumber) ?? '');
+        return output;
+      }) as never,
+      { step: 'initialize', name: 'holdCheckpoints' },
+    );
+    const log = new EventLog();
+    const consumer = await startConsumer(shop.tableName, log, { dynamo: own, pollIntervalMs: 20 });
+    try {
+      const [first, second] = [orderOf(shop.user, [[product, 1]]), orderOf(shop.user, [[product, 2]])];
+      await writeOrder(shop.tableName, first);
+      await log.until(placed(first));
+      // The first page's checkpoint is still held: the next page goes on all the same.
+      await writeOrder(shop.tableName, second);
+      await log.until(placed(second));
+      expect(written).toEqual([]);
+      expect(await soldCountOf(shop.tableName, product)).toBe(3);
+
+      release();
+      await consumer.waitUntilCaughtUp();
+      const positions = written.map((seq) => BigInt(seq));
+      expect(positions.length).toBeGreaterThan(0);
+      expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      // The last one covers the second order: its record is applied, and the stream holds nothing later but checkpoints.
+      const records = (await readStream(shop.tableName)).records;
+      const secondRecord = records.find((record) => isDetailsOf(second)(record));
+      expect(positions.at(-1)).toBeGreaterThanOrEqual(BigInt(secondRecord?.dynamodb?.SequenceNumber ?? '0'));
+      expect(
+        records
+          .filter((record) => BigInt(record.dynamodb?.SequenceNumber ?? '0') > (positions.at(-1) ?? 0n))
+          .every((record) => record.dynamodb?.Keys?.PK?.S === STREAM_CHECKPOINT_PK),
+      ).toBe(true);
+    } finally {
+      release();
+      await consumer.stop();
+      own.client.destroy();
     }
   });
 });
