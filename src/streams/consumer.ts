@@ -39,7 +39,7 @@ import { processRecords } from './processor.js';
 import { describeEvent } from '../events/changeEvent.js';
 import type { ChangeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
-import type { ShardReader } from './shardReader.js';
+import type { ShardPage, ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
 import { findStreamArn } from './shards.js';
 import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
@@ -98,6 +98,16 @@ interface Saving {
   reports: Omit<BatchReport, 'checkpointed'>[];
 }
 
+type PollOutcome = 'records' | 'empty' | 'error' | 'waiting';
+
+/** A page's events held back because the page before it failed a record: the page is read again. */
+class PageAbandonedError extends Error {
+  constructor() {
+    super('the page before this one did not complete; this one is read again');
+    this.name = 'PageAbandonedError';
+  }
+}
+
 const noLog: StreamLog = {
   debug: () => undefined,
   info: () => undefined,
@@ -124,6 +134,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private rounds = 0;
   /** Each shard's checkpoint write under way, in order (see checkpointLater). */
   private readonly saving = new Map<ShardReader, Saving>();
+  /** Each shard's page under way (see poll). */
+  private readonly applying = new Map<ShardReader, Promise<PollOutcome>>();
   /** The tenures found fenced off (see lost). */
   private readonly fencedOff = new Set<string>();
 
@@ -188,6 +200,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    await Promise.all(this.applying.values());
     await Promise.all([...this.saving.values()].map((saving) => saving.done));
     await this.leases?.stop();
   }
@@ -314,27 +327,62 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
   }
 
-  /** One GetRecords on `shard`, processed and checkpointed. Never throws. */
-  private async poll(shard: ShardReader): Promise<'records' | 'empty' | 'error' | 'waiting'> {
+  /**
+   * Reads `shard`'s next page and sets it going, while the page before it may still be applied:
+   * at most two pages of a shard are under way, the later one's events held until the earlier
+   * one's are out (handleBatch). Returns once this page is under way and the one before it is
+   * done, or once this poll is over (an empty page, an error). Never throws.
+   */
+  private async poll(shard: ShardReader): Promise<PollOutcome> {
     if (shard.waiting) return 'waiting';
+    const before = this.applying.get(shard);
+    if (before && !shard.hasIterator) {
+      // A new iterator starts after the last processed record: the page under way goes first.
+      await before;
+      return 'records';
+    }
+    let underway: () => void = () => undefined;
+    const begun = new Promise<undefined>((resolve) => (underway = () => resolve(undefined)));
+    const page = this.pollPage(shard, before, underway);
+    this.applying.set(shard, page);
+    void page.then(() => this.applying.get(shard) === page && this.applying.delete(shard));
+    const outcome = await Promise.race([begun, page]);
+    await before;
+    return outcome ?? 'records';
+  }
+
+  /** One GetRecords on `shard`, processed and checkpointed (see poll). Never throws. */
+  private async pollPage(
+    shard: ShardReader,
+    before: Promise<PollOutcome> | undefined,
+    underway: () => void,
+  ): Promise<PollOutcome> {
     const started = performance.now();
-    let outcome: 'records' | 'empty' | 'error' | 'waiting' = 'error';
+    let outcome: PollOutcome = 'error';
+    let reading = true;
     try {
       const held = await this.fenced(shard, async (fence) => {
-        const { records, next } = await shard.read();
-        if (records.length === 0) {
+        const page = await shard.read();
+        reading = false;
+        if (page.records.length === 0) {
+          await before;
+          // Read before reading went back: look again at once.
+          if (!shard.current(page.generation)) return void (outcome = 'records');
           // Caught up: the checkpoint is written (again, if a write failed) before saying so.
           if (shard.checkpointDue) this.checkpointLater(shard, fence);
           await this.saving.get(shard)?.done;
-          if (next === undefined) await this.finish(shard, fence);
+          if (page.next === undefined) await this.finish(shard, fence);
           outcome = 'empty';
           return;
         }
-        await this.handleBatch(shard, records, next, started, Date.now(), fence);
+        underway();
+        await this.handleBatch(shard, page, before, started, Date.now(), fence);
         outcome = 'records';
       });
       return held ? outcome : 'waiting';
     } catch (error) {
+      // A page that could not be handled is read again, after the last record processed.
+      if (!reading) shard.abandon();
       if (shard.recover(error)) this.nextRefreshAt = 0; // the shard may have left the stream
       return 'error';
     }
@@ -351,13 +399,19 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
    */
   private async handleBatch(
     shard: ShardReader,
-    records: _Record[],
-    next: string | undefined,
+    { records, next, generation }: ShardPage,
+    before: Promise<PollOutcome> | undefined,
     started: number,
     readAt: number,
     fence: Fence | undefined,
   ): Promise<void> {
     const { dynamo, tableName, onRecords } = this.options;
+    // Whether this page follows on from what was processed once the page before it is done:
+    // not when that one failed a record or was abandoned (reading went back to before this page).
+    const follows = (async () => {
+      await before;
+      return shard.current(generation);
+    })();
     try {
       onRecords?.(records);
     } catch (error) {
@@ -381,6 +435,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const publish: PublishChangeEvent | undefined =
       given &&
       (async (event) => {
+        if (!(await follows)) throw new PageAbandonedError();
         if (fence && current && !(await current)) throw new LeaseLostError(fence.tenure);
         await given(event);
         publishedAt.push(Date.now());
@@ -395,6 +450,11 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
     if (lost) throw lost.error;
+    if (!(await follows)) {
+      // Its soldCount writes may be done (they are idempotent); it is read and processed again.
+      this.log.debug({ shardId: shard.info.shardId, records: records.length }, 'stream page abandoned: read again');
+      return;
+    }
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;
     if (failure) {
@@ -403,7 +463,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         'stream record failed; retrying from it',
       );
     }
-    shard.processed(records, applied, next, failure?.sequenceNumber);
+    shard.processed(records, applied, failure?.sequenceNumber);
     if (result.events.length > 0) {
       this.log.debug(
         {
