@@ -496,6 +496,68 @@ describe('checkpoints', () => {
   });
 });
 
+describe('two pages under way', () => {
+  it("applies the next page while one is held, publishes its events after that one's, and reads it again when that one fails", async () => {
+    const shop = await openShop(2);
+    const [first, second] = shop.products as [ProductModel, ProductModel];
+    // The first order's soldCount transaction is held until released; the second one's is noted.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let heldNow: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (heldNow = resolve));
+    let secondDone: () => void = () => undefined;
+    const secondApplied = new Promise<void>((resolve) => (secondDone = resolve));
+    const own = createDynamo({ endpoint: endpoint(), region });
+    let holding = true;
+    own.client.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        const input = JSON.stringify((args as { input?: unknown }).input ?? null);
+        if (holding && input.includes(`PRODUCT#${first.productId}`) && input.includes('TransactItems')) {
+          holding = false;
+          heldNow();
+          await released;
+        }
+        const output = await next(args);
+        if (input.includes(`PRODUCT#${second.productId}`) && input.includes('TransactItems')) secondDone();
+        return output;
+      }) as never,
+      { step: 'initialize', name: 'holdFirstOrder' },
+    );
+    const log = new EventLog();
+    let attempts = 0;
+    const [a, b] = [orderOf(shop.user, [[first, 1]]), orderOf(shop.user, [[second, 1]])];
+    const consumer = await startConsumer(shop.tableName, log, {
+      dynamo: own,
+      pollIntervalMs: 20,
+      backoff: { baseDelayMs: 10, maxDelayMs: 50 },
+      // The bus refuses the first order's event once: its page fails at that record.
+      publish: (event) => {
+        if (placed(a)(event) && attempts++ === 0) throw new Error('injected: the bus refused');
+        log.publish(event);
+      },
+    });
+    try {
+      await writeOrder(shop.tableName, a);
+      await held;
+      await writeOrder(shop.tableName, b);
+      // The next page is read and applied while the first is held; its event waits.
+      await secondApplied;
+      expect(log.events).toEqual([]);
+      release();
+      await log.until(placed(b));
+      await consumer.waitUntilCaughtUp();
+      // The first page failed at its event, the second was read again after it: each once, in order.
+      expect(attempts).toBe(2);
+      expectEvents(log, [`ORDER_PLACED ${a.orderId} PLACED`, `ORDER_PLACED ${b.orderId} PLACED`]);
+      expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([1, 1]);
+    } finally {
+      release();
+      await consumer.stop();
+      own.client.destroy();
+    }
+  });
+});
+
 describe('a restarted consumer', () => {
   it('resumes from its checkpoint: nothing lost, nothing applied twice', async () => {
     const shop = await openShop(1);
