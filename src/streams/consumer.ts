@@ -134,8 +134,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private rounds = 0;
   /** Each shard's checkpoint write under way, in order (see checkpointLater). */
   private readonly saving = new Map<ShardReader, Saving>();
-  /** Each shard's page under way (see poll). */
-  private readonly applying = new Map<ShardReader, Promise<PollOutcome>>();
+  /** Each shard's page under way: done once it is processed or abandoned (see poll). */
+  private readonly applying = new Map<ShardReader, Promise<void>>();
   /** The tenures found fenced off (see lost). */
   private readonly fencedOff = new Set<string>();
 
@@ -341,21 +341,19 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       await before;
       return 'records';
     }
-    let underway: () => void = () => undefined;
-    const begun = new Promise<undefined>((resolve) => (underway = () => resolve(undefined)));
-    const page = this.pollPage(shard, before, underway);
-    this.applying.set(shard, page);
-    void page.then(() => this.applying.get(shard) === page && this.applying.delete(shard));
-    const outcome = await Promise.race([begun, page]);
+    let begin: () => void = () => undefined;
+    const begun = new Promise<undefined>((resolve) => (begin = () => resolve(undefined)));
+    const outcome = await Promise.race([begun, this.pollPage(shard, before, begin)]);
+    if (outcome !== undefined) return outcome;
     await before;
-    return outcome ?? 'records';
+    return 'records';
   }
 
   /** One GetRecords on `shard`, processed and checkpointed (see poll). Never throws. */
   private async pollPage(
     shard: ShardReader,
-    before: Promise<PollOutcome> | undefined,
-    underway: () => void,
+    before: Promise<void> | undefined,
+    begin: () => void,
   ): Promise<PollOutcome> {
     const started = performance.now();
     let outcome: PollOutcome = 'error';
@@ -364,10 +362,20 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       const held = await this.fenced(shard, async (fence) => {
         const page = await shard.read();
         reading = false;
+        if (page.records.length === 0 && before) {
+          // Nothing new yet while a page is applied: look again after the poll interval, or as
+          // soon as that page is done.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.pollIntervalMs);
+            void before.then(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          outcome = 'records';
+          return;
+        }
         if (page.records.length === 0) {
-          await before;
-          // Read before reading went back: look again at once.
-          if (!shard.current(page.generation)) return void (outcome = 'records');
           // Caught up: the checkpoint is written (again, if a write failed) before saying so.
           if (shard.checkpointDue) this.checkpointLater(shard, fence);
           await this.saving.get(shard)?.done;
@@ -375,8 +383,15 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
           outcome = 'empty';
           return;
         }
-        underway();
-        await this.handleBatch(shard, page, before, started, Date.now(), fence);
+        const applied = this.handleBatch(shard, page, before, started, Date.now(), fence);
+        const done = applied.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.applying.set(shard, done);
+        void done.then(() => this.applying.get(shard) === done && this.applying.delete(shard));
+        begin();
+        await applied;
         outcome = 'records';
       });
       return held ? outcome : 'waiting';
@@ -400,7 +415,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private async handleBatch(
     shard: ShardReader,
     { records, next, generation }: ShardPage,
-    before: Promise<PollOutcome> | undefined,
+    before: Promise<void> | undefined,
     started: number,
     readAt: number,
     fence: Fence | undefined,
