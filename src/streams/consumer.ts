@@ -7,7 +7,12 @@
  * - Resumes after a restart from its checkpoints (src/streams/checkpoints.ts):
  *   AFTER_SEQUENCE_NUMBER of the last processed record of each shard.
  * - Checkpoints after each processed batch, never before: delivery is at least once, and the
- *   processing (src/streams/processor.ts) is idempotent where it writes.
+ *   processing (src/streams/processor.ts) is idempotent where it writes. The checkpoint is
+ *   written behind the next page, in order (src/streams/checkpointWrites.ts).
+ * - Reads a shard's next page while the page before it is still applied (two at most): the
+ *   later page's events wait for the earlier one's, and when the earlier one fails a record the
+ *   later one is abandoned and read again from that record (its soldCount writes, if done, are
+ *   idempotent), so the events still go out in stream order and each page is applied in full.
  * - An expired iterator is re-acquired from the checkpoint; any other error backs that shard off
  *   (exponential, full jitter: src/streams/shardReader.ts) and the consumer keeps going.
  *
@@ -41,6 +46,7 @@ import type { ChangeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
 import type { ShardPage, ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
+import { CheckpointWrites } from './checkpointWrites.js';
 import { findStreamArn } from './shards.js';
 import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
 
@@ -88,16 +94,6 @@ export interface StreamConsumerOptions {
   onBatch?: ((batch: BatchReport) => void) | undefined;
 }
 
-/**
- * A shard's next checkpoint write: chained after the one before it, and covering the batches
- * processed until it begins (`queued`), whose reports go out once it is done.
- */
-interface Saving {
-  done: Promise<void>;
-  queued: boolean;
-  reports: Omit<BatchReport, 'checkpointed'>[];
-}
-
 type PollOutcome = 'records' | 'empty' | 'error' | 'waiting';
 
 /** A page's events held back because the page before it failed a record: the page is read again. */
@@ -132,8 +128,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private wake: (() => void) | undefined;
   private nextRefreshAt = 0;
   private rounds = 0;
-  /** Each shard's checkpoint write under way, in order (see checkpointLater). */
-  private readonly saving = new Map<ShardReader, Saving>();
+  /** Each shard's checkpoint writes, behind its pages (checkpointWrites.ts). */
+  private readonly checkpoints: CheckpointWrites;
   /** Each shard's page under way: done once it is processed or abandoned (see poll). */
   private readonly applying = new Map<ShardReader, Promise<void>>();
   /** The tenures found fenced off (see lost). */
@@ -143,6 +139,11 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     super();
     this.options = options;
     this.log = options.log ?? noLog;
+    this.checkpoints = new CheckpointWrites({
+      log: this.log,
+      report: (batch) => this.emit('batch', batch),
+      fencedOff: (tenure) => this.lost(tenure),
+    });
     this.consumerName = options.consumerName ?? 'default';
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_STREAM_POLL_MS;
     this.shardRefreshMs = options.shardRefreshMs ?? SHARD_REFRESH_MS;
@@ -201,7 +202,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     await this.loop;
     this.loop = undefined;
     await Promise.all(this.applying.values());
-    await Promise.all([...this.saving.values()].map((saving) => saving.done));
+    await this.checkpoints.settled();
     await this.leases?.stop();
   }
 
@@ -377,8 +378,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         }
         if (page.records.length === 0) {
           // Caught up: the checkpoint is written (again, if a write failed) before saying so.
-          if (shard.checkpointDue) this.checkpointLater(shard, fence);
-          await this.saving.get(shard)?.done;
+          if (shard.checkpointDue) this.checkpoints.later(shard, fence);
+          await this.checkpoints.settled(shard);
           if (page.next === undefined) await this.finish(shard, fence);
           outcome = 'empty';
           return;
@@ -405,7 +406,9 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
 
   /**
    * Processes a page (soldCount under the fence), publishing each event as soon as its record
-   * and every earlier one are applied (processor.ts), then checkpoints it (under the fence).
+   * and every earlier one are applied (processor.ts) and the page before it is done, then has
+   * it checkpointed (under the fence, behind the next page: checkpointWrites.ts). A page whose
+   * predecessor failed a record is abandoned: nothing of it is published or recorded.
    * Events cannot be fenced by DynamoDB: on leases they go out only once a consistent read,
    * begun as the page's processing begins, has found the tenure current (a record's own soldCount
    * write is fenced too, later still); a holder stalled between that read and a publish can
@@ -517,55 +520,13 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       this.emit('batch', { ...report, checkpointed });
       return;
     }
-    this.checkpointLater(shard, fence, report);
-  }
-
-  /**
-   * Writes the shard's checkpoint after the batches processed so far, without holding up the
-   * next page: the write is chained after the one under way, so checkpoints go out in order,
-   * each at a record that was applied (the position when it begins: every batch processed by
-   * then). Batches processed while one is queued share it. Each batch's report is emitted once
-   * its checkpoint is written (or failed: the next batch, or the next empty poll, tries again; a
-   * crash replays the batch). Fenced off: the shard is dropped, as for any refused write.
-   */
-  private checkpointLater(
-    shard: ShardReader,
-    fence: Fence | undefined,
-    report?: Omit<BatchReport, 'checkpointed'>,
-  ): void {
-    const before = this.saving.get(shard);
-    if (before?.queued) {
-      if (report) before.reports.push(report);
-      return;
-    }
-    const saving: Saving = { done: Promise.resolve(), queued: true, reports: report ? [report] : [] };
-    saving.done = (before?.done ?? Promise.resolve()).then(async () => {
-      saving.queued = false;
-      let checkpointed = false;
-      try {
-        if (shard.checkpointDue) await shard.saveCheckpoint(fence);
-        checkpointed = true;
-      } catch (error) {
-        if (error instanceof LeaseLostError) this.lost(error.tenure);
-        // Processed but not recorded: the next poll tries again, a crash replays the batch.
-        else this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
-      }
-      if (this.saving.get(shard) === saving) this.saving.delete(shard);
-      for (const each of saving.reports) {
-        try {
-          this.emit('batch', { ...each, checkpointed });
-        } catch (error) {
-          this.log.warn({ err: error }, 'stream consumer batch listener failed');
-        }
-      }
-    });
-    this.saving.set(shard, saving);
+    this.checkpoints.later(shard, fence, report);
   }
 
   /** The shard is closed and read to its end: record it, and look for its children now. */
   private async finish(shard: ShardReader, fence: Fence | undefined): Promise<void> {
     this.nextRefreshAt = 0;
-    await this.saving.get(shard)?.done; // the checkpoints before it first
+    await this.checkpoints.settled(shard); // the checkpoints before it first
     await shard.finish(fence);
   }
 
