@@ -16,6 +16,8 @@
  * verifiedPurchase), never a look through their orders. Markers are never deleted: a deleted
  * marker would let a replayed INSERT count its order again. A consumer on leases also puts its
  * lease's fence in every such transaction: a holder that lost its lease writes nothing at all.
+ * The lines of many orders share a transaction (soldCountBatch.ts packs them): each line keeps
+ * its own conditioned marker, so sharing changes nothing of the above.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Transaction, transactWrite } from '../db/transact.js';
