@@ -14,7 +14,7 @@ import { CheckpointStore } from '../src/streams/checkpoints.js';
 import { StreamConsumer } from '../src/streams/consumer.js';
 import { LeaseLostError, LeaseStore } from '../src/streams/leases.js';
 import type { ChangeEvent } from '../src/events/changeEvent.js';
-import { updateSoldCount } from '../src/streams/soldCount.js';
+import { updateSoldCount } from '../src/streams/soldCountBatch.js';
 import { listShards } from '../src/streams/shards.js';
 import { createStreamsClient } from '../src/streams/streamsClient.js';
 import { productKey, productSaleKey, streamCheckpointKey, streamLeaseKey } from '../src/table/keys.js';

@@ -19,7 +19,7 @@ import { ensureTable } from '../src/db/ensureTable.js';
 import { createStreamHandler } from '../src/lambda/streams.js';
 import { lambdaEvent, readStream as readStreamOf } from './support/streamRecords.js';
 import { orderToDetailsItem, orderToUserItem } from '../src/table/codecs.js';
-import { orderKey, productSaleKey } from '../src/table/keys.js';
+import { STREAM_CHECKPOINT_PK, orderKey, productSaleKey } from '../src/table/keys.js';
 import type { OrderModel, OrderStatus, ProductModel, UserModel } from '../src/table/models.js';
 import { StreamConsumer } from '../src/streams/consumer.js';
 import type { StreamConsumerOptions } from '../src/streams/consumer.js';
@@ -186,8 +186,8 @@ const isDetailsOf = (order: OrderModel) => (record: _Record) =>
   record.dynamodb?.Keys?.PK?.S === orderKey(order.orderId).PK;
 
 /**
- * Exactly `expected` (`TYPE orderId STATUS`) were published, in that order: records of different
- * orders are applied concurrently, their events published in stream order all the same.
+ * Exactly `expected` (`TYPE orderId STATUS`) were published, in that order: a record that moves
+ * no counter is ready before the orders' transaction, its event published in stream order all the same.
  */
 function expectEvents(log: EventLog, expected: string[]): void {
   expect(log.summary()).toEqual(expected);
@@ -376,43 +376,50 @@ describe('redelivery', () => {
 });
 
 describe('the order of events', () => {
-  it("publishes a batch's events in stream order when an earlier record is applied last, and none after a failed one", async () => {
-    const shop = await openShop(3);
-    const orders = shop.products.map((product) => orderOf(shop.user, [[product, 1]]));
+  it("publishes a batch's events in stream order when a later record waits for nothing, and none after a failed one", async () => {
+    const shop = await openShop(2);
+    const [first, second] = shop.products as [ProductModel, ProductModel];
+    const orders = [orderOf(shop.user, [[first, 1]]), orderOf(shop.user, [[second, 1]])] as [OrderModel, OrderModel];
     for (const order of orders) await writeOrder(shop.tableName, order);
+    const shipped = await updateOrderStatus(dataSources(shop.tableName), {
+      orderId: orders[1].orderId,
+      status: 'SHIPPED',
+    });
+    expect(shipped.ok).toBe(true);
     const records = (await readStream(shop.tableName)).records.filter((record) =>
       orders.some((order) => isDetailsOf(order)(record)),
     );
-    // The first order's soldCount write waits until the other two orders' writes are done: the
-    // later records are applied first.
-    const slow = createDynamo({ endpoint: endpoint(), region });
-    const first = shop.products[0] as ProductModel;
-    let othersDone = 0;
-    let release: () => void = () => undefined;
-    const othersApplied = new Promise<void>((resolve) => (release = resolve));
-    slow.client.middlewareStack.add(
+    expect(records.map((record) => record.eventName)).toEqual(['INSERT', 'INSERT', 'MODIFY']);
+    // The shipping moves no counter: its event is ready at once, yet must wait for the first
+    // order's soldCount transaction (one per order here), which sees nothing published yet.
+    const log = new EventLog();
+    const seenByFirst: number[] = [];
+    const watched = createDynamo({ endpoint: endpoint(), region });
+    watched.client.middlewareStack.add(
       ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
         const input = JSON.stringify((args as { input?: unknown }).input ?? null);
-        if (input.includes(`PRODUCT#${first.productId}`)) {
-          await othersApplied;
-          return next(args);
-        }
+        if (!input.includes(`PRODUCT#${first.productId}`)) return next(args);
+        seenByFirst.push(log.events.length);
         const output = await next(args);
-        if (input.includes('PRODUCT#') && ++othersDone === 2) release();
+        seenByFirst.push(log.events.length);
         return output;
       }) as never,
-      { step: 'finalizeRequest', name: 'firstOrderLast' },
+      { step: 'finalizeRequest', name: 'watchFirstOrder' },
     );
-    const log = new EventLog();
     try {
       const result = await processRecords(records, {
-        doc: slow.doc,
+        doc: watched.doc,
         tableName: shop.tableName,
         publish: log.publish,
+        maxLinesPerTransaction: 1,
       });
       expect(result.failures).toEqual([]);
-      expect(othersDone).toBe(2);
-      expect(log.events.map((event) => event.node.orderId)).toEqual(orders.map((order) => order.orderId));
+      expect(seenByFirst).toEqual([0, 0]);
+      expect(log.summary()).toEqual([
+        `ORDER_PLACED ${orders[0].orderId} PLACED`,
+        `ORDER_PLACED ${orders[1].orderId} PLACED`,
+        `ORDER_STATUS_CHANGED ${orders[1].orderId} SHIPPED`,
+      ]);
       expect(log.events.map((event) => event.seq)).toEqual(records.map((record) => record.dynamodb?.SequenceNumber));
 
       // The second event cannot be published: the third is held back, the retry starts at the second.
@@ -421,14 +428,132 @@ describe('the order of events', () => {
         doc: dynamo.doc,
         tableName: shop.tableName,
         publish: (event) => {
-          if (placed(orders[1] as OrderModel)(event)) throw new Error('injected: the bus refused');
+          if (placed(orders[1])(event)) throw new Error('injected: the bus refused');
           again.publish(event);
         },
       });
       expect(failing.failures.map((failure) => failure.index)).toEqual([1]);
-      expect(again.events.map((event) => event.node.orderId)).toEqual([orders[0]?.orderId]);
+      expect(again.events.map((event) => event.node.orderId)).toEqual([orders[0].orderId]);
     } finally {
-      slow.client.destroy();
+      watched.client.destroy();
+    }
+  });
+});
+
+describe('checkpoints', () => {
+  it('are written behind the next page, in order, each at a record already applied', async () => {
+    const shop = await openShop(1);
+    const product = shop.products[0] as ProductModel;
+    // Every checkpoint write is held until released, and the positions written are recorded.
+    const written: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const own = createDynamo({ endpoint: endpoint(), region });
+    own.client.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        // Marshalled or not, depending on where the document client's step sits: read either.
+        const text = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
+        const item = (args as { input?: { Item?: Record<string, unknown> } }).input?.Item;
+        if (text(item?.PK) !== STREAM_CHECKPOINT_PK) return next(args);
+        await held;
+        const output = await next(args);
+        written.push(text(item?.sequenceNumber) ?? '');
+        return output;
+      }) as never,
+      { step: 'initialize', name: 'holdCheckpoints' },
+    );
+    const log = new EventLog();
+    const consumer = await startConsumer(shop.tableName, log, { dynamo: own, pollIntervalMs: 20 });
+    try {
+      const [first, second] = [orderOf(shop.user, [[product, 1]]), orderOf(shop.user, [[product, 2]])];
+      await writeOrder(shop.tableName, first);
+      await log.until(placed(first));
+      // The first page's checkpoint is still held: the next page goes on all the same.
+      await writeOrder(shop.tableName, second);
+      await log.until(placed(second));
+      expect(written).toEqual([]);
+      expect(await soldCountOf(shop.tableName, product)).toBe(3);
+
+      release();
+      await consumer.waitUntilCaughtUp();
+      const positions = written.map((seq) => BigInt(seq));
+      expect(positions.length).toBeGreaterThan(0);
+      expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      // The last one covers the second order: its record is applied, and the stream holds nothing later but checkpoints.
+      const records = (await readStream(shop.tableName)).records;
+      const secondRecord = records.find((record) => isDetailsOf(second)(record));
+      expect(positions.at(-1)).toBeGreaterThanOrEqual(BigInt(secondRecord?.dynamodb?.SequenceNumber ?? '0'));
+      expect(
+        records
+          .filter((record) => BigInt(record.dynamodb?.SequenceNumber ?? '0') > (positions.at(-1) ?? 0n))
+          .every((record) => record.dynamodb?.Keys?.PK?.S === STREAM_CHECKPOINT_PK),
+      ).toBe(true);
+    } finally {
+      release();
+      await consumer.stop();
+      own.client.destroy();
+    }
+  });
+});
+
+describe('two pages under way', () => {
+  it("applies the next page while one is held, publishes its events after that one's, and reads it again when that one fails", async () => {
+    const shop = await openShop(2);
+    const [first, second] = shop.products as [ProductModel, ProductModel];
+    // The first order's soldCount transaction is held until released; the second one's is noted.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let heldNow: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (heldNow = resolve));
+    let secondDone: () => void = () => undefined;
+    const secondApplied = new Promise<void>((resolve) => (secondDone = resolve));
+    const own = createDynamo({ endpoint: endpoint(), region });
+    let holding = true;
+    own.client.middlewareStack.add(
+      ((next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        const input = JSON.stringify((args as { input?: unknown }).input ?? null);
+        if (holding && input.includes(`PRODUCT#${first.productId}`) && input.includes('TransactItems')) {
+          holding = false;
+          heldNow();
+          await released;
+        }
+        const output = await next(args);
+        if (input.includes(`PRODUCT#${second.productId}`) && input.includes('TransactItems')) secondDone();
+        return output;
+      }) as never,
+      { step: 'initialize', name: 'holdFirstOrder' },
+    );
+    const log = new EventLog();
+    let attempts = 0;
+    const [a, b] = [orderOf(shop.user, [[first, 1]]), orderOf(shop.user, [[second, 1]])];
+    const consumer = await startConsumer(shop.tableName, log, {
+      dynamo: own,
+      pollIntervalMs: 20,
+      backoff: { baseDelayMs: 10, maxDelayMs: 50 },
+      // The bus refuses the first order's event once: its page fails at that record.
+      publish: (event) => {
+        if (placed(a)(event) && attempts++ === 0) throw new Error('injected: the bus refused');
+        log.publish(event);
+      },
+    });
+    try {
+      await writeOrder(shop.tableName, a);
+      await held;
+      await writeOrder(shop.tableName, b);
+      // The next page is read and applied while the first is held; its event waits.
+      await secondApplied;
+      expect(log.events).toEqual([]);
+      release();
+      await log.until(placed(b));
+      await consumer.waitUntilCaughtUp();
+      // The first page failed at its event, the second was read again after it: each once, in order.
+      expect(attempts).toBe(2);
+      expectEvents(log, [`ORDER_PLACED ${a.orderId} PLACED`, `ORDER_PLACED ${b.orderId} PLACED`]);
+      expect(await soldCountsOf(shop.tableName, [first, second])).toEqual([1, 1]);
+    } finally {
+      release();
+      await consumer.stop();
+      own.client.destroy();
     }
   });
 });

@@ -7,7 +7,12 @@
  * - Resumes after a restart from its checkpoints (src/streams/checkpoints.ts):
  *   AFTER_SEQUENCE_NUMBER of the last processed record of each shard.
  * - Checkpoints after each processed batch, never before: delivery is at least once, and the
- *   processing (src/streams/processor.ts) is idempotent where it writes.
+ *   processing (src/streams/processor.ts) is idempotent where it writes. The checkpoint is
+ *   written behind the next page, in order (src/streams/checkpointWrites.ts).
+ * - Reads a shard's next page while the page before it is still applied (two at most): the
+ *   later page's events wait for the earlier one's, and when the earlier one fails a record the
+ *   later one is abandoned and read again from that record (its soldCount writes, if done, are
+ *   idempotent), so the events still go out in stream order and each page is applied in full.
  * - An expired iterator is re-acquired from the checkpoint; any other error backs that shard off
  *   (exponential, full jitter: src/streams/shardReader.ts) and the consumer keeps going.
  *
@@ -39,8 +44,9 @@ import { processRecords } from './processor.js';
 import { describeEvent } from '../events/changeEvent.js';
 import type { ChangeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
-import type { ShardReader } from './shardReader.js';
+import type { ShardPage, ShardReader } from './shardReader.js';
 import { ShardSet } from './shardSet.js';
+import { CheckpointWrites } from './checkpointWrites.js';
 import { findStreamArn } from './shards.js';
 import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
 
@@ -72,8 +78,6 @@ export interface StreamConsumerOptions {
   batchSize?: number | undefined;
   /** Backoff after an error, per shard; attempts never run out. Default ERROR_BACKOFF. */
   backoff?: { baseDelayMs: number; maxDelayMs: number } | undefined;
-  /** Items processed at once within a batch (see processRecords). */
-  concurrency?: number | undefined;
   log?: StreamLog | undefined;
   /**
    * Share the shards with other consumers of the same `consumerName` through leases
@@ -88,6 +92,16 @@ export interface StreamConsumerOptions {
   onRecords?: ((records: readonly _Record[]) => void) | undefined;
   /** Called after each batch with records (metrics, tests); a throw is logged and ignored. */
   onBatch?: ((batch: BatchReport) => void) | undefined;
+}
+
+type PollOutcome = 'records' | 'empty' | 'error' | 'waiting';
+
+/** A page's events held back because the page before it failed a record: the page is read again. */
+class PageAbandonedError extends Error {
+  constructor() {
+    super('the page before this one did not complete; this one is read again');
+    this.name = 'PageAbandonedError';
+  }
 }
 
 const noLog: StreamLog = {
@@ -114,11 +128,22 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
   private wake: (() => void) | undefined;
   private nextRefreshAt = 0;
   private rounds = 0;
+  /** Each shard's checkpoint writes, behind its pages (checkpointWrites.ts). */
+  private readonly checkpoints: CheckpointWrites;
+  /** Each shard's page under way: done once it is processed or abandoned (see poll). */
+  private readonly applying = new Map<ShardReader, Promise<void>>();
+  /** The tenures found fenced off (see lost). */
+  private readonly fencedOff = new Set<string>();
 
   constructor(options: StreamConsumerOptions) {
     super();
     this.options = options;
     this.log = options.log ?? noLog;
+    this.checkpoints = new CheckpointWrites({
+      log: this.log,
+      report: (batch) => this.emit('batch', batch),
+      fencedOff: (tenure) => this.lost(tenure),
+    });
     this.consumerName = options.consumerName ?? 'default';
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_STREAM_POLL_MS;
     this.shardRefreshMs = options.shardRefreshMs ?? SHARD_REFRESH_MS;
@@ -176,6 +201,8 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    await Promise.all(this.applying.values());
+    await this.checkpoints.settled();
     await this.leases?.stop();
   }
 
@@ -284,31 +311,94 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       return true;
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
-      this.leases.drop(tenure);
-      this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
+      this.lost(tenure);
       return false;
     }
   }
 
-  /** One GetRecords on `shard`, processed and checkpointed. Never throws. */
-  private async poll(shard: ShardReader): Promise<'records' | 'empty' | 'error' | 'waiting'> {
+  /**
+   * A write under `tenure` was fenced off: the shard is dropped at once. Said once per tenure
+   * (a page's writes and the checkpoint behind it can both be refused).
+   */
+  private lost(tenure: Tenure): void {
+    this.leases?.drop(tenure);
+    const key = `${tenure.shardId}#${tenure.epoch}`;
+    if (this.fencedOff.has(key)) return;
+    this.fencedOff.add(key);
+    this.emit('fenced', { shardId: tenure.shardId, epoch: tenure.epoch });
+  }
+
+  /**
+   * Reads `shard`'s next page and sets it going, while the page before it may still be applied:
+   * at most two pages of a shard are under way, the later one's events held until the earlier
+   * one's are out (handleBatch). Returns once this page is under way and the one before it is
+   * done, or once this poll is over (an empty page, an error). Never throws.
+   */
+  private async poll(shard: ShardReader): Promise<PollOutcome> {
     if (shard.waiting) return 'waiting';
+    const before = this.applying.get(shard);
+    if (before && !shard.hasIterator) {
+      // A new iterator starts after the last processed record: the page under way goes first.
+      await before;
+      return 'records';
+    }
+    let begin: () => void = () => undefined;
+    const begun = new Promise<undefined>((resolve) => (begin = () => resolve(undefined)));
+    const outcome = await Promise.race([begun, this.pollPage(shard, before, begin)]);
+    if (outcome !== undefined) return outcome;
+    await before;
+    return 'records';
+  }
+
+  /** One GetRecords on `shard`, processed and checkpointed (see poll). Never throws. */
+  private async pollPage(
+    shard: ShardReader,
+    before: Promise<void> | undefined,
+    begin: () => void,
+  ): Promise<PollOutcome> {
     const started = performance.now();
-    let outcome: 'records' | 'empty' | 'error' | 'waiting' = 'error';
+    let outcome: PollOutcome = 'error';
+    let reading = true;
     try {
       const held = await this.fenced(shard, async (fence) => {
-        if (shard.checkpointDue) await shard.retryCheckpoint(fence);
-        const { records, next } = await shard.read();
-        if (records.length === 0) {
-          if (next === undefined) await this.finish(shard, fence);
+        const page = await shard.read();
+        reading = false;
+        if (page.records.length === 0 && before) {
+          // Nothing new yet while a page is applied: look again after the poll interval, or as
+          // soon as that page is done.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.pollIntervalMs);
+            void before.then(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          outcome = 'records';
+          return;
+        }
+        if (page.records.length === 0) {
+          // Caught up: the checkpoint is written (again, if a write failed) before saying so.
+          if (shard.checkpointDue) this.checkpoints.later(shard, fence);
+          await this.checkpoints.settled(shard);
+          if (page.next === undefined) await this.finish(shard, fence);
           outcome = 'empty';
           return;
         }
-        await this.handleBatch(shard, records, next, started, Date.now(), fence);
+        const applied = this.handleBatch(shard, page, before, started, Date.now(), fence);
+        const done = applied.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.applying.set(shard, done);
+        void done.then(() => this.applying.get(shard) === done && this.applying.delete(shard));
+        begin();
+        await applied;
         outcome = 'records';
       });
       return held ? outcome : 'waiting';
     } catch (error) {
+      // A page that could not be handled is read again, after the last record processed.
+      if (!reading) shard.abandon();
       if (shard.recover(error)) this.nextRefreshAt = 0; // the shard may have left the stream
       return 'error';
     }
@@ -316,7 +406,9 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
 
   /**
    * Processes a page (soldCount under the fence), publishing each event as soon as its record
-   * and every earlier one are applied (processor.ts), then checkpoints it (under the fence).
+   * and every earlier one are applied (processor.ts) and the page before it is done, then has
+   * it checkpointed (under the fence, behind the next page: checkpointWrites.ts). A page whose
+   * predecessor failed a record is abandoned: nothing of it is published or recorded.
    * Events cannot be fenced by DynamoDB: on leases they go out only once a consistent read,
    * begun as the page's processing begins, has found the tenure current (a record's own soldCount
    * write is fenced too, later still); a holder stalled between that read and a publish can
@@ -325,13 +417,19 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
    */
   private async handleBatch(
     shard: ShardReader,
-    records: _Record[],
-    next: string | undefined,
+    { records, next, generation }: ShardPage,
+    before: Promise<void> | undefined,
     started: number,
     readAt: number,
     fence: Fence | undefined,
   ): Promise<void> {
-    const { dynamo, tableName, concurrency, onRecords } = this.options;
+    const { dynamo, tableName, onRecords } = this.options;
+    // Whether this page follows on from what was processed once the page before it is done:
+    // not when that one failed a record or was abandoned (reading went back to before this page).
+    const follows = (async () => {
+      await before;
+      return shard.current(generation);
+    })();
     try {
       onRecords?.(records);
     } catch (error) {
@@ -355,6 +453,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     const publish: PublishChangeEvent | undefined =
       given &&
       (async (event) => {
+        if (!(await follows)) throw new PageAbandonedError();
         if (fence && current && !(await current)) throw new LeaseLostError(fence.tenure);
         await given(event);
         publishedAt.push(Date.now());
@@ -364,12 +463,16 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       tableName,
       publish,
       log: this.log,
-      concurrency,
       fence,
     });
     const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
     if (lost) throw lost.error;
+    if (!(await follows)) {
+      // Its soldCount writes may be done (they are idempotent); it is read and processed again.
+      this.log.debug({ shardId: shard.info.shardId, records: records.length }, 'stream page abandoned: read again');
+      return;
+    }
     const failure = result.failures[0];
     const applied = failure ? failure.index : records.length;
     if (failure) {
@@ -378,17 +481,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         'stream record failed; retrying from it',
       );
     }
-    shard.processed(records, applied, next, failure?.sequenceNumber);
-    let checkpointed = false;
-    try {
-      if (!failure && next === undefined) await this.finish(shard, fence);
-      else if (shard.checkpointDue) await shard.saveCheckpoint(fence);
-      checkpointed = !shard.checkpointDue;
-    } catch (error) {
-      if (error instanceof LeaseLostError) throw error;
-      // Processed but not recorded: the next poll tries again, a crash replays the batch.
-      this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
-    }
+    shard.processed(records, applied, failure?.sequenceNumber);
     if (result.events.length > 0) {
       this.log.debug(
         {
@@ -402,7 +495,7 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
         'stream events published',
       );
     }
-    this.emit('batch', {
+    const report = {
       shardId: shard.info.shardId,
       records: records.length,
       applied,
@@ -412,15 +505,28 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
       readAt,
       publishedAt,
       lastSequenceNumber: shard.lastSequenceNumber,
-      checkpointed,
       lagSeconds: this.lagSeconds,
       durationMs: performance.now() - started,
-    });
+    };
+    if (!failure && next === undefined) {
+      let checkpointed = false;
+      try {
+        await this.finish(shard, fence);
+        checkpointed = true;
+      } catch (error) {
+        if (error instanceof LeaseLostError) throw error;
+        this.log.warn({ err: error, shardId: shard.info.shardId }, 'stream checkpoint not saved; will retry');
+      }
+      this.emit('batch', { ...report, checkpointed });
+      return;
+    }
+    this.checkpoints.later(shard, fence, report);
   }
 
   /** The shard is closed and read to its end: record it, and look for its children now. */
   private async finish(shard: ShardReader, fence: Fence | undefined): Promise<void> {
     this.nextRefreshAt = 0;
+    await this.checkpoints.settled(shard); // the checkpoints before it first
     await shard.finish(fence);
   }
 

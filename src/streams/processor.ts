@@ -33,9 +33,10 @@ import { InvalidKeyError } from '../table/keys.js';
 import { PublishInOrder } from './publishInOrder.js';
 import type { Applied } from './publishInOrder.js';
 import { startRecordTrace } from './recordTrace.js';
-import { LeaseLostError } from './leases.js';
+import type { RecordTrace } from './recordTrace.js';
 import type { Fence } from './leases.js';
-import { updateSoldCount } from './soldCount.js';
+import type { Sale } from './soldCount.js';
+import { applySales } from './soldCountBatch.js';
 
 /**
  * One stream record, in the shape both sources share: `_Record` of @aws-sdk/client-dynamodb-streams
@@ -66,8 +67,8 @@ export interface ProcessorDeps {
   /** Called once per event, after the record's soldCount change is durable. A throw fails the record. */
   publish?: PublishChangeEvent | undefined;
   log?: StreamLog | undefined;
-  /** How many items' records are processed at once (records of one item always in order). Default DEFAULT_CONCURRENCY. */
-  concurrency?: number | undefined;
+  /** At most this many order lines per soldCount transaction (tests); default as many as fit in one. */
+  maxLinesPerTransaction?: number | undefined;
   /**
    * The lease tenure the records are read under: every soldCount transaction is conditioned on
    * it. Once a write is refused for it (LeaseLostError, in `failures`) nothing more is applied.
@@ -102,17 +103,26 @@ export interface ProcessResult {
   duplicates: number;
 }
 
-const DEFAULT_CONCURRENCY = 8;
+/** A record whose event moves soldCount: applied with the page's others (soldCountBatch.ts). */
+interface PendingSale {
+  index: number;
+  sale: Sale;
+  applied: Applied;
+  doc: DynamoDBDocumentClient | undefined;
+}
 
 /**
- * Applies a batch of stream records (in stream order). Records of one item are handled in order,
- * records of different items concurrently; a failed record stops its item's later records in
- * this batch. Never throws for a record: failures are returned for the caller to retry.
+ * Applies a batch of stream records (in stream order). Every record's event is decoded first;
+ * the soldCount changes of the whole batch then go out together, in as few transactions as fit
+ * (soldCountBatch.ts), one after the other in record order, so the changes of one item keep
+ * their order. Never throws for a record: failures are returned for the caller to retry.
  *
- * The events are published in the batch's order all the same (PublishInOrder): a topic's events
- * reach the subscribers, and its history, in the order of their sequence numbers, which is what
- * a client resuming after an event id relies on. No event after a failed record is published:
- * the retry starts at that record and publishes them, in order, then.
+ * The events are published in the batch's order (PublishInOrder), each once its own record and
+ * every earlier one are applied: an event that moves no counter waits for the transaction of an
+ * earlier order. A topic's events reach the subscribers, and its history, in the order of their
+ * sequence numbers, which is what a client resuming after an event id relies on. No event
+ * after a failed record is published: the retry starts at that record and publishes them, in
+ * order, then.
  */
 export async function processRecords(records: readonly ChangeRecord[], deps: ProcessorDeps): Promise<ProcessResult> {
   const result: ProcessResult = {
@@ -123,87 +133,95 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
     skipped: 0,
     duplicates: 0,
   };
-  const groups = new Map<string, number[]>();
-  records.forEach((record, index) => {
-    const key = itemKeyOf(record) ?? `#${index}`;
-    const group = groups.get(key);
-    if (group) group.push(index);
-    else groups.set(key, [index]);
-  });
-
-  const queue = [...groups.values()];
   const inOrder = new PublishInOrder(records.map(sequenceOf), deps.publish, result);
-  let fenced = false;
-  const worker = async () => {
-    for (let group = queue.shift(); group && !fenced; group = queue.shift()) {
-      for (const index of group) {
-        if (fenced) break;
-        const record = records[index] as ChangeRecord;
-        try {
-          inOrder.ready(index, await applyRecord(record, deps, result));
-        } catch (error) {
-          if (
-            error instanceof CorruptItemError ||
-            error instanceof InvalidKeyError ||
-            error instanceof EventFieldError
-          ) {
-            // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
-            result.skipped++;
-            inOrder.ready(index, null);
-            deps.log?.warn(
-              { err: error, sequenceNumber: sequenceOf(record) },
-              'stream record skipped: not a valid item of its kind',
-            );
-            continue;
-          }
-          if (error instanceof LeaseLostError) fenced = true;
-          inOrder.failed(index);
-          result.failures.push({ index, sequenceNumber: sequenceOf(record), error });
-          break; // later changes of this item wait for this one (their order matters to subscribers)
-        }
-      }
-    }
+  const sales: PendingSale[] = [];
+  /** Records from the first one that failed on are not applied (the retry starts there). */
+  const fail = (index: number, error: unknown, first: boolean) => {
+    inOrder.failed(index);
+    if (first) result.failures.push({ index, sequenceNumber: sequenceOf(records[index] as ChangeRecord), error });
   };
-  const workers = Math.max(1, Math.min(deps.concurrency ?? DEFAULT_CONCURRENCY, queue.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  for (const [index, record] of records.entries()) {
+    let event: ChangeEvent | null;
+    try {
+      event = eventOf(record);
+    } catch (error) {
+      if (error instanceof CorruptItemError || error instanceof InvalidKeyError || error instanceof EventFieldError) {
+        // Retrying cannot fix foreign data; blocking the shard on it would stop every later change.
+        result.skipped++;
+        inOrder.ready(index, null);
+        deps.log?.warn(
+          { err: error, sequenceNumber: sequenceOf(record) },
+          'stream record skipped: not a valid item of its kind',
+        );
+        continue;
+      }
+      fail(index, error, true);
+      break;
+    }
+    if (!event) {
+      inOrder.ready(index, null);
+      continue;
+    }
+    const traced = startRecordTrace(deps.doc, record, event);
+    const applied = appliedOf(event, traced);
+    const sale = saleOf(event);
+    if (sale) sales.push({ index, sale, applied, doc: traced?.doc });
+    else inOrder.ready(index, applied);
+  }
+  const done = new Set<number>();
+  try {
+    await applySales(
+      deps.doc,
+      deps.tableName,
+      sales.map((pending) => pending.sale),
+      {
+        fence: deps.fence,
+        maxLines: deps.maxLinesPerTransaction,
+        docOf: (sale) => sales[sale]?.doc,
+        onApplied: (sale, outcome) => {
+          const pending = sales[sale] as PendingSale;
+          done.add(sale);
+          result.soldCountChanges += outcome.changed;
+          if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
+          inOrder.ready(pending.index, pending.applied);
+        },
+      },
+    );
+  } catch (error) {
+    // This transaction's sales and every later one were not applied: the first is the failure
+    // the retry starts at, the others are held back with it.
+    let first = true;
+    for (const [sale, pending] of sales.entries()) {
+      if (done.has(sale)) continue;
+      pending.applied.finish(error);
+      fail(pending.index, error, first);
+      first = false;
+    }
+  }
   await inOrder.settled();
   result.failures.sort((a, b) => a.index - b.index);
   return result;
 }
 
-/** Keeps a record's derived data; returns its event, for PublishInOrder to send (and end its trace), or null. */
-async function applyRecord(record: ChangeRecord, deps: ProcessorDeps, result: ProcessResult): Promise<Applied | null> {
-  const event = eventOf(record);
-  if (!event) return null;
-  const traced = startRecordTrace(deps.doc, record, event);
+/** A decoded record's event, for PublishInOrder to send, with its trace to end once it is. */
+function appliedOf(event: ChangeEvent, traced: RecordTrace | undefined): Applied {
   const finish = (error?: unknown) =>
     error === undefined
       ? traced?.trace.finish()
       : traced?.trace.finish({}, error instanceof Error ? error.name : 'Error');
-  try {
-    await keepDerived(event, traced?.doc ?? deps.doc, deps, result);
-  } catch (error) {
-    finish(error);
-    throw error;
-  }
   return { event: traced ? { ...event, traceparent: traced.trace.traceparent } : event, finish };
 }
 
 /**
- * The derived data an event keeps up to date, before it is published (a subscriber that reads
- * `soldCount` after ORDER_PLACED sees the order counted). A kind of event without a case here
- * does not compile.
+ * The soldCount change an event asks for, applied before it is published (a subscriber that
+ * reads `soldCount` after ORDER_PLACED sees the order counted), or null. A kind of event
+ * without a case here does not compile.
  */
-async function keepDerived(
-  event: ChangeEvent,
-  doc: DynamoDBDocumentClient,
-  deps: ProcessorDeps,
-  result: ProcessResult,
-): Promise<void> {
+function saleOf(event: ChangeEvent): Sale | null {
   switch (event.entity) {
     case 'Order': {
       const order = event.node;
-      const soldCount =
+      const target =
         event.type === 'ORDER_PLACED'
           ? order.status === 'CANCELLED'
             ? null
@@ -211,15 +229,11 @@ async function keepDerived(
           : order.status === 'CANCELLED'
             ? 'CANCELLED'
             : null;
-      if (!soldCount) return;
-      const outcome = await updateSoldCount(doc, deps.tableName, order, soldCount, undefined, deps.fence);
-      result.soldCountChanges += outcome.changed;
-      if (outcome.changed === 0 && outcome.unchanged > 0) result.duplicates++;
-      return;
+      return target && { order, target };
     }
     case 'Review':
       // Its rating moved in the review's own transaction: nothing is derived from the stream.
-      return;
+      return null;
     default:
       return unreachable(event);
   }
@@ -262,12 +276,6 @@ function keyOf(record: ChangeRecord): { PK: string; SK: string } | undefined {
   const PK = (keys?.PK as { S?: string } | undefined)?.S;
   const SK = (keys?.SK as { S?: string } | undefined)?.S;
   return PK === undefined || SK === undefined ? undefined : { PK, SK };
-}
-
-/** The record's item, so that records of one item stay in order. */
-function itemKeyOf(record: ChangeRecord): string | undefined {
-  const key = keyOf(record);
-  return key && `${key.PK}\n${key.SK}`;
 }
 
 const sequenceOf = (record: ChangeRecord): string => record.dynamodb?.SequenceNumber ?? '';

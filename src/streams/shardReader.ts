@@ -49,6 +49,8 @@ export interface ShardReaderOptions {
 export interface ShardPage {
   records: _Record[];
   next: string | undefined;
+  /** The reader's generation when it was read: see ShardReader.current(). */
+  generation: number;
 }
 
 type Position =
@@ -68,6 +70,10 @@ export class ShardReader {
   private ended: boolean;
   /** The checkpoint item lags behind lastProcessed / ended. */
   private due = false;
+  /** Counts what made the checkpoint due: a save clears `due` only if nothing did so while it ran. */
+  private dueSince = 0;
+  /** Moves on whenever reading goes back (a failed record, a page abandoned): pages read before are stale. */
+  private generation = 0;
   private consecutiveErrors = 0;
   private retryAt = 0;
   private newestRecordAt: number | undefined;
@@ -120,46 +126,71 @@ export class ShardReader {
     return (now - this.newestRecordAt) / 1000;
   }
 
+  /** An iterator is at hand: read() need not acquire one (from the last processed record) first. */
+  get hasIterator(): boolean {
+    return this.iterator !== undefined;
+  }
+
   /**
-   * One GetRecords from the position, acquiring an iterator first when there is none. An empty
-   * page moves the iterator on (a closed shard's last page to undefined: call finish()). Throws
-   * what the Streams API threw; pass that (or a failure to handle the page) to recover().
+   * Whether a page read under `generation` still follows on from what was processed: false once
+   * reading went back (a record failed, or a page was abandoned) after it was read.
+   */
+  current(generation: number): boolean {
+    return generation === this.generation;
+  }
+
+  /**
+   * One GetRecords from the position, acquiring an iterator first when there is none. The
+   * iterator moves on to the page's `next` at once (a closed shard's last page to undefined:
+   * call finish() once it is processed), so that the next page can be read while this one is
+   * processed; processed() or abandon() then says how that went. Throws what the Streams API
+   * threw; pass that to recover().
    */
   async read(): Promise<ShardPage> {
     this.iterator ??= await this.acquireIterator();
+    const generation = this.generation;
     const page = await this.options.streams.send(
       new GetRecordsCommand({ ShardIterator: this.iterator, Limit: this.options.batchSize }),
     );
     const records = page.Records ?? [];
     this.consecutiveErrors = 0;
-    if (records.length === 0) {
-      this.iterator = page.NextShardIterator;
-      this.caughtUp = true;
-    }
-    return { records, next: page.NextShardIterator };
+    if (generation === this.generation) this.iterator = page.NextShardIterator;
+    if (records.length === 0) this.caughtUp = true;
+    return { records, next: page.NextShardIterator, generation };
   }
 
   /**
-   * Moves past the first `applied` records of the page read last: on to its `next` iterator, or,
-   * when the record after them failed (`failedAt`, its sequence number), back AT that record once a
-   * backoff has passed. Makes the checkpoint due unless the records were all checkpoint items.
+   * A page could not be handled: reading starts again after the last processed record, and
+   * every page read since is stale.
    */
-  processed(records: readonly _Record[], applied: number, next: string | undefined, failedAt?: string): void {
+  abandon(): void {
+    this.iterator = undefined;
+    this.generation++;
+  }
+
+  /**
+   * Moves past the first `applied` records of a page (read under the current generation, and
+   * every page before it processed): reading goes on from where it is, or, when the record after
+   * them failed (`failedAt`, its sequence number), back AT that record once a backoff has passed
+   * (the pages read since are stale). Makes the checkpoint due unless the records were all
+   * checkpoint items.
+   */
+  processed(records: readonly _Record[], applied: number, failedAt?: string): void {
     if (applied > 0) {
       const last = records[applied - 1]?.dynamodb;
       this.lastProcessed = last?.SequenceNumber;
       this.newestRecordAt = last?.ApproximateCreationDateTime?.getTime() ?? Date.now();
       // Our own checkpoint writes come back through the stream: checkpointing a batch of
       // nothing but checkpoints would feed the stream forever.
-      if (records.slice(0, applied).some((record) => !isCheckpointRecord(record))) this.due = true;
+      if (records.slice(0, applied).some((record) => !isCheckpointRecord(record))) this.makeDue();
     }
     this.caughtUp = false;
     if (failedAt === undefined) {
-      this.iterator = next;
       this.retryFrom = undefined;
     } else {
       this.iterator = undefined;
       this.retryFrom = failedAt;
+      this.generation++;
       this.backOff();
     }
   }
@@ -171,16 +202,18 @@ export class ShardReader {
   async finish(fence?: Fence): Promise<void> {
     this.ended = true;
     this.iterator = undefined;
-    this.due = true;
+    this.makeDue();
     await this.saveCheckpoint(fence);
   }
 
   /**
    * Writes the checkpoint item for the position as it is now (under `fence`, when reading on a
    * lease). Rejects when the write fails (it stays due), with LeaseLostError when fenced off. A
-   * stored checkpoint further on is left as it is (never moved backwards) and logged.
+   * stored checkpoint further on is left as it is (never moved backwards) and logged. Records
+   * processed while it is written leave it due (the consumer writes it again after them).
    */
   async saveCheckpoint(fence?: Fence): Promise<void> {
+    const since = this.dueSince;
     const checkpoint: ShardCheckpoint = {
       shardId: this.info.shardId,
       sequenceNumber: this.lastProcessed,
@@ -192,7 +225,12 @@ export class ShardReader {
         'stream checkpoint not moved backwards: the stored one is further on',
       );
     }
-    this.due = false;
+    if (this.dueSince === since) this.due = false;
+  }
+
+  private makeDue(): void {
+    this.due = true;
+    this.dueSince++;
   }
 
   /**
@@ -234,6 +272,7 @@ export class ShardReader {
       this.retryFrom = undefined;
       this.lastProcessed = undefined;
       this.start = { type: 'TRIM_HORIZON' };
+      this.generation++;
       return false;
     }
     log.warn({ err: error, shardId, attempt: this.consecutiveErrors }, 'stream shard read failed; backing off');

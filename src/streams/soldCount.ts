@@ -16,6 +16,8 @@
  * verifiedPurchase), never a look through their orders. Markers are never deleted: a deleted
  * marker would let a replayed INSERT count its order again. A consumer on leases also puts its
  * lease's fence in every such transaction: a holder that lost its lease writes nothing at all.
+ * The lines of many orders share a transaction (soldCountBatch.ts packs them): each line keeps
+ * its own conditioned marker, so sharing changes nothing of the above.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Transaction, transactWrite } from '../db/transact.js';
@@ -34,8 +36,8 @@ export type SaleState = 'SOLD' | 'CANCELLED';
 export const SALE_MARKER_ENTITY_TYPE = 'ProductSale';
 const BUYER_ENTITY_TYPE = BUYER.type;
 
-/** Three actions per line (marker, product, buyer), one for the fence, and at most 100 actions per transaction. */
-const LINES_PER_TRANSACTION = 33;
+/** At most 100 actions per transaction, one of them the fence. */
+export const MAX_ACTIONS = 100;
 
 export interface SoldCountOutcome {
   /** Lines whose product's soldCount changed now. */
@@ -46,78 +48,72 @@ export interface SoldCountOutcome {
   missingProducts: number;
 }
 
-interface PendingLine {
+/** An order moving to a sale state: what one stream record asks of soldCount. */
+export interface Sale {
+  order: { orderId: string; userId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] };
+  target: SaleState;
+}
+
+/** One line of a sale (its order's lines of one product, merged) on its way to `target`. */
+export interface PendingLine {
+  /** The sale's position in the list given to applySales. */
+  sale: number;
+  orderId: string;
+  userId: string;
   productId: string;
   quantity: number;
+  target: SaleState;
   /** The marker state this attempt's conditions expect; a failed condition tells the real one. */
   expect: 'absent' | 'SOLD';
 }
 
-/**
- * Moves the sale marker of every line of order `orderId` to `target`, changing each product's
- * soldCount in the same transaction where the state machine says so. Lines naming one product
- * twice (foreign writers) are merged: a transaction may touch an item once. Throws for
- * anything but "already applied" and "product gone" (the caller retries the record later).
- */
-export async function updateSoldCount(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  order: { orderId: string; userId: string; items: readonly Pick<OrderLineModel, 'productId' | 'quantity'>[] },
-  target: SaleState,
-  now: Date = new Date(),
-  fence?: Fence,
-): Promise<SoldCountOutcome> {
-  const quantities = new Map<string, number>();
-  for (const line of order.items) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
-  const lines: PendingLine[] = [...quantities].map(([productId, quantity]) => ({
-    productId,
-    quantity,
-    expect: target === 'SOLD' ? 'absent' : 'SOLD',
-  }));
-  const outcome: SoldCountOutcome = { changed: 0, unchanged: 0, missingProducts: 0 };
-  for (let start = 0; start < lines.length; start += LINES_PER_TRANSACTION) {
-    await settleChunk(
-      doc,
-      tableName,
-      order,
-      lines.slice(start, start + LINES_PER_TRANSACTION),
+/** The lines of each sale, in order: an order's lines naming one product twice (foreign writers) merged. */
+export function linesOf(sales: readonly Sale[]): PendingLine[] {
+  return sales.flatMap(({ order, target }, sale) => {
+    const quantities = new Map<string, number>();
+    for (const line of order.items)
+      quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
+    return [...quantities].map(([productId, quantity]) => ({
+      sale,
+      orderId: order.orderId,
+      userId: order.userId,
+      productId,
+      quantity,
       target,
-      now,
-      outcome,
-      fence,
-    );
-  }
-  return outcome;
+      expect: target === 'SOLD' ? ('absent' as const) : ('SOLD' as const),
+    }));
+  });
 }
 
-async function settleChunk(
+/**
+ * Settles one transaction's worth of lines (see soldCountBatch.ts): each attempt writes every
+ * pending line's marker, each product's soldCount change summed over its lines, and each
+ * buyer record's change, under the fence. A cancelled attempt settles what its reasons say
+ * (a marker already there: a redelivery; a product gone) and goes again with the rest. Counts
+ * each settled line into `outcomes[line.sale]`. Throws LeaseLostError when fenced off, and an
+ * error when the transaction was refused for no line's reason or did not settle.
+ */
+export async function settleLines(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  order: { orderId: string; userId: string },
-  chunk: PendingLine[],
-  target: SaleState,
+  lines: readonly PendingLine[],
   now: Date,
-  outcome: SoldCountOutcome,
   fence: Fence | undefined,
+  outcomes: SoldCountOutcome[],
 ): Promise<void> {
-  let pending = chunk;
+  let pending = [...lines];
+  const count = (line: PendingLine, field: keyof SoldCountOutcome) => {
+    const outcome = (outcomes[line.sale] ??= { changed: 0, unchanged: 0, missingProducts: 0 });
+    outcome[field]++;
+  };
   // Every cancelled attempt settles a line or corrects a guess about one marker; a marker
   // changes state at most twice, so a healthy table needs far fewer attempts than this.
-  const maxAttempts = 2 * chunk.length + 2;
+  const maxAttempts = 2 * lines.length + 2;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
-    const transaction = new Transaction();
-    if (fence) transaction.add('fence', fence.condition);
-    for (const line of pending) {
-      const [markerAction, productAction, buyerAction] = lineActions(tableName, order, line, target, now);
-      transaction.add(markerName(line), markerAction).add(productName(line), productAction);
-      if (buyerAction) transaction.add(`buyer:${line.productId}`, buyerAction);
-    }
-    const result = await transactWrite(doc, transaction);
+    const result = await transactWrite(doc, transactionOf(tableName, pending, now, fence));
     if (result.committed) {
-      for (const line of pending) {
-        if (line.expect === 'absent' && target === 'CANCELLED') outcome.unchanged++;
-        else outcome.changed++;
-      }
+      for (const line of pending)
+        count(line, line.expect === 'absent' && line.target === 'CANCELLED' ? 'unchanged' : 'changed');
       return;
     }
     const cancellation: Cancellation = result.cancellation;
@@ -127,25 +123,91 @@ async function settleChunk(
     }
     pending = pending.flatMap((line) => {
       if (cancellation.failed(productName(line))) {
-        outcome.missingProducts++;
+        count(line, 'missingProducts');
         return [];
       }
       if (!cancellation.failed(markerName(line))) return [line]; // innocent: try again with the others settled
-      const next = nextExpectation(cancellation.old(markerName(line)), target);
+      const next = nextExpectation(cancellation.old(markerName(line)), line.target);
       if (next === 'settled') {
-        outcome.unchanged++;
+        count(line, 'unchanged');
         return [];
       }
       return [{ ...line, expect: next }];
     });
   }
   if (pending.length > 0) {
-    throw new Error(`soldCount of order ${order.orderId} did not settle in ${maxAttempts} attempts`);
+    const orders = [...new Set(pending.map((line) => line.orderId))].join(', ');
+    throw new Error(`soldCount of order(s) ${orders} did not settle in ${maxAttempts} attempts`);
   }
 }
 
-const markerName = (line: PendingLine) => `marker:${line.productId}`;
+/**
+ * The transaction of `lines`: a marker action per line, one action per product (its lines'
+ * soldCount changes summed, or a bare existence check when they sum to nothing) and one per
+ * buyer record. The lines must share no marker, and a buyer record only between lines that
+ * add to it (soldCountBatch.ts packs them so): DynamoDB refuses two actions on one item.
+ */
+function transactionOf(
+  tableName: string,
+  lines: readonly PendingLine[],
+  now: Date,
+  fence: Fence | undefined,
+): Transaction {
+  const transaction = new Transaction();
+  if (fence) transaction.add('fence', fence.condition);
+  const deltas = new Map<string, number>();
+  const buyers = new Map<string, { line: PendingLine; operation: 'ADD' | 'DELETE'; orderIds: Set<string> }>();
+  for (const line of lines) {
+    transaction.add(markerName(line), markerAction(tableName, line, now));
+    deltas.set(line.productId, (deltas.get(line.productId) ?? 0) + deltaOf(line));
+    const operation = buyerOperationOf(line);
+    if (!operation) continue;
+    const name = buyerName(line);
+    const buyer = buyers.get(name);
+    if (buyer) buyer.orderIds.add(line.orderId);
+    else buyers.set(name, { line, operation, orderIds: new Set([line.orderId]) });
+  }
+  for (const [productId, delta] of deltas)
+    transaction.add(`product:${productId}`, productAction(tableName, productId, delta));
+  for (const [name, { line, operation, orderIds }] of buyers) {
+    transaction.add(name, {
+      Update: {
+        TableName: tableName,
+        Key: buyerKey(line.productId, line.userId),
+        // A set of order ids: adding or removing one twice is the same as once.
+        UpdateExpression: `SET entityType = :type ${operation} orderIds :order`,
+        ExpressionAttributeValues: { ':type': BUYER_ENTITY_TYPE, ':order': orderIds },
+      },
+    });
+  }
+  return transaction;
+}
+
+/** The soldCount change a line makes on the edge its marker is expected to take. */
+function deltaOf(line: PendingLine): number {
+  if (line.target === 'SOLD') return line.quantity;
+  return line.expect === 'SOLD' ? -line.quantity : 0;
+}
+
+/** The buyer record's change on that edge: counted in, taken out, or (a tombstone) none. */
+function buyerOperationOf(line: PendingLine): 'ADD' | 'DELETE' | undefined {
+  if (line.target === 'SOLD') return 'ADD';
+  return line.expect === 'SOLD' ? 'DELETE' : undefined;
+}
+
+const markerName = (line: PendingLine) => `marker:${line.productId}:${line.orderId}`;
 const productName = (line: PendingLine) => `product:${line.productId}`;
+const buyerName = (line: PendingLine) => `buyer:${line.productId}:${line.userId}`;
+
+/**
+ * The names a line's actions go by in a transaction (its marker, its product, its buyer
+ * record): what soldCountBatch.ts packs by.
+ */
+export const namesOf = (line: PendingLine) => ({
+  marker: markerName(line),
+  product: productName(line),
+  buyer: buyerName(line),
+});
 
 /** What a failed marker condition says about the marker (its old image came back with the reason). */
 function nextExpectation(old: Item | undefined, target: SaleState): PendingLine['expect'] | 'settled' {
@@ -156,74 +218,57 @@ function nextExpectation(old: Item | undefined, target: SaleState): PendingLine[
   return state === 'SOLD' ? 'SOLD' : 'absent';
 }
 
-/** The marker action, the product action and (on the edges that move it) the buyer record's action of one line. */
-function lineActions(
-  tableName: string,
-  { orderId, userId }: { orderId: string; userId: string },
-  line: PendingLine,
-  target: SaleState,
-  now: Date,
-): [TransactItem, TransactItem, TransactItem?] {
-  const product = productKey(line.productId);
-  // A set of order ids: adding or removing one twice is the same as once.
-  const buyer = (operation: 'ADD' | 'DELETE'): TransactItem => ({
-    Update: {
-      TableName: tableName,
-      Key: buyerKey(line.productId, userId),
-      UpdateExpression: `SET entityType = :type ${operation} orderIds :order`,
-      ExpressionAttributeValues: { ':type': BUYER_ENTITY_TYPE, ':order': new Set([orderId]) },
-    },
-  });
-  const marker = (state: SaleState) => ({
-    ...productSaleKey(line.productId, orderId),
-    entityType: SALE_MARKER_ENTITY_TYPE,
-    productId: line.productId,
-    orderId,
-    quantity: line.quantity,
-    state,
-    updatedAt: now.toISOString(),
-  });
-  // No version bump and no updatedAt: soldCount is derived data, not an edit of the product,
-  // and must not make a client's optimistic-locking update fail.
-  const addSold = (delta: number): TransactItem => ({
-    Update: {
-      TableName: tableName,
-      Key: product,
-      UpdateExpression: 'ADD soldCount :delta',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':delta': delta },
-    },
-  });
+/** The marker's action: put in the target state if absent, or moved from SOLD to CANCELLED. */
+function markerAction(tableName: string, line: PendingLine, now: Date): TransactItem {
   if (line.expect === 'absent') {
-    const put: TransactItem = {
+    return {
       Put: {
         TableName: tableName,
-        Item: marker(target),
+        Item: {
+          ...productSaleKey(line.productId, line.orderId),
+          entityType: SALE_MARKER_ENTITY_TYPE,
+          productId: line.productId,
+          orderId: line.orderId,
+          quantity: line.quantity,
+          state: line.target,
+          updatedAt: now.toISOString(),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
-    if (target === 'SOLD') return [put, addSold(line.quantity), buyer('ADD')];
-    // A tombstone only, so that a late INSERT of this order is not counted; never in the
-    // partition of a product that does not exist.
-    return [
-      put,
-      { ConditionCheck: { TableName: tableName, Key: product, ConditionExpression: 'attribute_exists(PK)' } },
-    ];
   }
-  return [
-    {
-      Update: {
-        TableName: tableName,
-        Key: productSaleKey(line.productId, orderId),
-        UpdateExpression: 'SET #state = :cancelled, updatedAt = :now',
-        ConditionExpression: '#state = :sold',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':cancelled': 'CANCELLED', ':sold': 'SOLD', ':now': now.toISOString() },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
+  return {
+    Update: {
+      TableName: tableName,
+      Key: productSaleKey(line.productId, line.orderId),
+      UpdateExpression: 'SET #state = :cancelled, updatedAt = :now',
+      ConditionExpression: '#state = :sold',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':cancelled': 'CANCELLED', ':sold': 'SOLD', ':now': now.toISOString() },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
-    addSold(-line.quantity),
-    buyer('DELETE'),
-  ];
+  };
+}
+
+/**
+ * The product's action: its soldCount moved by `delta`, or, when its lines move nothing (a
+ * tombstone, or a sale and a cancellation that cancel out), a check that it exists: a marker is
+ * never written in the partition of a product that does not exist. No version bump and no
+ * updatedAt: soldCount is derived data, not an edit of the product, and must not make a
+ * client's optimistic-locking update fail.
+ */
+function productAction(tableName: string, productId: string, delta: number): TransactItem {
+  const Key = productKey(productId);
+  if (delta === 0)
+    return { ConditionCheck: { TableName: tableName, Key, ConditionExpression: 'attribute_exists(PK)' } };
+  return {
+    Update: {
+      TableName: tableName,
+      Key,
+      UpdateExpression: 'ADD soldCount :delta',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
 }
