@@ -39,6 +39,8 @@ export interface RedisChannelsOptions {
   log: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** Reconnect backoff (default RECONNECT_BACKOFF). */
   backoff?: Backoff | undefined;
+  /** How long a publish or a history read may wait for Redis (default DEFAULT_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number | undefined;
 }
 
 /** How long a channel's first SUBSCRIBE may take before the channels count as down. */
@@ -64,7 +66,7 @@ export class RedisChannels {
     private readonly options: RedisChannelsOptions,
   ) {
     const common = { log: options.log, backoff: options.backoff };
-    this.publisher = openRedis(settings, { ...common, role: 'publisher' });
+    this.publisher = openRedis(settings, { ...common, role: 'publisher', commandTimeoutMs: options.commandTimeoutMs });
     const events = {
       message: (channel: string, raw: Buffer) => {
         for (const handlers of this.listeners.get(channel) ?? []) handlers.message(raw);

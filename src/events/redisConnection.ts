@@ -17,7 +17,12 @@
  *   stale work in a burst, unbounded), and a command to a Redis that stopped answering (hung,
  *   or a network that drops packets) fails after `commandTimeoutMs`: nothing waits on Redis
  *   for longer than its caller chose.
- * - A subscriber connection keeps its offline queue: it only ever queues its SUBSCRIBE.
+ * - A subscriber connection keeps its offline queue: it only ever queues its SUBSCRIBE. It
+ *   does not let ioredis subscribe again by itself after a reconnect (`autoResubscribe`):
+ *   ioredis sends those SUBSCRIBEs without handling their failure, so a connection closed
+ *   before Redis answers them (a shutdown, a node dropped after a fail-over) would leave one
+ *   unhandled rejection per channel. redisSubscriber.ts subscribes again on every 'ready'
+ *   itself, and logs a failure.
  * - Every connection has an 'error' listener (ioredis prints each failed reconnect otherwise)
  *   that logs at debug: the users report what matters (lost, refused, down) themselves.
  */
@@ -75,6 +80,7 @@ export function redisOptions(options: Omit<OpenRedisOptions, 'log'>): RedisOptio
   return {
     retryStrategy: (times) => Math.min(baseDelayMs * 2 ** Math.min(times - 1, 16), maxDelayMs),
     enableOfflineQueue: options.subscriber === true,
+    autoResubscribe: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
     ...(options.subscriber ? {} : { commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS }),

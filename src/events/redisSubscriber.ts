@@ -12,9 +12,9 @@
  * For each channel the listener hears, in order: `subscribing` (just before the SUBSCRIBE is
  * sent: nothing dated earlier can have been sent to this subscription), `subscribed` (Redis
  * confirmed it), and `lost` whenever the connection that served it closed (messages published
- * meanwhile are gone). ioredis subscribes again after a reconnect only to channels whose
- * SUBSCRIBE succeeded, so a channel is (re)subscribed on every 'ready' of its connection (a
- * repeated SUBSCRIBE is a no-op for Redis).
+ * meanwhile are gone). Every channel is (re)subscribed here on every 'ready' of its connection,
+ * its failure logged: ioredis's own resubscription is off (redisConnection.ts), as it covers
+ * only channels whose SUBSCRIBE succeeded and leaves its failures unhandled.
  */
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';

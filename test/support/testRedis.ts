@@ -10,6 +10,8 @@ import { RedisServer } from './redisServer.js';
 
 export type TestRedis = RedisServer | RedisCluster;
 
+const RAW_COMMAND_TIMEOUT_MS = 10_000;
+
 export const REDIS_MODES: readonly RedisMode[] = ['single', 'cluster'];
 
 export const startRedis = (mode: RedisMode): Promise<TestRedis> =>
@@ -17,12 +19,14 @@ export const startRedis = (mode: RedisMode): Promise<TestRedis> =>
 
 /**
  * Plain pub/sub on `redis`, as anyone who can reach it could publish and listen (no signing
- * secret: what it sends is unsigned unless the test seals it).
+ * secret: what it sends is unsigned unless the test seals it). Its commands may take up to
+ * RAW_COMMAND_TIMEOUT_MS: what it sends is the test's input, not what is tested, and a 14 MB
+ * message to a cluster can outlast the servers' 1 s on a loaded machine.
  */
 export async function rawChannels(redis: TestRedis): Promise<RedisChannels> {
   const channels = new RedisChannels(
     { ...redis.settings, signingSecret: undefined },
-    { log: pino({ level: 'silent' }) },
+    { log: pino({ level: 'silent' }), commandTimeoutMs: RAW_COMMAND_TIMEOUT_MS },
   );
   await channels.start();
   return channels;

@@ -48,7 +48,7 @@ describe('connection options', () => {
       connectionName: 'tablegraph-publisher',
     });
     const subscriber = redisOptions({ role: 'subscriber', subscriber: true });
-    expect(subscriber).toMatchObject({ enableOfflineQueue: true });
+    expect(subscriber).toMatchObject({ enableOfflineQueue: true, autoResubscribe: false });
     expect(subscriber.commandTimeout).toBeUndefined();
     const backoff = redisOptions({ role: 'x' }).retryStrategy as (times: number) => number;
     expect([1, 2, 3, 10, 1000].map(backoff)).toEqual([50, 100, 200, 2000, 2000]);
