@@ -35,7 +35,7 @@ describe('pub/sub closed while it subscribes again after a reconnect', () => {
         if (msg.startsWith('redis subscribe failed') && ++failed === CHANNELS) allFailed();
       },
     };
-    const channels = new RedisChannels(redis.settings, { log });
+    const channels = new RedisChannels(redis.settings, { log: log as never });
     let armed = false;
     let paused!: () => void;
     const resubscribing = new Promise<void>((resolve) => (paused = resolve));
