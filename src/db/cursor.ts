@@ -8,31 +8,47 @@
  * the HMAC check and is refused before anything reaches DynamoDB.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { BadUserInputError } from '../errors.js';
 
 const VERSION = 'c1';
 const SIGNATURE_BYTES = 16;
 /** Far above any real cursor; bounds the work spent on hostile input. */
 const MAX_CURSOR_LENGTH = 1024;
+/**
+ * The cursors issued lately, by what their HMAC covers (about 150 characters each): a page read
+ * again (a category's, a product's reviews) issues the same cursors, and a look-up costs far less
+ * than an HMAC. Bounded by the characters of those texts, about 13,000 cursors.
+ */
+const ISSUED_CHARS = 2_000_000;
 
 export type CursorKey = Record<string, string>;
 
 export class CursorCodec {
+  /** Signatures of the cursors this codec issued, by the text they sign (only issued ones: no client input). */
+  private readonly issued = new LRUCache<string, string>({
+    maxSize: ISSUED_CHARS,
+    sizeCalculation: (_signature, signed) => signed.length,
+  });
+
   constructor(private readonly secret: string) {
     if (!secret) throw new Error('CursorCodec needs a non-empty secret');
   }
 
-  private sign(connection: string, payload: string): Buffer {
-    return createHmac('sha256', this.secret)
-      .update(`${VERSION}\n${connection}\n${payload}`)
-      .digest()
-      .subarray(0, SIGNATURE_BYTES);
+  private sign(signed: string): Buffer {
+    return createHmac('sha256', this.secret).update(signed).digest().subarray(0, SIGNATURE_BYTES);
   }
 
   /** Encodes `key` (the item's table and index key attributes) as a cursor of `connection`. */
   encode(connection: string, key: CursorKey): string {
     const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
-    return `${VERSION}.${payload}.${this.sign(connection, payload).toString('base64url')}`;
+    const signed = signedText(connection, payload);
+    let signature = this.issued.get(signed);
+    if (signature === undefined) {
+      signature = this.sign(signed).toString('base64url');
+      this.issued.set(signed, signature);
+    }
+    return `${VERSION}.${payload}.${signature}`;
   }
 
   /**
@@ -50,7 +66,7 @@ export class CursorCodec {
     // Compare the text, not decoded bytes: base64url decoding ignores stray characters and
     // padding, and a cursor must have exactly one spelling.
     const given = Buffer.from(signature);
-    const expected = Buffer.from(this.sign(connection, payload).toString('base64url'));
+    const expected = Buffer.from(this.sign(signedText(connection, payload)).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse();
     let key: unknown;
     try {
@@ -69,3 +85,6 @@ export class CursorCodec {
     return key as CursorKey;
   }
 }
+
+/** What a cursor's HMAC covers: the version, the connection and the payload. */
+const signedText = (connection: string, payload: string): string => `${VERSION}\n${connection}\n${payload}`;
