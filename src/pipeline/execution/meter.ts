@@ -184,7 +184,9 @@ export class OperationMeter {
    */
   private shapeOf(named: GraphQLCompositeType, info: GraphQLResolveInfo): Shape {
     const key = info.fieldNodes[0] as FieldNode;
-    const known = this.shapes.get(key)?.get(named.name);
+    let byType = this.shapes.get(key);
+    if (!byType) this.shapes.set(key, (byType = new Map<string, Shape>()));
+    const known = byType.get(named.name);
     if (known) return known;
     const selectionSets = info.fieldNodes.map((node) => node.selectionSet);
     const options = { schema: info.schema, fragments: info.fragments, variables: info.variableValues };
@@ -196,7 +198,7 @@ export class OperationMeter {
         widest = shape;
     }
     widest ??= NO_TYPE;
-    (this.shapes.get(key) as Map<string, Shape>).set(named.name, widest);
+    byType.set(named.name, widest);
     return widest;
   }
 
