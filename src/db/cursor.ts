@@ -8,7 +8,6 @@
  * the HMAC check and is refused before anything reaches DynamoDB.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { BadUserInputError } from '../errors.js';
 
 const VERSION = 'c1';
@@ -16,20 +15,21 @@ const SIGNATURE_BYTES = 16;
 /** Far above any real cursor; bounds the work spent on hostile input. */
 const MAX_CURSOR_LENGTH = 1024;
 /**
- * The cursors issued lately, by what their HMAC covers (about 150 characters each): a page read
- * again (a category's, a product's reviews) issues the same cursors, and a look-up costs far less
- * than an HMAC. Bounded by the characters of those texts, about 13,000 cursors.
+ * The cursors issued lately are remembered, in two generations of at most this many (a few MB
+ * in all): a page read again (a category's, a product's reviews) issues the same cursors, and a
+ * look-up costs far less than an HMAC.
  */
-const ISSUED_CHARS = 2_000_000;
+const ISSUED_PER_GENERATION = 8192;
 
 export type CursorKey = Record<string, string>;
 
 export class CursorCodec {
-  /** Signatures of the cursors this codec issued, by the text they sign (only issued ones: no client input). */
-  private readonly issued = new LRUCache<string, string>({
-    maxSize: ISSUED_CHARS,
-    sizeCalculation: (_signature, signed) => signed.length,
-  });
+  /**
+   * The cursors this codec issued lately, by connection and key (only issued ones: no client
+   * input): the newer generation, and the one before it, whose cursors move to the newer on use.
+   */
+  private issued = new Map<string, string>();
+  private issuedBefore = new Map<string, string>();
 
   constructor(private readonly secret: string) {
     if (!secret) throw new Error('CursorCodec needs a non-empty secret');
@@ -41,14 +41,22 @@ export class CursorCodec {
 
   /** Encodes `key` (the item's table and index key attributes) as a cursor of `connection`. */
   encode(connection: string, key: CursorKey): string {
-    const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
-    const signed = signedText(connection, payload);
-    let signature = this.issued.get(signed);
-    if (signature === undefined) {
-      signature = this.sign(signed).toString('base64url');
-      this.issued.set(signed, signature);
+    const json = JSON.stringify(key);
+    // JSON.stringify writes no line break of its own: the last one separates the two.
+    const issuedAs = `${connection}\n${json}`;
+    const known = this.issued.get(issuedAs);
+    if (known !== undefined) return known;
+    let cursor = this.issuedBefore.get(issuedAs);
+    if (cursor === undefined) {
+      const payload = Buffer.from(json).toString('base64url');
+      cursor = `${VERSION}.${payload}.${this.sign(signedText(connection, payload)).toString('base64url')}`;
     }
-    return `${VERSION}.${payload}.${signature}`;
+    if (this.issued.size >= ISSUED_PER_GENERATION) {
+      this.issuedBefore = this.issued;
+      this.issued = new Map();
+    }
+    this.issued.set(issuedAs, cursor);
+    return cursor;
   }
 
   /**

@@ -179,5 +179,11 @@ describe('CursorCodec', () => {
     expect(other.split('.')[2]).not.toBe(first.split('.')[2]);
     expect(() => decode(other)).toThrow();
     expect(new CursorCodec('secret-b').encode(CONNECTION, KEY)).not.toBe(first);
+    // Past two generations of other cursors it is forgotten, and signed again the same.
+    for (let i = 0; i < 2 * 8192 + 1; i += 1) issuing.encode(CONNECTION, { ...KEY, SK: `ORDER#${i}` });
+    expect(issuing.encode(CONNECTION, KEY)).toBe(first);
+    expect(issuing.encode(CONNECTION, { ...KEY, SK: 'ORDER#0' })).toBe(
+      new CursorCodec('secret-a').encode(CONNECTION, { ...KEY, SK: 'ORDER#0' }),
+    );
   });
 });
