@@ -37,7 +37,28 @@ const commands = [
   .map(([file, script]) => ({ file, script }))
   .sort((a, b) => a.file.localeCompare(b.file));
 
-const finished = async (run: NodeProcess) => ({ ...(await run.exited), stdout: run.stdout(), stderr: run.stderr() });
+/**
+ * A command that has not exited within this long is killed, and its result says so: the test of
+ * that command then fails naming it, rather than the whole suite's set-up timing out unnamed.
+ */
+const COMMAND_DEADLINE_MS = 60_000;
+
+async function finished(run: NodeProcess, command: string) {
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    run.child.kill('SIGKILL');
+  }, COMMAND_DEADLINE_MS);
+  try {
+    const exit = await run.exited;
+    const stderr = timedOut
+      ? `${command} did not exit within ${COMMAND_DEADLINE_MS} ms\n${run.stderr()}`
+      : run.stderr();
+    return { ...exit, stdout: run.stdout(), stderr };
+  } finally {
+    clearTimeout(deadline);
+  }
+}
 
 /** The commands are run two at a time: each loads its whole module graph, about a second of CPU. */
 async function inPairs<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
@@ -51,8 +72,10 @@ describe('every command of package.json', () => {
   let badFlag: Awaited<ReturnType<typeof finished>>[];
 
   beforeAll(async () => {
-    help = await inPairs(commands, ({ file }) => finished(runNode(file, {}, ['--help'])));
-    badFlag = await inPairs(commands, ({ file }) => finished(runNode(file, {}, ['--no-such-flag'])));
+    help = await inPairs(commands, ({ file }) => finished(runNode(file, {}, ['--help']), `${file} --help`));
+    badFlag = await inPairs(commands, ({ file }) =>
+      finished(runNode(file, {}, ['--no-such-flag']), `${file} --no-such-flag`),
+    );
   }, 240_000);
 
   it('is found: the server, the consumer, the scripts and the benchmarks', () => {
@@ -110,7 +133,7 @@ describe('the commands that talk to DynamoDB', () => {
     ['documents', 'scripts/documents.ts', ['list']],
     ['token', 'scripts/token.ts', ['--sub', 'alice']],
   ] as const)('%s succeeds with nothing on stderr', async (_name, file, args) => {
-    const result = await finished(runNode(file, env(), args));
+    const result = await finished(runNode(file, env(), args), `${file} ${args.join(' ')}`);
     expect(result.stderr).toBe('');
     expect(result.stdout).not.toBe('');
     expect(result.code).toBe(0);
