@@ -252,8 +252,14 @@ async function main(): Promise<void> {
     const ops = operations(data, 'x').filter((op) => options.ops.length === 0 || options.ops.includes(op.id));
     let sequence = 0;
 
-    /** A fresh context, as the request core gives each execution. */
-    const contextOf = (pipeline: Pipeline) => pipeline.execution.context(viewer, `bench-${(sequence += 1)}`);
+    /**
+     * A fresh context, as the request core gives each execution of a signed-in request with the
+     * response cache off (the benchmark's): its reads are not recorded as dependency tags
+     * (BENCH_RECORD_READS=1 records them, as for an answer that may be stored or public).
+     */
+    const recordReads = process.env.BENCH_RECORD_READS === '1';
+    const contextOf = (pipeline: Pipeline) =>
+      pipeline.execution.context(viewer, `bench-${(sequence += 1)}`, undefined, recordReads);
     /** The operation as admission hands it to execution, once per pipeline; each execution brings its variables. */
     const admit = async (pipeline: Pipeline, op: Operation): Promise<AdmittedOperation> => {
       const admitted = await pipeline.admission.admit(

@@ -130,7 +130,11 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
       await a.set(key, { json: `{"n":${i}}`, etag: `"e${i}"`, tags, public: true }, mark, false);
     }
     for (const [i, key] of keys.entries()) expect((await b.get(key)).hit?.json).toBe(`{"n":${i}}`);
-    expect(a.stats.stores).toBe(keys.length);
+    // Each store is counted as stored, or as an error when Redis answered after the client's
+    // command timeout (the machine busy, the cluster settling after the restart above): the
+    // store may still have landed, as b's reads show. None is refused.
+    expect(a.stats.stores + a.stats.errors).toBe(keys.length);
+    expect(a.stats.refused).toBe(0);
     if (redis instanceof RedisCluster) {
       // The partitions spread over the primaries: every one of them holds some entries.
       const byNode = await redis.keysByNode(`tablegraph:rc:{${tableName}:p*`);

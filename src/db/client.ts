@@ -139,6 +139,62 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
   return { client, doc };
 }
 
+/** What a costed client (below) carries: its shared client (on its prototype), its cost record and dependency record. */
+const SHARED = Symbol('tablegraph.shared');
+const COST = Symbol('tablegraph.cost');
+const READS = Symbol('tablegraph.reads');
+
+interface CostedClient {
+  [SHARED]: DynamoDBDocumentClient;
+  [COST]: RequestCost;
+  [READS]: DependencyRecord | undefined;
+}
+
+/** A costed client's `send`: counts the call into the client's cost record (and its reads), then sends it on the shared client. */
+function costedSend(this: CostedClient, command: object, options?: object): Promise<unknown> {
+  const { [SHARED]: shared, [COST]: cost, [READS]: reads } = this;
+  const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
+  // A gated read (a subscription opening past its budget) is refused before anything is sent.
+  if (counted?.[1] === 'read') {
+    try {
+      readGateOf(cost)?.();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+  if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], command);
+  const direct = (lean: boolean) => {
+    const sent = ((lean && leanSend(shared, command)) || shared.send(command as never, options as never)) as Promise<{
+      ConsumedCapacity?: never;
+    }>;
+    return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, command, output)) : sent;
+  };
+  // A low-level command with nothing of its own goes through its class's middleware, resolved once (leanSend.ts).
+  const lean = options === undefined && LOW_LEVEL_COMMANDS.has(command.constructor as CommandClass);
+  if (!counted) return direct(false);
+  const [operation, kind] = counted;
+  // A traced execution's calls get a span each (telemetry/dynamoSpans.ts), with middleware of
+  // their own; traceOf is one check while tracing is off.
+  const trace = traceOf(cost);
+  const call = trace ? tracedSend(trace, operation, kind, command, () => direct(false)) : direct(lean);
+  return inFlight(
+    cost,
+    call.then(
+      (output) => {
+        addCall(cost, operation, output.ConsumedCapacity, kind);
+        return output;
+      },
+      (error: unknown) => {
+        addCall(cost, operation, undefined, kind);
+        throw error;
+      },
+    ),
+  );
+}
+
+/** Per shared client, the prototype of its costed clients: the shared client with `send` counted. */
+const costedPrototypes = new WeakMap<DynamoDBDocumentClient, object>();
+
 /**
  * The shared document client, as one that adds every call it sends to `cost`: one call
  * per command (the SDK's own retries not included), with the capacity DynamoDB reports, and in
@@ -146,54 +202,23 @@ export function createDynamo({ endpoint, region, overrides }: ClientOptions): Dy
  * context makes every read and write through one of these (graphql/context.ts); its calls are spans of the execution's trace when
  * it is traced. With `reads`,
  * every read also names what it asked for there (dependencyRecord.ts): the response cache's
- * record of what the answer depends on.
+ * record of what the answer depends on. Everything but `send` is the shared client's (its
+ * configuration, middleware and sockets); a request's client is one object whose prototype,
+ * made once per shared client, holds `send`.
  */
 export function costed(
   shared: DynamoDBDocumentClient,
   cost: RequestCost,
   reads?: DependencyRecord,
 ): DynamoDBDocumentClient {
-  const send = (command: object, options?: object): Promise<unknown> => {
-    const counted = COUNTED_COMMANDS.get(command.constructor as CommandClass);
-    // A gated read (a subscription opening past its budget) is refused before anything is sent.
-    if (counted?.[1] === 'read') {
-      try {
-        readGateOf(cost)?.();
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
-    if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], command);
-    const direct = (lean: boolean) => {
-      const sent = ((lean && leanSend(shared, command)) || shared.send(command as never, options as never)) as Promise<{
-        ConsumedCapacity?: never;
-      }>;
-      return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, command, output)) : sent;
-    };
-    // A low-level command with nothing of its own goes through its class's middleware, resolved once (leanSend.ts).
-    const lean = options === undefined && LOW_LEVEL_COMMANDS.has(command.constructor as CommandClass);
-    if (!counted) return direct(false);
-    const [operation, kind] = counted;
-    // A traced execution's calls get a span each (telemetry/dynamoSpans.ts), with middleware of
-    // their own; traceOf is one check while tracing is off.
-    const trace = traceOf(cost);
-    const call = trace ? tracedSend(trace, operation, kind, command, () => direct(false)) : direct(lean);
-    return inFlight(
-      cost,
-      call.then(
-        (output) => {
-          addCall(cost, operation, output.ConsumedCapacity, kind);
-          return output;
-        },
-        (error: unknown) => {
-          addCall(cost, operation, undefined, kind);
-          throw error;
-        },
-      ),
-    );
-  };
-  // Everything but `send` is the shared client's (its configuration, middleware and sockets).
-  const client = Object.create(shared, { send: { value: send } }) as DynamoDBDocumentClient;
+  let prototype = costedPrototypes.get(shared);
+  if (!prototype) {
+    prototype = Object.create(shared, { send: { value: costedSend }, [SHARED]: { value: shared } }) as object;
+    costedPrototypes.set(shared, prototype);
+  }
+  const client = Object.create(prototype) as CostedClient & DynamoDBDocumentClient;
+  client[COST] = cost;
+  client[READS] = reads;
   bindClient(client, cost);
   return client;
 }

@@ -30,6 +30,18 @@ export const newDependencyRecord = (): DependencyRecord => ({
   readIndex: false,
 });
 
+/**
+ * The record of an execution whose answer can be neither stored nor public (the cache off or
+ * bypassed, a POST or a signed-in request, a mutation): its reads are not recorded, and it reads
+ * as uncacheable, so whatever looks at it anyway keeps the answer private and unstored. One for
+ * every such execution: nothing adds to it (its client records nothing, client.ts `costed`).
+ */
+export const NOT_RECORDED: DependencyRecord = Object.freeze({
+  tags: new Set<string>(),
+  uncacheable: 'reads not recorded',
+  readIndex: false,
+});
+
 const RANGE = Symbol('tablegraph.range');
 
 /**

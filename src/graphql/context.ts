@@ -5,17 +5,16 @@
  * `costed`), so every read and write made for the execution is counted, and nothing else is.
  */
 import type { Logger } from 'pino';
-import { createAccess } from '../auth/access.js';
-import type { Access } from '../auth/access.js';
+import { Access } from '../auth/access.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import type { TokenVerifier, Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
 import type { RequestCost } from '../db/capacity.js';
 import { costed } from '../db/client.js';
-import { newDependencyRecord } from '../db/dependencyRecord.js';
+import { newDependencyRecord, NOT_RECORDED } from '../db/dependencyRecord.js';
 import type { DependencyRecord } from '../db/dependencyRecord.js';
-import { createLoaders } from '../db/loaders.js';
-import type { DataSources, Loaders } from '../db/loaders.js';
+import { Loaders } from '../db/loaders.js';
+import type { DataSources } from '../db/loaders.js';
 import { UnauthenticatedError } from '../errors.js';
 import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
@@ -27,7 +26,10 @@ export interface GraphQLContext {
   viewer: Viewer | null;
   /** What this execution's DynamoDB calls cost so far (`extensions.cost`, the log line, metrics). */
   cost: RequestCost;
-  /** What this execution read, as dependency tags (the response cache files its answer under them). */
+  /**
+   * What this execution read, as dependency tags (the response cache files its answer under them,
+   * HTTP caching names them); NOT_RECORDED where the answer can be neither stored nor public.
+   */
   reads: DependencyRecord;
   /** Tags of what this execution's writes touched (the writing instance evicts them before it answers). */
   wrote: Set<string>;
@@ -78,26 +80,37 @@ export function createContext(
   viewer: Viewer | null,
   events: EventFanOut,
   parent?: TraceParent,
-  { traced = true }: { traced?: boolean } = {},
+  {
+    traced = true,
+    recordReads = true,
+  }: {
+    traced?: boolean;
+    /**
+     * Whether the answer may be stored or public, so that what it read is recorded (`reads`);
+     * without, `reads` is NOT_RECORDED (uncacheable) and the reads cost no tags.
+     */
+    recordReads?: boolean;
+  } = {},
 ): GraphQLContext {
   const cost = newRequestCost();
   // Traced: the operation span, found from the cost record by every DynamoDB call (telemetry/).
   // A replayed execution (the differential executor's oracle) is not traced: it sends nothing.
   const trace = traced ? startRequestTrace(cost, parent) : undefined;
   const ids = trace?.span.spanContext();
-  const reads = newDependencyRecord();
+  const reads = recordReads ? newDependencyRecord() : NOT_RECORDED;
   const counted: DataSources = {
     ...data,
-    dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost, reads) },
+    dynamo: { client: data.dynamo.client, doc: costed(data.dynamo.doc, cost, recordReads ? reads : undefined) },
   };
-  const loaders = createLoaders(counted);
+  // Made on first use, each loader and access rule: an operation pays for those it reads through.
+  const loaders = new Loaders(counted);
   return {
     requestId,
     viewer,
     cost,
     reads,
     wrote: new Set(),
-    access: createAccess(viewer, loaders),
+    access: new Access(viewer, loaders),
     loaders,
     data: counted,
     events,

@@ -34,7 +34,7 @@ import { ClientLimitError, releasedAtEnd } from './admission/clientBounds.js';
 import type { Hold } from './admission/clientBounds.js';
 import type { RequestHeader } from './admission/csrf.js';
 import type { Execution } from './execution/execution.js';
-import { cachingHeaders } from './report/httpCaching.js';
+import { cachingHeaders, mayBePublic } from './report/httpCaching.js';
 import { nameOperationSpan } from './report/operationSpans.js';
 import { answerJson, answerOf, explainOf, visibleCost } from './report/report.js';
 import type { Answer, CostDetails, ReportContext, Reporter } from './report/report.js';
@@ -143,6 +143,13 @@ export function createServe({
     return answer;
   }
 
+  /** What HTTP caching knows of a request before it executes. */
+  const requestFacts = (request: CoreRequest) => ({
+    maxAgeSeconds: cacheMaxAgeSeconds,
+    method: request.operation.method?.toUpperCase(),
+    signedIn: (request.header?.('authorization') ?? '') !== '',
+  });
+
   /** The caching headers of an answer over HTTP (httpCaching.ts). */
   function withCachingHeaders(
     answer: Answer,
@@ -157,9 +164,7 @@ export function createServe({
     dataJson: () => string,
   ): Answer {
     const headers = cachingHeaders({
-      maxAgeSeconds: cacheMaxAgeSeconds,
-      method: request.operation.method?.toUpperCase(),
-      signedIn: (request.header?.('authorization') ?? '') !== '',
+      ...requestFacts(request),
       ...read,
       ok: read.ok && answer.status === 200,
       etag: () => read.etag ?? etagOf(dataJson()),
@@ -177,7 +182,8 @@ export function createServe({
   ): Promise<Answer | Events> {
     const hold = request.holdSubscription?.();
     if (hold instanceof ClientLimitError) return reporter.refuse([hold], 429, report);
-    const context = execution.context(viewer, request.requestId, request.trace);
+    // A subscription's answers are neither stored nor public: its reads are not recorded.
+    const context = execution.context(viewer, request.requestId, request.trace, false);
     if (request.resume !== undefined) context.resume = request.resume;
     let opened: Awaited<ReturnType<Execution['subscribe']>>;
     try {
@@ -276,7 +282,10 @@ export function createServe({
       miss = looked;
     }
 
-    const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace);
+    // What the answer read is recorded only where it may be stored or public (dependencyRecord.ts).
+    const recordReads =
+      (miss !== undefined && miss.status !== 'bypass') || (overHttp(transport) && mayBePublic(requestFacts(request)));
+    const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace, recordReads);
     const result = await execution.execute(admitted, context);
     const stored =
       miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;

@@ -102,6 +102,10 @@ export const hasExpired = (viewer: Viewer | null, now = Date.now()): boolean =>
 /** graphql-js's executor, which needs no facts (and refuses a second argument). */
 const graphqlJs: Execute = (args) => execute(args);
 
+/** createContext's options, made once. */
+const RECORDED = { recordReads: true } as const;
+const NOT_RECORDED_READS = { recordReads: false } as const;
+
 /** Admission's facts, as the executor receives them. */
 const factsOf = (admitted: AdmittedOperation): OperationFacts => ({
   operation: admitted.operation,
@@ -139,9 +143,17 @@ export function createExecution({
    */
   const executor: Execute = brought ?? (mode === 'auto' ? plannedExecute : graphqlJs);
 
-  /** A fresh context: new loaders and access rules for `viewer`. */
-  const context = (viewer: Viewer | null, requestId: string, parent?: TraceParent): GraphQLContext =>
-    createContext(data, requestId, log, viewer, events, parent);
+  /**
+   * A fresh context: new loaders and access rules for `viewer`. `recordReads` false where the
+   * answer can be neither stored nor public (its reads are then not recorded as tags).
+   */
+  const context = (
+    viewer: Viewer | null,
+    requestId: string,
+    parent?: TraceParent,
+    recordReads = true,
+  ): GraphQLContext =>
+    createContext(data, requestId, log, viewer, events, parent, recordReads ? RECORDED : NOT_RECORDED_READS);
 
   const argsOf = (admitted: AdmittedOperation, contextValue: GraphQLContext, rootValue?: unknown): ExecutionArgs => ({
     schema,
@@ -228,7 +240,8 @@ export function createExecution({
         const startedAt = performance.now();
         let own: GraphQLContext | undefined;
         const executed = await shared(event, key, async () => {
-          own = context(viewer, requestId, eventParent(event));
+          // An event's answer is neither stored nor public: its reads are not recorded.
+          own = context(viewer, requestId, eventParent(event), false);
           nameOperationSpan(own.cost, admitted);
           return { result: await run(admitted, own, event), context: own };
         });

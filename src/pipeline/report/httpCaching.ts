@@ -33,6 +33,16 @@ export interface CachingFacts {
 }
 
 /**
+ * Whether the answer to a request may be public at all, known before it executes: an anonymous
+ * GET while public answers are on. Only then does HTTP caching need what the answer read.
+ */
+export const mayBePublic = (facts: Pick<CachingFacts, 'maxAgeSeconds' | 'method' | 'signedIn'>): boolean =>
+  facts.maxAgeSeconds > 0 &&
+  facts.method === 'GET' &&
+  // A signed-in answer stays private (RFC 9111's default for requests with credentials).
+  !facts.signedIn;
+
+/**
  * The caching headers of an answer over HTTP: `Cache-Control`, and for a public one its
  * dependency tags in `Cache-Tag` (comma separated: Cloudflare, Akamai) and `Surrogate-Key` (space
  * separated: Fastly), so the CDN can purge it by tag, and its ETag, made from its data alone (the
@@ -42,14 +52,7 @@ export interface CachingFacts {
  */
 export function cachingHeaders(facts: CachingFacts): Map<string, string> {
   const isPublic =
-    facts.maxAgeSeconds > 0 &&
-    facts.method === 'GET' &&
-    // A signed-in answer stays private (RFC 9111's default for requests with credentials).
-    !facts.signedIn &&
-    facts.ok &&
-    !facts.viewerRead &&
-    !facts.unnamedRead &&
-    facts.tags.every(isPublicTag);
+    mayBePublic(facts) && facts.ok && !facts.viewerRead && !facts.unnamedRead && facts.tags.every(isPublicTag);
   const tagHeader = isPublic ? facts.tags.join(',') : '';
   if (!isPublic || tagHeader.length > MAX_TAG_HEADER_BYTES) return new Map([['cache-control', NO_STORE]]);
   const headers = new Map([
