@@ -147,6 +147,33 @@ describe('the planned executor', () => {
     expect(await planned.fallbacks()).toEqual({});
   });
 
+  it("writes aliases that name Object's own properties, and fields read in later rounds, in graphql-js's key order", async () => {
+    const planned = pipelineFor('auto');
+    const oracle = pipelineFor('graphql-js');
+    // `orders` and each order's `user` come with later rounds than the fields around them.
+    const query = `query ($email: String!) {
+      userByEmail(email: $email) {
+        __proto__: name
+        orders(first: 2) { edges { node { constructor: orderId user { hasOwnProperty: name } status } } }
+        toString: email
+      }
+    }`;
+    const variables = { email: 'alice@example.com' };
+    const answer = await planned.execute(query, variables, ALICE);
+    const expected = await oracle.execute(query, variables, ALICE);
+    expect(answer.result.errors).toBeUndefined();
+    expect(answer.result.dataJson).toBe(JSON.stringify(expected.result.data));
+    expect(answer.result.dataJson).toMatch(
+      /^\{"userByEmail":\{"__proto__":"[^"]+","orders":\{"edges":\[\{"node":\{"constructor":/,
+    );
+    expect(Object.keys((answer.result.data as { userByEmail: object }).userByEmail)).toEqual([
+      '__proto__',
+      'orders',
+      'toString',
+    ]);
+    expect(await planned.fallbacks()).toEqual({});
+  });
+
   it.each([
     // The product, its rating and its first page in one Query of the product's item collection.
     ['newest first', 'NEWEST', 1],

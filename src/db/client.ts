@@ -35,6 +35,7 @@ import {
 import { tracedSend } from '../telemetry/dynamoSpans.js';
 import { bindClient, traceOf } from '../telemetry/requestTrace.js';
 import { addCall, inFlight, readGateOf } from './capacity.js';
+import { leanSend } from './leanSend.js';
 import type { RequestCost } from './capacity.js';
 import { recordItems, recordRead } from './dependencyRecord.js';
 import type { DependencyRecord } from './dependencyRecord.js';
@@ -63,6 +64,20 @@ const COUNTED_COMMANDS = new Map<CommandClass, [operation: string, kind: 'read' 
   [BatchWriteItemCommand, ['BatchWriteItem', 'write']],
   [TransactWriteCommand, ['TransactWriteItems', 'write']],
   [TransactWriteItemsCommand, ['TransactWriteItems', 'write']],
+]);
+
+/** The low-level commands among them: no middleware of their own (the document client's add theirs per instance). */
+const LOW_LEVEL_COMMANDS = new Set<CommandClass>([
+  GetItemCommand,
+  BatchGetItemCommand,
+  QueryItemsCommand,
+  ScanItemsCommand,
+  TransactGetItemsCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  DeleteItemCommand,
+  BatchWriteItemCommand,
+  TransactWriteItemsCommand,
 ]);
 
 /** The low-level command names of the same operations: those that accept ReturnConsumedCapacity. */
@@ -148,15 +163,20 @@ function costedSend(this: CostedClient, command: object, options?: object): Prom
     }
   }
   if (reads && counted?.[1] === 'read') recordRead(reads, counted[0], command);
-  const direct = () => {
-    const sent = shared.send(command as never, options as never) as Promise<{ ConsumedCapacity?: never }>;
+  const direct = (lean: boolean) => {
+    const sent = ((lean && leanSend(shared, command)) || shared.send(command as never, options as never)) as Promise<{
+      ConsumedCapacity?: never;
+    }>;
     return reads && counted?.[0] === 'Query' ? sent.then((output) => recordItems(reads, command, output)) : sent;
   };
-  if (!counted) return direct();
+  // A low-level command with nothing of its own goes through its class's middleware, resolved once (leanSend.ts).
+  const lean = options === undefined && LOW_LEVEL_COMMANDS.has(command.constructor as CommandClass);
+  if (!counted) return direct(false);
   const [operation, kind] = counted;
-  // A traced execution's calls get a span each (telemetry/dynamoSpans.ts); traceOf is one check while tracing is off.
+  // A traced execution's calls get a span each (telemetry/dynamoSpans.ts), with middleware of
+  // their own; traceOf is one check while tracing is off.
   const trace = traceOf(cost);
-  const call = trace ? tracedSend(trace, operation, kind, command, direct) : direct();
+  const call = trace ? tracedSend(trace, operation, kind, command, () => direct(false)) : direct(lean);
   return inFlight(
     cost,
     call.then(

@@ -14,25 +14,49 @@ const VERSION = 'c1';
 const SIGNATURE_BYTES = 16;
 /** Far above any real cursor; bounds the work spent on hostile input. */
 const MAX_CURSOR_LENGTH = 1024;
+/**
+ * The cursors issued lately are remembered, in two generations of at most this many (a few MB
+ * in all): a page read again (a category's, a product's reviews) issues the same cursors, and a
+ * look-up costs far less than an HMAC.
+ */
+const ISSUED_PER_GENERATION = 8192;
 
 export type CursorKey = Record<string, string>;
 
 export class CursorCodec {
+  /**
+   * The cursors this codec issued lately, by connection and key (only issued ones: no client
+   * input): the newer generation, and the one before it, whose cursors move to the newer on use.
+   */
+  private issued = new Map<string, string>();
+  private issuedBefore = new Map<string, string>();
+
   constructor(private readonly secret: string) {
     if (!secret) throw new Error('CursorCodec needs a non-empty secret');
   }
 
-  private sign(connection: string, payload: string): Buffer {
-    return createHmac('sha256', this.secret)
-      .update(`${VERSION}\n${connection}\n${payload}`)
-      .digest()
-      .subarray(0, SIGNATURE_BYTES);
+  private sign(signed: string): Buffer {
+    return createHmac('sha256', this.secret).update(signed).digest().subarray(0, SIGNATURE_BYTES);
   }
 
   /** Encodes `key` (the item's table and index key attributes) as a cursor of `connection`. */
   encode(connection: string, key: CursorKey): string {
-    const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
-    return `${VERSION}.${payload}.${this.sign(connection, payload).toString('base64url')}`;
+    const json = JSON.stringify(key);
+    // JSON.stringify writes no line break of its own: the last one separates the two.
+    const issuedAs = `${connection}\n${json}`;
+    const known = this.issued.get(issuedAs);
+    if (known !== undefined) return known;
+    let cursor = this.issuedBefore.get(issuedAs);
+    if (cursor === undefined) {
+      const payload = Buffer.from(json).toString('base64url');
+      cursor = `${VERSION}.${payload}.${this.sign(signedText(connection, payload)).toString('base64url')}`;
+    }
+    if (this.issued.size >= ISSUED_PER_GENERATION) {
+      this.issuedBefore = this.issued;
+      this.issued = new Map();
+    }
+    this.issued.set(issuedAs, cursor);
+    return cursor;
   }
 
   /**
@@ -50,7 +74,7 @@ export class CursorCodec {
     // Compare the text, not decoded bytes: base64url decoding ignores stray characters and
     // padding, and a cursor must have exactly one spelling.
     const given = Buffer.from(signature);
-    const expected = Buffer.from(this.sign(connection, payload).toString('base64url'));
+    const expected = Buffer.from(this.sign(signedText(connection, payload)).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse();
     let key: unknown;
     try {
@@ -69,3 +93,6 @@ export class CursorCodec {
     return key as CursorKey;
   }
 }
+
+/** What a cursor's HMAC covers: the version, the connection and the payload. */
+const signedText = (connection: string, payload: string): string => `${VERSION}\n${connection}\n${payload}`;

@@ -166,4 +166,24 @@ describe('CursorCodec', () => {
   it('refuses to work without a secret', () => {
     expect(() => new CursorCodec('')).toThrow(/secret/);
   });
+
+  it('issues a cursor again from memory exactly as it signs it, per connection and per secret', () => {
+    const issuing = new CursorCodec('secret-a');
+    const first = issuing.encode(CONNECTION, KEY);
+    // The second time the signature is remembered: the same text as a codec that never issued it.
+    expect(issuing.encode(CONNECTION, KEY)).toBe(first);
+    expect(new CursorCodec('secret-a').encode(CONNECTION, KEY)).toBe(first);
+    expect(decode(issuing.encode(CONNECTION, KEY))).toEqual(KEY);
+    // Another connection's cursor of the same key, or another secret's, is signed for itself.
+    const other = issuing.encode(`${CONNECTION}:SHIPPED`, KEY);
+    expect(other.split('.')[2]).not.toBe(first.split('.')[2]);
+    expect(() => decode(other)).toThrow();
+    expect(new CursorCodec('secret-b').encode(CONNECTION, KEY)).not.toBe(first);
+    // Past two generations of other cursors it is forgotten, and signed again the same.
+    for (let i = 0; i < 2 * 8192 + 1; i += 1) issuing.encode(CONNECTION, { ...KEY, SK: `ORDER#${i}` });
+    expect(issuing.encode(CONNECTION, KEY)).toBe(first);
+    expect(issuing.encode(CONNECTION, { ...KEY, SK: 'ORDER#0' })).toBe(
+      new CursorCodec('secret-a').encode(CONNECTION, { ...KEY, SK: 'ORDER#0' }),
+    );
+  });
 });

@@ -31,6 +31,7 @@ import type {
   ExecutionArgs,
   ExecutionResult,
   FieldNode,
+  GraphQLCompositeType,
   GraphQLObjectType,
   GraphQLOutputType,
   GraphQLResolveInfo,
@@ -87,6 +88,9 @@ interface Shape {
   /** Leaf fields read as properties of the object (no resolver): their values are measured. */
   properties: string[];
 }
+
+/** The shape of an interface or union that no type implements: nothing is counted. */
+const NO_TYPE: Shape = { entries: 0, fixedBytes: 0, properties: [] };
 
 /** A leaf whose value a resolver computes (an id, a date): about this many bytes. */
 const COMPUTED_LEAF_BYTES = 16;
@@ -172,23 +176,34 @@ export class OperationMeter {
     return shape;
   }
 
-  /** Counts one object of the field's type: its shape, and the leaves it holds. */
-  private countObject(
-    value: unknown,
-    type: GraphQLObjectType,
-    key: object,
-    selectionSets: readonly (SelectionSetNode | undefined)[],
-    options: CollectOptions,
-  ): void {
-    const shape = this.shape(key, selectionSets, type, options);
-    let bytes = shape.fixedBytes;
-    const source = value as Record<string, unknown>;
-    for (const property of shape.properties) bytes += leafBytes(source[property]);
-    this.add(shape.entries, bytes);
+  /**
+   * The shape of one object of `named`, returned by the field of `info`; for an interface or a
+   * union, the largest among the types it may be (an upper bound, without asking the executor
+   * which type it resolves to). Kept under the field and `named`: the look-up of every other
+   * object the field returns in this operation.
+   */
+  private shapeOf(named: GraphQLCompositeType, info: GraphQLResolveInfo): Shape {
+    const key = info.fieldNodes[0] as FieldNode;
+    let byType = this.shapes.get(key);
+    if (!byType) this.shapes.set(key, (byType = new Map<string, Shape>()));
+    const known = byType.get(named.name);
+    if (known) return known;
+    const selectionSets = info.fieldNodes.map((node) => node.selectionSet);
+    const options = { schema: info.schema, fragments: info.fragments, variables: info.variableValues };
+    if (isObjectType(named)) return this.shape(key, selectionSets, named, options);
+    let widest: Shape | undefined;
+    for (const candidate of info.schema.getPossibleTypes(named)) {
+      const shape = this.shape(key, selectionSets, candidate, options);
+      if (!widest || shape.entries + shape.properties.length > widest.entries + widest.properties.length)
+        widest = shape;
+    }
+    widest ??= NO_TYPE;
+    byType.set(named.name, widest);
+    return widest;
   }
 
   /** Counts what `value`, returned by a field of type `type`, will add to the answer. */
-  private countValue(value: unknown, type: GraphQLOutputType, info: GraphQLResolveInfo, options: CollectOptions): void {
+  private countValue(value: unknown, type: GraphQLOutputType, info: GraphQLResolveInfo): void {
     if (value === null || value === undefined || value instanceof Error) return;
     const nullable = getNullableType(type);
     if (isListType(nullable)) {
@@ -196,38 +211,26 @@ export class OperationMeter {
       let length = 0;
       for (const item of value as Iterable<unknown>) {
         length += 1;
-        this.countValue(item, nullable.ofType, info, options);
+        this.countValue(item, nullable.ofType, info);
       }
       this.add(length, length + 2);
       return;
     }
     const named = getNamedType(nullable);
     if (!isCompositeType(named)) return;
-    const selectionSets = info.fieldNodes.map((node) => node.selectionSet);
-    const key = info.fieldNodes[0] as FieldNode;
-    if (isObjectType(named)) {
-      this.countObject(value, named, key, selectionSets, options);
-      return;
-    }
-    // An interface or union: the largest shape among the types it may be (an upper bound,
-    // without asking the executor which type it resolves to).
-    let widest: { type: GraphQLObjectType; shape: Shape } | undefined;
-    for (const candidate of info.schema.getPossibleTypes(named)) {
-      const shape = this.shape(key, selectionSets, candidate, options);
-      if (!widest || shape.entries + shape.properties.length > widest.shape.entries + widest.shape.properties.length)
-        widest = { type: candidate, shape };
-    }
-    if (widest) this.countObject(value, widest.type, key, selectionSets, options);
+    // One object of the field's type: its shape, and the leaves it holds.
+    const shape = this.shapeOf(named, info);
+    if (shape === NO_TYPE) return;
+    let bytes = shape.fixedBytes;
+    const source = value as Record<string, unknown>;
+    for (const property of shape.properties) bytes += leafBytes(source[property]);
+    this.add(shape.entries, bytes);
   }
 
   /** Counts the value a field returned and hands it back; throws once a budget is exceeded. */
   resolved<T>(value: T, info: GraphQLResolveInfo): T {
     this.check();
-    this.countValue(value, info.returnType, info, {
-      schema: info.schema,
-      fragments: info.fragments,
-      variables: info.variableValues,
-    });
+    this.countValue(value, info.returnType, info);
     return value;
   }
 

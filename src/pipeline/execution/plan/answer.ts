@@ -1,15 +1,19 @@
 /**
- * The answer of a planned execution: objects as arrays of values in their selection's order
- * (no result objects are built), written as JSON text directly, keys in graphql-js's order, and
+ * The answer of a planned execution: plain objects and arrays, keys in graphql-js's order, built
+ * as the fields complete and written as JSON text by one JSON.stringify (no text per value), then
  * handed on as a result that carries that text (responseSize.ts): the response reuses the text,
  * and `data` is parsed from it only if something reads it.
  */
 import type { ExecutedResult } from '../../report/responseSize.js';
 import type { Selection } from './plan.js';
 
-/** One object of the answer: a value per field of its selection. */
+/**
+ * One object of the answer: `data` is the object itself, its keys put in its selection's order
+ * as its fields are resolved (a field whose value comes with a later round holds `null` until
+ * then), so that the whole answer is one JSON.stringify.
+ */
 export class ObjectNode {
-  readonly values: unknown[];
+  readonly data: Record<string, unknown> = {};
   constructor(
     readonly selection: Selection,
     /** The value its fields are resolved on. */
@@ -17,65 +21,41 @@ export class ObjectNode {
     /** Where it sits (the path of an error or of a resolver's `info`). */
     readonly parent: Container | undefined,
     readonly key: string | number,
-  ) {
-    this.values = new Array<unknown>(selection.fields.length);
-  }
+  ) {}
 }
 
-/** One list of the answer. */
+/** One list of the answer: `values` is the array itself. */
 export class ListNode {
-  readonly values: unknown[] = [];
+  readonly values: unknown[];
   constructor(
     readonly parent: Container,
     readonly key: string | number,
-  ) {}
+    length: number,
+  ) {
+    this.values = new Array<unknown>(length);
+  }
 }
 
 export type Container = ObjectNode | ListNode;
 
-/** A value whose JSON another executor made (graphql-js's, for a mutation's field it completed). */
-export class KnownJson {
-  constructor(readonly json: string) {}
-}
-
-/** A leaf as JSON.stringify writes it (a custom scalar may serialize to any JSON value). */
-function leafJson(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return value === null ? 'null' : (JSON.stringify(value) ?? 'null');
+/**
+ * Puts `value` at `key` of `container`: a response key of an object, an index of a list. A value
+ * is what JSON.stringify writes as graphql-js's `data` would be written (a leaf as serialized, an
+ * object's or a list's own `data` or `values`).
+ */
+export function put(container: Container, key: string | number, value: unknown): void {
+  if (container instanceof ListNode) {
+    container.values[key as number] = value;
+  } else if (key === '__proto__') {
+    // An alias may be `__proto__`: an own property, as in graphql-js's objects (and JSON.parse's).
+    Object.defineProperty(container.data, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    container.data[key] = value;
   }
-}
-
-function valueJson(value: unknown): string {
-  if (value instanceof ObjectNode) return objectJson(value);
-  if (value instanceof KnownJson) return value.json;
-  if (value instanceof ListNode) {
-    const { values } = value;
-    let json = '[';
-    for (let i = 0; i < values.length; i += 1) json += (i === 0 ? '' : ',') + valueJson(values[i]);
-    return `${json}]`;
-  }
-  return leafJson(value);
-}
-
-function objectJson(object: ObjectNode): string {
-  const { fields } = object.selection;
-  const { values } = object;
-  let json = '{';
-  for (let i = 0; i < fields.length; i += 1) {
-    json += (i === 0 ? '' : ',') + (fields[i] as { keyJson: string }).keyJson + valueJson(values[i]);
-  }
-  return `${json}}`;
 }
 
 /** The JSON of the answer whose root object is `root`: what JSON.stringify of graphql-js's `data` writes. */
-export const answerJson = (root: ObjectNode): string => objectJson(root);
+export const answerJson = (root: ObjectNode): string => JSON.stringify(root.data);
 
 /**
  * `data` for an answer known as JSON text: an object that is the parsed text when anything reads

@@ -2,7 +2,7 @@
  * A plan: one operation of a document compiled against the schema, once, into what every
  * execution of it walks. For each object type a selection reaches, the fields graphql-js would
  * collect (graphql-js's own CollectFields: fragments, type conditions and @skip/@include applied,
- * in its key order), each with its definition, its response key as JSON, its arguments when
+ * in its key order), each with its definition, its response key, its arguments when
  * they are literals, and how its value completes (a leaf's serializer, a list, an object's
  * selection, or one selection per possible type of an interface or union).
  *
@@ -59,8 +59,6 @@ export interface PlanField {
   /** Position among the plan's fields: per-execution state (arguments, infos) is kept by it. */
   readonly id: number;
   readonly responseKey: string;
-  /** `"responseKey":`, written before the value. */
-  readonly keyJson: string;
   readonly fieldName: string;
   readonly nodes: readonly FieldNode[];
   readonly parentType: GraphQLObjectType;
@@ -149,7 +147,6 @@ export function compilePlan(
     return {
       id: count - 1,
       responseKey,
-      keyJson: `${JSON.stringify(responseKey)}:`,
       fieldName: first.name.value,
       nodes,
       parentType: type,

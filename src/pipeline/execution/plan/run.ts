@@ -26,7 +26,7 @@ import type { AnyReadField, ReadRound, Source } from '../../../graphql/reads.js'
 import type { StartWrite } from '../../../graphql/writeField.js';
 import { BudgetExceededError } from '../meter.js';
 import type { OperationMeter } from '../meter.js';
-import { answerJson, KnownJson, ListNode, ObjectNode } from './answer.js';
+import { answerJson, ListNode, ObjectNode, put } from './answer.js';
 import type { Container } from './answer.js';
 import type { Completion, Plan, PlanField } from './plan.js';
 import { isPromiseLike } from '../documentCache.js';
@@ -72,7 +72,6 @@ interface Read {
   parent: unknown;
   args: unknown;
   object: ObjectNode;
-  index: number;
   planField: PlanField;
 }
 
@@ -134,7 +133,6 @@ export class PlannedRun implements ReadRound {
   private prefetches: { source: Source<unknown, unknown>; key: unknown }[] = [];
   // The field being resolved, while its resolver runs (where `read` files its key).
   private slotObject: ObjectNode | undefined;
-  private slotIndex = 0;
   private slotField: PlanField | undefined;
   private took = false;
 
@@ -153,7 +151,7 @@ export class PlannedRun implements ReadRound {
     const object = this.slotObject;
     const planField = this.slotField;
     if (!object || !planField) throw new Error('a read outside the resolver of a planned field');
-    this.reads.push({ field, key, parent, args, object, index: this.slotIndex, planField });
+    this.reads.push({ field, key, parent, args, object, planField });
     this.took = true;
   }
 
@@ -224,13 +222,13 @@ export class PlannedRun implements ReadRound {
     const field = this.plan.root.fields[index] as PlanField;
     return this.drive(() => {
       this.current = this.root;
-      this.complete(this.root, index, field.responseKey, field, field.completion, value);
+      this.complete(this.root, field.responseKey, field, field.completion, value);
     }, ignore);
   }
 
-  /** Puts the root field at `index` as JSON another executor made (graphql-js's value for it). */
+  /** Puts the root field at `index` as another executor completed it (graphql-js's value for it). */
   putRootField(index: number, value: unknown): void {
-    this.root.values[index] = new KnownJson(JSON.stringify(value) ?? 'null');
+    put(this.root, (this.plan.root.fields[index] as PlanField).responseKey, value ?? null);
   }
 
   /** The answer's JSON, from the root fields resolved and completed so far. */
@@ -320,11 +318,11 @@ export class PlannedRun implements ReadRound {
   /** Resolves every field of `object`, completing those whose values are there, filing the reads of the others. */
   private resolveObject(object: ObjectNode): void {
     const { fields } = object.selection;
-    const { source, values } = object;
+    const { source } = object;
     for (let index = 0; index < fields.length; index += 1) {
       const field = fields[index] as PlanField;
       if (field.typename) {
-        values[index] = field.parentType.name;
+        put(object, field.responseKey, field.parentType.name);
         continue;
       }
       const resolve = field.definition.resolve;
@@ -346,7 +344,6 @@ export class PlannedRun implements ReadRound {
         }
       } else {
         this.slotObject = object;
-        this.slotIndex = index;
         this.slotField = field;
         this.took = false;
         try {
@@ -355,16 +352,19 @@ export class PlannedRun implements ReadRound {
           this.slotObject = undefined;
           this.slotField = undefined;
         }
-        if (this.took) continue; // its value comes with the round
+        if (this.took) {
+          // Its value comes with the round; its key takes its place in the object now.
+          put(object, field.responseKey, null);
+          continue;
+        }
       }
-      this.complete(object, index, field.responseKey, field, field.completion, value);
+      this.complete(object, field.responseKey, field, field.completion, value);
     }
   }
 
-  /** graphql-js's completeValue for the value of `field` at `container.values[index]`. */
+  /** graphql-js's completeValue for the value of `field` at `key` of `container`. */
   private complete(
     container: Container,
-    index: number,
     key: string | number,
     field: PlanField,
     completion: Completion,
@@ -378,23 +378,22 @@ export class PlannedRun implements ReadRound {
     if (value instanceof Error) throw new Fallback('error', { cause: value });
     if (value === null || value === undefined) {
       if (completion.nonNull) throw new Fallback('null');
-      container.values[index] = null;
+      put(container, key, null);
       return;
     }
     switch (completion.kind) {
       case 'leaf': {
         const serialized: unknown = completion.type.serialize(value);
         if (serialized === null || serialized === undefined) throw new Fallback('error');
-        container.values[index] = serialized;
+        put(container, key, serialized);
         return;
       }
       case 'list': {
         if (!isIterableObject(value)) throw new Fallback('error');
-        const list = new ListNode(container, key);
-        container.values[index] = list;
         const items = Array.isArray(value) ? (value as unknown[]) : Array.from(value);
-        list.values.length = items.length;
-        for (let i = 0; i < items.length; i += 1) this.complete(list, i, i, field, completion.of, items[i]);
+        const list = new ListNode(container, key, items.length);
+        put(container, key, list.values);
+        for (let i = 0; i < items.length; i += 1) this.complete(list, i, field, completion.of, items[i]);
         return;
       }
       case 'object': {
@@ -405,7 +404,7 @@ export class PlannedRun implements ReadRound {
           if (!isTypeOf) throw new Fallback('error');
         }
         const object = new ObjectNode(completion.selection, value, container, key);
-        container.values[index] = object;
+        put(container, key, object.data);
         this.resolveObject(object);
         return;
       }
@@ -421,7 +420,7 @@ export class PlannedRun implements ReadRound {
           if (!isTypeOf) throw new Fallback('error');
         }
         const object = new ObjectNode(selection, value, container, key);
-        container.values[index] = object;
+        put(container, key, object.data);
         this.resolveObject(object);
         return;
       }
@@ -511,7 +510,7 @@ export class PlannedRun implements ReadRound {
       const value = field.value ? field.value(found, read.key, read.parent, read.args, this.context) : found;
       this.current = object;
       meter?.resolved(value, this.infoOf(planField));
-      this.complete(object, read.index, planField.responseKey, planField, planField.completion, value);
+      this.complete(object, planField.responseKey, planField, planField.completion, value);
     }
   }
 }
