@@ -14,14 +14,31 @@ import type { RedisSettings } from '../../src/events/redisConnection.js';
 import { clusterNodeArgs, createCluster, waitForCluster } from '../../scripts/fleet/redisCluster.js';
 import { RedisProcess } from './redisServer.js';
 
+const START_ATTEMPTS = 3;
+
 export class RedisCluster {
   private constructor(
     readonly nodes: RedisProcess[],
     private readonly dir: string,
   ) {}
 
-  /** Starts three primaries on free ports and joins them; resolves once every slot is served. */
+  /**
+   * Starts three primaries on free ports and joins them; resolves once every slot is served. A
+   * port found free can be taken before its node binds it (by another test's server, or by an
+   * outgoing connection's ephemeral port: six ports are chosen), so a node that finds its port
+   * in use makes the cluster start again on other ports, a few times at most.
+   */
   static async start(): Promise<RedisCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await RedisCluster.startOnce();
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS || !String(error).includes('Address already in use')) throw error;
+      }
+    }
+  }
+
+  private static async startOnce(): Promise<RedisCluster> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tablegraph-redis-cluster-'));
     const nodes: RedisProcess[] = [];
     for (let i = 0; i < 3; i++) {
