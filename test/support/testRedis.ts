@@ -21,7 +21,7 @@ export const startRedis = (mode: RedisMode): Promise<TestRedis> =>
  * Plain pub/sub on `redis`, as anyone who can reach it could publish and listen (no signing
  * secret: what it sends is unsigned unless the test seals it). Its commands may take up to
  * RAW_COMMAND_TIMEOUT_MS: what it sends is the test's input, not what is tested, and a 14 MB
- * message to a cluster can outlast the servers' 1 s on a loaded machine.
+ * message to a cluster can outlast the default 1 s command timeout on a loaded machine.
  */
 export async function rawChannels(redis: TestRedis): Promise<RedisChannels> {
   const channels = new RedisChannels(
