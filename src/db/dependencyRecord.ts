@@ -30,14 +30,22 @@ export const newDependencyRecord = (): DependencyRecord => ({
   readIndex: false,
 });
 
+/** A set that stays empty: adding to it is a bug, and throws rather than grows. */
+class EmptyTags extends Set<string> {
+  override add(tag: string): this {
+    throw new Error(`a read recorded (${tag}) into a record that records nothing`);
+  }
+}
+
 /**
  * The record of an execution whose answer can be neither stored nor public (the cache off or
  * bypassed, a POST or a signed-in request, a mutation): its reads are not recorded, and it reads
  * as uncacheable, so whatever looks at it anyway keeps the answer private and unstored. One for
- * every such execution: nothing adds to it (its client records nothing, client.ts `costed`).
+ * every such execution: nothing adds to it (its client records nothing, client.ts `costed`), and
+ * its tags refuse an addition, so one execution's reads can never reach another's record.
  */
 export const NOT_RECORDED: DependencyRecord = Object.freeze({
-  tags: new Set<string>(),
+  tags: new EmptyTags(),
   uncacheable: 'reads not recorded',
   readIndex: false,
 });

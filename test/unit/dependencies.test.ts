@@ -2,7 +2,13 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newDependencyRecord, rangeQuery, recordItems, recordRead } from '../../src/db/dependencyRecord.js';
+import {
+  NOT_RECORDED,
+  newDependencyRecord,
+  rangeQuery,
+  recordItems,
+  recordRead,
+} from '../../src/db/dependencyRecord.js';
 import type { DependencyRecord } from '../../src/db/dependencyRecord.js';
 import {
   categoryProductsQuery,
@@ -321,5 +327,16 @@ describe('tag kinds', () => {
     expect(['user:u1', 'user-orders:u1', 'order:o1', 'orders:ALL:0', emailTag('a@b.c')].some(isPublicTag)).toBe(false);
     expect(['category:books', 'orders:ALL:0', emailTag('a@b.c')].every(isIndexTag)).toBe(true);
     expect(['product:p1', 'user-orders:u1', 'categories'].some(isIndexTag)).toBe(false);
+  });
+});
+
+describe('NOT_RECORDED (the record of an execution whose reads are not recorded)', () => {
+  it('reads as uncacheable and refuses a recorded read rather than keeping it for the next execution', () => {
+    expect(NOT_RECORDED.uncacheable).toBeDefined();
+    const read = new GetItemCommand({ TableName: 'T', Key: { PK: { S: 'ORDER#o1' }, SK: { S: 'DETAILS' } } });
+    recordRead(NOT_RECORDED, 'GetItem', read); // uncacheable already: nothing to record
+    expect(() => NOT_RECORDED.tags.add('order:o1')).toThrow(/records nothing/);
+    expect(NOT_RECORDED.tags.size).toBe(0);
+    expect(Object.isFrozen(NOT_RECORDED)).toBe(true);
   });
 });
