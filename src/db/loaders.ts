@@ -21,7 +21,10 @@ import {
   CATEGORIES,
   CATEGORY_PRODUCTS,
   PRODUCT_REVIEWS,
+  SHOP_ORDERS_ALL,
+  SHOP_ORDERS_BY_STATUS,
   SHOP_PRODUCTS,
+  USER_BY_EMAIL,
   USER_ORDERS,
 } from '../table/entities/ranges.js';
 import { PRODUCT_RATING } from '../table/entities/review.js';
@@ -270,11 +273,17 @@ export class Loaders {
 
   /**
    * The page loaders made so far by the range their pages read: a write of an item that lies in
-   * a range (or that its kind may be listed in) makes them read again. GSI2's shop-wide pages are
-   * left: the index is eventually consistent, a read at once would not see the write anyway.
+   * a range (or that its kind may be listed in) makes them read again. GSI2's shop-wide pages and
+   * the email look-up are left: they are read from indexes that are eventually consistent, so a
+   * read at once would not see the write anyway. A range no case names (one declared later) makes
+   * every page loader read again: a wasted read, never a page from before the write.
    */
   #pagesOf(range: Range<object>): readonly (Clearable | undefined)[] {
     switch (range) {
+      case SHOP_ORDERS_ALL:
+      case SHOP_ORDERS_BY_STATUS:
+      case USER_BY_EMAIL:
+        return [];
       case USER_ORDERS:
         return [this.#ordersPages];
       case CATEGORY_PRODUCTS:
@@ -285,7 +294,7 @@ export class Loaders {
       case PRODUCT_REVIEWS:
         return [this.#reviewsPages];
       default:
-        return [];
+        return [this.#ordersPages, this.#productsPages, this.#categories, this.#categoryCounts, this.#reviewsPages];
     }
   }
 
