@@ -258,7 +258,8 @@ export async function runExperiments(options: ExperimentOptions): Promise<Experi
       // Both modes from a fresh process with the same warm-up: the long-running server has served
       // every load cell by now, and a process in its first thousand requests still spends CPU on
       // compiling (on other threads, charged to it), which made production look the dearer mode.
-      const development = await start('server', { NODE_ENV: 'development' }, [categoryPage]);
+      // No playground: a bundled server in development would serve it from client/, which the bundle's folder lacks.
+      const development = await start('server', { NODE_ENV: 'development', PLAYGROUND: 'false' }, [categoryPage]);
       rows.push(
         await measure(context, stack, 'tablegraph, NODE_ENV=development', targetOf(development), categoryPage, 1),
       );

@@ -5,7 +5,7 @@
  * little; the split between layers is what matters. A bundled system's samples are attributed
  * through its source map (bundle.ts), so the layers are the same as under tsx.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { originalUrl } from './bundle.js';
@@ -184,7 +184,8 @@ export async function profileSystem(options: {
         dbPid: options.dbPid,
         operationName: op.operationName,
         query: op.query,
-        connections: 1,
+        // BENCH_PROFILE_CONNECTIONS: the load's concurrency while sampling (default 1).
+        connections: Number(process.env.BENCH_PROFILE_CONNECTIONS ?? 1),
         headers: options.headers,
       };
       // A fresh process: warm it like the long-running ones before sampling.
@@ -222,6 +223,16 @@ export async function profileSystem(options: {
     // A bundled system's frames all name its bundle: each is named by the source it came from.
     for (const { callFrame } of profile.nodes) {
       callFrame.url = originalUrl(callFrame.url, callFrame.lineNumber, callFrame.columnNumber);
+    }
+    // BENCH_PROFILE_KEEP=<dir>: the profile as mapped, and its windows, kept for a closer look.
+    const keep = process.env.BENCH_PROFILE_KEEP;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      writeFileSync(path.join(keep, `${options.label ?? options.system}.cpuprofile`), JSON.stringify(profile));
+      writeFileSync(
+        path.join(keep, `${options.label ?? options.system}.windows.json`),
+        JSON.stringify(windows, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value / 1000n) : value)),
+      );
     }
     const perOp = windows.map((window) => ({ window, totals: windowed(profile, window.from, window.to) }));
     if (process.env.BENCH_PROFILE_FUNCTIONS) {

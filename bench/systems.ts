@@ -57,7 +57,7 @@ export const SYSTEMS: Record<SystemId, SystemSpec> = {
     entry: 'src/main.ts',
     readyMessage: 'tablegraph ready at',
     tablegraph: true,
-    env: { NODE_ENV: 'development' },
+    env: { NODE_ENV: 'development', PLAYGROUND: 'false' },
   },
   raw: { id: 'raw', label: 'raw chain (limit)', entry: 'bench/rawChain.ts', readyMessage: 'raw chain ready at' },
   naive: {

@@ -21,6 +21,14 @@ import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { EventFanOut, Resume } from './eventFanOut.js';
 import type { ReadRound } from './reads.js';
 
+/** What an execution's log lines carry first: its request, its viewer and its trace (when traced). */
+export interface LogFields {
+  readonly requestId: string;
+  readonly viewer?: string;
+  readonly trace_id?: string;
+  readonly span_id?: string;
+}
+
 export interface GraphQLContext {
   requestId: string;
   viewer: Viewer | null;
@@ -36,7 +44,14 @@ export interface GraphQLContext {
   /** Authorized reads: use this, not `loaders`, for users and orders. */
   access: Access;
   loaders: Loaders;
-  log: Logger;
+  /** The fields the execution's log lines carry first (the report writes its line with them). */
+  readonly logFields: LogFields;
+  /**
+   * The execution's logger (`logFields` bound), made the first time something logs through it: a
+   * pino child serializes its bindings when it is made, which most requests (whose one line is
+   * the report's) never need.
+   */
+  readonly log: Logger;
   /** Data sources whose client counts into `cost`. */
   data: DataSources;
   /** Change events for subscriptions, by topic (fed by the stream consumer). */
@@ -104,6 +119,12 @@ export function createContext(
   };
   // Made on first use, each loader and access rule: an operation pays for those it reads through.
   const loaders = new Loaders(counted);
+  const logFields: LogFields = {
+    requestId,
+    ...(viewer ? { viewer: viewer.userId } : {}),
+    ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
+  };
+  let requestLog: Logger | undefined;
   return {
     requestId,
     viewer,
@@ -114,10 +135,9 @@ export function createContext(
     loaders,
     data: counted,
     events,
-    log: log.child({
-      requestId,
-      ...(viewer ? { viewer: viewer.userId } : {}),
-      ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
-    }),
+    logFields,
+    get log(): Logger {
+      return (requestLog ??= log.child(logFields));
+    },
   };
 }

@@ -34,7 +34,7 @@ import { ClientLimitError, releasedAtEnd } from './admission/clientBounds.js';
 import type { Hold } from './admission/clientBounds.js';
 import type { RequestHeader } from './admission/csrf.js';
 import type { Execution } from './execution/execution.js';
-import { cachingHeaders, mayBePublic } from './report/httpCaching.js';
+import { cachingHeaders, mayBePublic, NO_STORE } from './report/httpCaching.js';
 import { nameOperationSpan } from './report/operationSpans.js';
 import { answerJson, answerOf, explainOf, visibleCost } from './report/report.js';
 import type { Answer, CostDetails, ReportContext, Reporter } from './report/report.js';
@@ -198,7 +198,7 @@ export function createServe({
       // tell another customer's order from a missing one.
       const answer = reporter.settle({
         ...report,
-        log: context.log,
+        logFields: context.logFields,
         result: opened,
         cost: newRequestCost(),
         viewerRole: viewer?.role,
@@ -211,7 +211,7 @@ export function createServe({
       reporter.settle({
         ...report,
         startedAt,
-        log: eventContext.log,
+        logFields: eventContext.logFields,
         result,
         cost: eventContext.cost,
         viewerRole: viewer?.role,
@@ -283,8 +283,8 @@ export function createServe({
     }
 
     // What the answer read is recorded only where it may be stored or public (dependencyRecord.ts).
-    const recordReads =
-      (miss !== undefined && miss.status !== 'bypass') || (overHttp(transport) && mayBePublic(requestFacts(request)));
+    const maybePublic = overHttp(transport) && mayBePublic(requestFacts(request));
+    const recordReads = (miss !== undefined && miss.status !== 'bypass') || maybePublic;
     const context: GraphQLContext = execution.context(viewer, request.requestId, request.trace, recordReads);
     const result = await execution.execute(admitted, context);
     const stored =
@@ -292,7 +292,7 @@ export function createServe({
     if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
     const answer = reporter.settle({
       ...report,
-      log: context.log,
+      logFields: context.logFields,
       result,
       cost: context.cost,
       viewerRole: viewer?.role,
@@ -302,6 +302,12 @@ export function createServe({
       explain,
     });
     if (!overHttp(transport)) return answer;
+    // Most answers (to a POST, to someone signed in) can never be public: `private, no-store`
+    // (httpCaching.ts's answer for them), without gathering what they read.
+    if (!maybePublic) {
+      answer.headers.set('cache-control', NO_STORE);
+      return answer;
+    }
     return withCachingHeaders(
       answer,
       request,

@@ -87,6 +87,7 @@ export interface TestServerOptions extends Partial<
     | 'devSignIn'
     | 'executor'
     | 'execute'
+    | 'log'
   >
 > {
   /** Adds middleware to the server's own DynamoDB client (e.g. to withhold keys from BatchGetItem). */

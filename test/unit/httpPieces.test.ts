@@ -75,6 +75,19 @@ describe('readBody', () => {
     expect(await refusalOf(readBody(stream, { limit: 100 }))).toBe(400);
   });
 
+  it('answers 400 for a body whose stream closes before its end, and destroys one past the limit', async () => {
+    const cut = new Readable({ read() {} });
+    const read = refusalOf(readBody(cut, { limit: 100 }));
+    cut.push(Buffer.from('{"query":'));
+    cut.destroy();
+    expect(await read).toBe(400);
+    const endless = new Readable({ read() {} });
+    const refused = refusalOf(readBody(endless, { limit: 10 }));
+    endless.push(Buffer.alloc(11));
+    expect(await refused).toBe(413);
+    expect(endless.destroyed).toBe(true);
+  });
+
   it('answers 415 for an encoding it cannot decode and 400 for a body that does not decode', async () => {
     expect(await refusalOf(readBody('{}', { limit: 100, contentEncoding: 'compress' }))).toBe(415);
     expect(await refusalOf(readBody('not gzip', { limit: 100, contentEncoding: 'gzip' }))).toBe(400);

@@ -248,6 +248,7 @@ export function createExecution({
         const eventContext = own ?? {
           ...executed.context,
           requestId,
+          logFields: { requestId, ...(viewer ? { viewer: viewer.userId } : {}) },
           log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
         };
         return { result: executed.result, context: eventContext, event, startedAt };

@@ -13,7 +13,7 @@
  * of a public answer (a 304 to a matching If-None-Match).
  */
 import { randomUUID } from 'node:crypto';
-import type { HeaderMap } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
 import type { HTTPGraphQLRequest } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
@@ -44,13 +44,22 @@ export interface GraphQLHttpRequest {
   /** The query string, with or without its leading `?`. */
   search: string;
   /** Lower-case names; repeated headers joined with `, `. */
-  headers: HeaderMap;
+  headers: RequestHeaders;
   /** The body as it arrives; read here, under the body limit. Ignored unless the method is POST. */
   body?: BodySource | undefined;
   /** The platform's id of the request (Lambda's), used when the client sent no sane `x-request-id`. */
   requestId?: string | undefined;
   /** The HTTP server span the operation's trace hangs under. */
   trace?: TraceParent | undefined;
+}
+
+/**
+ * A request's headers, looked up by lower-case name (repeated ones joined with `, `), and all of
+ * them in turn: Apollo's `HeaderMap` is one; node:http's adapter reads `req.headers` as it is, and
+ * a map is made only for a request that goes to Apollo Server.
+ */
+export interface RequestHeaders extends Iterable<[string, string]> {
+  get(name: string): string | undefined;
 }
 
 export interface GraphQLHttpResponse {
@@ -253,6 +262,14 @@ function refused(
   return { status: answer.status, headers: baseHeadersOf(answerType, requestId), body: answer.body };
 }
 
+/** Apollo's map of a request's headers. */
+function headerMapOf(headers: RequestHeaders): HeaderMap {
+  if (headers instanceof HeaderMap) return headers;
+  const map = new HeaderMap();
+  for (const [name, value] of headers) map.set(name, value);
+  return map;
+}
+
 /** A request that is not one operation: Apollo Server's answer, logged and counted like any refusal. */
 async function edge(
   request: GraphQLHttpRequest,
@@ -265,7 +282,7 @@ async function edge(
   const startedAt = performance.now();
   const httpGraphQLRequest: HTTPGraphQLRequest = {
     method: request.method.toUpperCase(),
-    headers: request.headers,
+    headers: headerMapOf(request.headers),
     search: request.search,
     body,
   };

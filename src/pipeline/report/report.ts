@@ -15,6 +15,8 @@
 import { Kind } from 'graphql';
 import type { FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
+import type { Counter, Histogram } from 'prom-client';
+import type { LogFields } from '../../graphql/context.js';
 import { newRequestCost, roundUnits } from '../../db/capacity.js';
 import type { RequestCost } from '../../db/capacity.js';
 import type { Transport } from '../admission/admission.js';
@@ -102,9 +104,11 @@ export interface ReportContext {
   operationName: string | null;
   /** When the operation reached admission, or its event its execution (performance.now()). */
   startedAt: number;
-  /** The request's own logger (with requestId and viewer), else the server's. */
-  log?: Logger | undefined;
-  /** Identify the request in the server's log when there is no logger of its own (a cache hit). */
+  /**
+   * What the execution's log lines carry first (graphql/context.ts: its request, viewer and
+   * trace); without, the line names `requestId` and `viewer` below (a refusal, a cache hit).
+   */
+  logFields?: LogFields | undefined;
   requestId?: string | undefined;
   viewer?: string | undefined;
 }
@@ -153,23 +157,49 @@ export const answerJson = (dataJson: string, extensionsJson: string): string =>
 
 /** A result's JSON in Apollo's field order (errors, data, extensions), with `data`'s when it is known. */
 function jsonOf(result: FormattedExecutionResult, dataJson: string | undefined): string {
-  const parts: string[] = [];
-  if (result.errors !== undefined) parts.push(`"errors":${JSON.stringify(result.errors)}`);
-  if (result.data !== undefined) parts.push(`"data":${dataJson ?? JSON.stringify(result.data)}`);
-  if (result.extensions !== undefined) parts.push(`"extensions":${JSON.stringify(result.extensions)}`);
-  return `{${parts.join(',')}}`;
+  let json = '';
+  if (result.errors !== undefined) json = `"errors":${JSON.stringify(result.errors)}`;
+  if (result.data !== undefined) json += `${json ? ',' : ''}"data":${dataJson ?? JSON.stringify(result.data)}`;
+  if (result.extensions !== undefined) json += `${json ? ',' : ''}"extensions":${JSON.stringify(result.extensions)}`;
+  return `{${json}}`;
+}
+
+/** An Answer whose `result` is parsed from its body on first use (HTTP never asks): one class, one shape. */
+class SettledAnswer implements Answer {
+  readonly body: string;
+  status: number;
+  headers: Map<string, string>;
+  cost: RequestCost;
+  cache?: CacheOutcome | undefined;
+  refused: boolean;
+  notOpened?: boolean | undefined;
+  event?: unknown;
+  operationName: string | null;
+  encoded?: EncodedBodies | undefined;
+  #result: FormattedExecutionResult | undefined;
+
+  constructor(fields: Omit<Answer, 'result'>, result: FormattedExecutionResult | undefined) {
+    this.body = fields.body;
+    this.status = fields.status;
+    this.headers = fields.headers;
+    this.cost = fields.cost;
+    this.cache = fields.cache;
+    this.refused = fields.refused;
+    this.notOpened = fields.notOpened;
+    this.event = fields.event;
+    this.operationName = fields.operationName;
+    this.encoded = fields.encoded;
+    this.#result = result;
+  }
+
+  get result(): FormattedExecutionResult {
+    return (this.#result ??= JSON.parse(this.body) as FormattedExecutionResult);
+  }
 }
 
 /** An Answer whose `result` is parsed from its body on first use (HTTP never asks). */
-export function answerOf(fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer {
-  let parsed = result;
-  return {
-    ...fields,
-    get result(): FormattedExecutionResult {
-      return (parsed ??= JSON.parse(fields.body) as FormattedExecutionResult);
-    },
-  };
-}
+export const answerOf = (fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer =>
+  new SettledAnswer(fields, result);
 
 export function createReporter({
   log,
@@ -187,43 +217,63 @@ export function createReporter({
   /** Operation names that may become metric labels (the manifest's); any other is `other`. */
   knownOperations: ReadonlySet<string>;
 }) {
-  /** The duration metric's labels, by label: one object per operation the manifest knows, and `other`. */
-  const durationLabels = new Map<string, { operation: string }>();
-  const durationLabelsOf = (operationName: string | null): { operation: string } => {
+  /**
+   * The duration metric's child by operation label (one per operation the manifest knows, and
+   * `other`) and the error counter's by code: prom-client hashes a labels object on every
+   * observation, a child once.
+   */
+  const durations = new Map<string, Histogram.Internal<'operation'>>();
+  const durationOf = (operationName: string | null): Histogram.Internal<'operation'> => {
     const operation = operationLabel(operationName, knownOperations);
-    let labels = durationLabels.get(operation);
-    if (!labels) durationLabels.set(operation, (labels = { operation }));
-    return labels;
+    let child = durations.get(operation);
+    if (!child) durations.set(operation, (child = metrics!.requestDuration.labels({ operation })));
+    return child;
+  };
+  /** Codes come from the server's errors (ErrorCode, graphql-js's and Apollo's), not from clients. */
+  const errorCounters = new Map<string, Counter.Internal>();
+  const errorsOf = (code: string): Counter.Internal => {
+    let child = errorCounters.get(code);
+    if (!child) errorCounters.set(code, (child = metrics!.errors.labels({ code })));
+    return child;
   };
 
   /** The log line, the metrics and the end of the operation span. */
   function report(
-    { transport, operationName, startedAt, log: requestLog, requestId, viewer }: ReportContext,
+    { transport, operationName, startedAt, logFields, requestId, viewer }: ReportContext,
     cost: RequestCost,
     errors: readonly GraphQLFormattedError[],
   ): void {
     const durationMs = msSince(startedAt);
     finishOperationSpan(cost, errors);
-    const logger = requestLog ?? log;
-    // The line's fields are built only when it is written (LOG_LEVEL at info or below).
-    if (logger.isLevelEnabled('info')) {
-      logger.info(
+    // Built only when it is written (LOG_LEVEL at info or below), by the server's logger with the
+    // fields a child logger of the request would have bound first (in the same order; pino leaves
+    // out the undefined ones): no child logger is made for one line.
+    if (log.isLevelEnabled('info')) {
+      log.info(
         {
-          ...(requestLog ? {} : { requestId, viewer }),
+          requestId: logFields ? logFields.requestId : requestId,
+          viewer: logFields ? logFields.viewer : viewer,
+          trace_id: logFields?.trace_id,
+          span_id: logFields?.span_id,
           transport,
           operationName,
           durationMs,
-          dynamodb: { ...costExtension(cost).dynamodb, byOperation: cost.byOperation },
+          dynamodb: {
+            requests: cost.requests,
+            readCapacityUnits: roundUnits(cost.readCapacityUnits),
+            writeCapacityUnits: roundUnits(cost.writeCapacityUnits),
+            byOperation: cost.byOperation,
+          },
           errors: errors.length,
         },
         'graphql request',
       );
     }
     if (!metrics) return;
-    metrics.requestDuration.observe(durationLabelsOf(operationName), durationMs / 1000);
+    durationOf(operationName).observe(durationMs / 1000);
     for (const error of errors) {
       const code = error.extensions?.code;
-      metrics.errors.inc({ code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR' });
+      errorsOf(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR').inc();
     }
   }
 
@@ -290,7 +340,8 @@ export function createReporter({
     };
     let body = jsonOf(answer, formatted ? undefined : (executed.dataJson ?? result.dataJson));
     let status = head.status ?? (formatted && result.data === undefined ? 400 : 200);
-    if (Buffer.byteLength(body) > maxResponseBytes) {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: a short body needs no count.
+    if (body.length * 3 > maxResponseBytes && Buffer.byteLength(body) > maxResponseBytes) {
       // Like the cost refusal: the request asked for more than the server hands out.
       answer = { errors: [responseTooLarge(maxResponseBytes)], ...(extensions ? { extensions } : {}) };
       body = JSON.stringify(answer);

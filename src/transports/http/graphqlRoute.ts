@@ -5,27 +5,36 @@
  * compressed bytes its entry keeps. Every policy (body limit, CSRF, persisted-only, caching
  * headers) is the pipeline's.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HeaderMap } from '@apollo/server';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { handleGraphQLHttp } from '../../pipeline/http/graphqlHttp.js';
-import type { GraphQLHttpRuntime } from '../../pipeline/http/graphqlHttp.js';
+import type { GraphQLHttpRuntime, RequestHeaders } from '../../pipeline/http/graphqlHttp.js';
 import { httpTraceOf } from '../../telemetry/http.js';
 import { sendBody } from './send.js';
 
-/** node:http's headers as Apollo's map: lower-case names, repeated values joined. */
-export function headerMapOf(req: IncomingMessage): HeaderMap {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+/** node:http's headers as the pipeline reads them (lower-case names, repeated values joined), without a copy. */
+export class NodeRequestHeaders implements RequestHeaders {
+  constructor(private readonly headers: IncomingHttpHeaders) {}
+
+  get(name: string): string | undefined {
+    const value: unknown = this.headers[name];
+    // Own values only: a name such as `constructor` is no header.
+    if (typeof value === 'string') return value;
+    return Array.isArray(value) ? value.join(', ') : undefined;
   }
-  return headers;
+
+  *[Symbol.iterator](): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.headers)) {
+      const value = this.get(name);
+      if (value !== undefined) yield [name, value];
+    }
+  }
 }
 
 export function graphqlRoute(runtime: GraphQLHttpRuntime) {
   /** `search` is the request's query string, with its `?`. */
   return async (req: IncomingMessage, res: ServerResponse, search: string): Promise<void> => {
     const response = await handleGraphQLHttp(
-      { method: req.method ?? 'GET', search, headers: headerMapOf(req), body: req, trace: httpTraceOf(req) },
+      { method: req.method ?? 'GET', search, headers: new NodeRequestHeaders(req.headers), body: req, trace: httpTraceOf(req) },
       runtime,
     );
     // A body refused for its size is left unread: close the connection rather than drain it.

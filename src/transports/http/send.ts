@@ -107,7 +107,25 @@ export async function sendBody(
   res.end(req.method === 'HEAD' || status === 304 || status === 204 ? undefined : sent);
 }
 
+/** Vary values merged lately (an answer's are the same few on every request): at most 64. */
+const mergedVary = new Map<string, string>();
+const MERGED_VARY_KEPT = 64;
+
 const mergeVary = (current: number | string | string[] | undefined, added: string): string => {
+  if (current === undefined || typeof current === 'string') {
+    const key = `${current ?? ''}\n${added}`;
+    let merged = mergedVary.get(key);
+    if (merged === undefined) {
+      merged = mergeVaryFields(current, added);
+      if (mergedVary.size >= MERGED_VARY_KEPT) mergedVary.clear();
+      mergedVary.set(key, merged);
+    }
+    return merged;
+  }
+  return mergeVaryFields(current, added);
+};
+
+const mergeVaryFields = (current: number | string | string[] | undefined, added: string): string => {
   const split = (value: string) =>
     value
       .split(',')
