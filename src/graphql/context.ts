@@ -119,12 +119,15 @@ export function createContext(
   };
   // Made on first use, each loader and access rule: an operation pays for those it reads through.
   const loaders = new Loaders(counted);
-  const logFields: LogFields = {
-    requestId,
-    ...(viewer ? { viewer: viewer.userId } : {}),
-    ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
-  };
+  // Both made when a line is written (LOG_LEVEL at info or below, or something logs).
+  let logFields: LogFields | undefined;
   let requestLog: Logger | undefined;
+  const fields = (): LogFields =>
+    (logFields ??= {
+      requestId,
+      ...(viewer ? { viewer: viewer.userId } : {}),
+      ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
+    });
   return {
     requestId,
     viewer,
@@ -135,9 +138,11 @@ export function createContext(
     loaders,
     data: counted,
     events,
-    logFields,
+    get logFields(): LogFields {
+      return fields();
+    },
     get log(): Logger {
-      return (requestLog ??= log.child(logFields));
+      return (requestLog ??= log.child(fields()));
     },
   };
 }

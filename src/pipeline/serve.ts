@@ -198,7 +198,7 @@ export function createServe({
       // tell another customer's order from a missing one.
       const answer = reporter.settle({
         ...report,
-        logFields: context.logFields,
+        executionContext: context,
         result: opened,
         cost: newRequestCost(),
         viewerRole: viewer?.role,
@@ -211,7 +211,7 @@ export function createServe({
       reporter.settle({
         ...report,
         startedAt,
-        logFields: eventContext.logFields,
+        executionContext: eventContext,
         result,
         cost: eventContext.cost,
         viewerRole: viewer?.role,
@@ -292,7 +292,7 @@ export function createServe({
     if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
     const answer = reporter.settle({
       ...report,
-      logFields: context.logFields,
+      executionContext: context,
       result,
       cost: context.cost,
       viewerRole: viewer?.role,

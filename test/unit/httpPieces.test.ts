@@ -30,6 +30,12 @@ describe('readBody', () => {
     expect(await readBody('{}', { limit: 100 })).toBe('{}');
   });
 
+  it('counts the UTF-8 bytes of a body given as text, and reads a lone surrogate as UTF-8 does', async () => {
+    expect(await readBody('é'.repeat(5), { limit: 10 })).toBe('é'.repeat(5));
+    expect(await refusalOf(readBody('é'.repeat(6), { limit: 10 }))).toBe(413);
+    expect(await readBody('{"a":"\uD800"}', { limit: 100 })).toBe('{"a":"\uFFFD"}');
+  });
+
   it('refuses a declared Content-Length over the limit before reading a byte', async () => {
     let pulled = false;
     const stream = Readable.from(

@@ -28,6 +28,9 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
   br: createBrotliDecompress,
 };
 
+/** ES2024's String.prototype.isWellFormed (Node 20 and later): no lone surrogate. */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
 const chunksOf = (source: BodySource): Iterable<Uint8Array> | AsyncIterable<Uint8Array> =>
   typeof source === 'string' || source instanceof Uint8Array ? [Buffer.from(source)] : source;
 
@@ -45,6 +48,12 @@ export async function readBody(
   const declared = Number(contentLength);
   // Encoded bytes are never more than decoded ones for a body worth accepting: refuse early.
   if (contentLength !== undefined && Number.isFinite(declared) && declared > limit) throw tooLarge();
+  // Text in memory (the Lambda's), sent as it is: its bytes counted, not copied (text with a lone
+  // surrogate goes the long way, which reads it as UTF-8 would: U+FFFD in its place).
+  if (encoding === 'identity' && typeof source === 'string' && isWellFormed(source)) {
+    if (Buffer.byteLength(source) > limit) throw tooLarge();
+    return source;
+  }
   // The common case, a node:http request sent as it is: read by its events, without an async iterator.
   if (encoding === 'identity' && source instanceof Readable) return (await collect(source, limit, tooLarge)).toString('utf8');
   let chunks: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string> = chunksOf(source);

@@ -105,10 +105,11 @@ export interface ReportContext {
   /** When the operation reached admission, or its event its execution (performance.now()). */
   startedAt: number;
   /**
-   * What the execution's log lines carry first (graphql/context.ts: its request, viewer and
-   * trace); without, the line names `requestId` and `viewer` below (a refusal, a cache hit).
+   * The execution's context, whose `logFields` its log lines carry first (graphql/context.ts: its
+   * request, viewer and trace), made only when the line is written; without, the line names
+   * `requestId` and `viewer` below (a refusal, a cache hit).
    */
-  logFields?: LogFields | undefined;
+  executionContext?: { readonly logFields: LogFields } | undefined;
   requestId?: string | undefined;
   viewer?: string | undefined;
 }
@@ -155,13 +156,29 @@ interface HttpHead {
 export const answerJson = (dataJson: string, extensionsJson: string): string =>
   `{"data":${dataJson},"extensions":${extensionsJson}}`;
 
-/** A result's JSON in Apollo's field order (errors, data, extensions), with `data`'s when it is known. */
-function jsonOf(result: FormattedExecutionResult, dataJson: string | undefined): string {
+/**
+ * A result's JSON in Apollo's field order (errors, data, extensions), with `data`'s and the
+ * extensions' when they are known.
+ */
+function jsonOf(result: FormattedExecutionResult, dataJson: string | undefined, extensionsJson?: string): string {
   let json = '';
   if (result.errors !== undefined) json = `"errors":${JSON.stringify(result.errors)}`;
   if (result.data !== undefined) json += `${json ? ',' : ''}"data":${dataJson ?? JSON.stringify(result.data)}`;
-  if (result.extensions !== undefined) json += `${json ? ',' : ''}"extensions":${JSON.stringify(result.extensions)}`;
+  if (result.extensions !== undefined) {
+    json += `${json ? ',' : ''}"extensions":${extensionsJson ?? JSON.stringify(result.extensions)}`;
+  }
   return `{${json}}`;
+}
+
+/**
+ * `{ cost }` as JSON, written from its numbers: what `JSON.stringify` gives for the same object
+ * (the counts and rounded units are finite numbers, which JSON writes as `String` does).
+ */
+export function costExtensionsJson(cost: CostExtension | { dynamodb: { requests: number } }): string {
+  const { dynamodb } = cost;
+  return 'readCapacityUnits' in dynamodb
+    ? `{"cost":{"dynamodb":{"requests":${dynamodb.requests},"readCapacityUnits":${dynamodb.readCapacityUnits},"writeCapacityUnits":${dynamodb.writeCapacityUnits}}}}`
+    : `{"cost":{"dynamodb":{"requests":${dynamodb.requests}}}}`;
 }
 
 /** An Answer whose `result` is parsed from its body on first use (HTTP never asks): one class, one shape. */
@@ -239,7 +256,7 @@ export function createReporter({
 
   /** The log line, the metrics and the end of the operation span. */
   function report(
-    { transport, operationName, startedAt, logFields, requestId, viewer }: ReportContext,
+    { transport, operationName, startedAt, executionContext, requestId, viewer }: ReportContext,
     cost: RequestCost,
     errors: readonly GraphQLFormattedError[],
   ): void {
@@ -249,6 +266,7 @@ export function createReporter({
     // fields a child logger of the request would have bound first (in the same order; pino leaves
     // out the undefined ones): no child logger is made for one line.
     if (log.isLevelEnabled('info')) {
+      const logFields = executionContext?.logFields;
       log.info(
         {
           requestId: logFields ? logFields.requestId : requestId,
@@ -325,20 +343,26 @@ export function createReporter({
     const { formatted, head } = result.errors?.length
       ? formatErrors(result.errors)
       : { formatted: undefined, head: { headers: undefined } as HttpHead };
-    const extensions: Record<string, unknown> | undefined =
-      executed.costed === false
-        ? result.extensions
-        : {
-            ...result.extensions,
-            cost: visibleCost(cost, costDetails, viewerRole),
-            ...(executed.explain && executed.cache ? { cache: explainOf(executed.cache) } : {}),
-          };
+    const costed = executed.costed !== false;
+    const visible = costed ? visibleCost(cost, costDetails, viewerRole) : undefined;
+    const explained = executed.explain && executed.cache ? { cache: explainOf(executed.cache) } : undefined;
+    // The usual extensions, the cost alone, are written from their numbers.
+    const onlyCost = visible !== undefined && result.extensions === undefined && explained === undefined;
+    const extensions: Record<string, unknown> | undefined = !visible
+      ? result.extensions
+      : onlyCost
+        ? { cost: visible }
+        : { ...result.extensions, cost: visible, ...explained };
     let answer: FormattedExecutionResult = {
       ...(formatted ? { errors: formatted } : {}),
       ...('data' in result ? { data: result.data } : {}),
       ...(extensions ? { extensions } : {}),
     };
-    let body = jsonOf(answer, formatted ? undefined : (executed.dataJson ?? result.dataJson));
+    let body = jsonOf(
+      answer,
+      formatted ? undefined : (executed.dataJson ?? result.dataJson),
+      onlyCost ? costExtensionsJson(visible) : undefined,
+    );
     let status = head.status ?? (formatted && result.data === undefined ? 400 : 200);
     // A UTF-16 code unit is at most 3 bytes of UTF-8: a short body needs no count.
     if (body.length * 3 > maxResponseBytes && Buffer.byteLength(body) > maxResponseBytes) {
