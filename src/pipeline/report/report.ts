@@ -181,42 +181,24 @@ export function costExtensionsJson(cost: CostExtension | { dynamodb: { requests:
     : `{"cost":{"dynamodb":{"requests":${dynamodb.requests}}}}`;
 }
 
-/** An Answer whose `result` is parsed from its body on first use (HTTP never asks): one class, one shape. */
-class SettledAnswer implements Answer {
-  readonly body: string;
-  status: number;
-  headers: Map<string, string>;
-  cost: RequestCost;
-  cache?: CacheOutcome | undefined;
-  refused: boolean;
-  notOpened?: boolean | undefined;
-  event?: unknown;
-  operationName: string | null;
-  encoded?: EncodedBodies | undefined;
-  #result: FormattedExecutionResult | undefined;
+/** Where an Answer keeps its parsed `result` (or nothing, until it is first read). */
+const RESULT = Symbol('result');
+type Settled = Answer & { [RESULT]?: FormattedExecutionResult | undefined };
 
-  constructor(fields: Omit<Answer, 'result'>, result: FormattedExecutionResult | undefined) {
-    this.body = fields.body;
-    this.status = fields.status;
-    this.headers = fields.headers;
-    this.cost = fields.cost;
-    this.cache = fields.cache;
-    this.refused = fields.refused;
-    this.notOpened = fields.notOpened;
-    this.event = fields.event;
-    this.operationName = fields.operationName;
-    this.encoded = fields.encoded;
-    this.#result = result;
-  }
-
+/** The one getter every Answer shares, instead of a closure and an accessor per answer. */
+const answerPrototype = {
   get result(): FormattedExecutionResult {
-    return (this.#result ??= JSON.parse(this.body) as FormattedExecutionResult);
-  }
-}
+    const answer = this as unknown as Settled;
+    return (answer[RESULT] ??= JSON.parse(answer.body) as FormattedExecutionResult);
+  },
+};
 
 /** An Answer whose `result` is parsed from its body on first use (HTTP never asks). */
-export const answerOf = (fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer =>
-  new SettledAnswer(fields, result);
+export function answerOf(fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer {
+  const answer = Object.assign(Object.create(answerPrototype) as Settled, fields);
+  answer[RESULT] = result;
+  return answer;
+}
 
 export function createReporter({
   log,
