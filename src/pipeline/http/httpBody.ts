@@ -55,7 +55,8 @@ export async function readBody(
     return source;
   }
   // The common case, a node:http request sent as it is: read by its events, without an async iterator.
-  if (encoding === 'identity' && source instanceof Readable) return (await collect(source, limit, tooLarge)).toString('utf8');
+  if (encoding === 'identity' && source instanceof Readable)
+    return (await collect(source, limit, tooLarge)).toString('utf8');
   let chunks: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string> = chunksOf(source);
   if (encoding !== 'identity') {
     const decoder = DECODERS[encoding];

@@ -34,7 +34,13 @@ export function graphqlRoute(runtime: GraphQLHttpRuntime) {
   /** `search` is the request's query string, with its `?`. */
   return async (req: IncomingMessage, res: ServerResponse, search: string): Promise<void> => {
     const response = await handleGraphQLHttp(
-      { method: req.method ?? 'GET', search, headers: new NodeRequestHeaders(req.headers), body: req, trace: httpTraceOf(req) },
+      {
+        method: req.method ?? 'GET',
+        search,
+        headers: new NodeRequestHeaders(req.headers),
+        body: req,
+        trace: httpTraceOf(req),
+      },
       runtime,
     );
     // A body refused for its size is left unread: close the connection rather than drain it.
