@@ -218,8 +218,8 @@ export function createReporter({
 }) {
   /**
    * The duration metric's child by operation label (one per operation the manifest knows, and
-   * `other`) and the error counter's by code: prom-client hashes a labels object on every
-   * observation, a child once.
+   * `other`) and the error counter's by code, each made once: prom-client's histogram makes a
+   * closure for the labels on every `observe(labels, v)`, a child's observe was made with it.
    */
   const durations = new Map<string, Histogram.Internal<'operation'>>();
   const durationOf = (operationName: string | null): Histogram.Internal<'operation'> => {
