@@ -10,7 +10,6 @@
  *
  *   npm run bench:projection -- --rounds 5
  */
-import v8 from 'node:v8';
 import { BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseCommandLine } from '../src/cli.js';
@@ -24,6 +23,7 @@ import { ORDER_SK_PREFIX, orderKey, PROFILE_SK, productKey, userKey, userPK } fr
 import type { ItemKey } from '../src/table/keys.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
+import { allocatedBytes } from './heapProfile.js';
 
 const { values } = parseCommandLine({
   name: 'bench:projection',
@@ -58,24 +58,6 @@ const NODES: Projection = {
   expression: 'PK, SK, entityType, userId, email, #n, orderId, #s, #t, productId, price, stock',
   names: { '#n': 'name', '#s': 'status', '#t': 'total' },
 };
-
-async function allocatedBytes(run: () => Promise<void>): Promise<number> {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const before = v8.getHeapStatistics().used_heap_size;
-  await run();
-  const after = v8.getHeapStatistics().used_heap_size;
-  const { statistics } = profiler.stop() as {
-    statistics: {
-      beforeGC: { heapStatistics: { usedHeapSize: number } };
-      afterGC: { heapStatistics: { usedHeapSize: number } };
-    }[];
-  };
-  let freed = 0;
-  for (const gc of statistics)
-    freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  return after - before + freed;
-}
 
 const projected = (projection: Projection | undefined) =>
   projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {};
