@@ -40,7 +40,7 @@ import type { ReaderTimes } from './eventStages.js';
 const { values } = parseCommandLine({
   name: 'bench:events',
   run: 'npm run bench:events --',
-  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200]
+  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200] [--cpu-prof <dir>]
 
 The change-event targets on a local cluster of three Redis primaries, 3 API instances and a
 consumer: fan-out delivery p99 and idle instances, resume across instances, a killed primary.
@@ -51,7 +51,10 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
   --streams <n>        streams open while a primary is killed (default 300)
   --phases <list>      which of fanout, resume and faults to run (default all three)
   --products <n>       products the orders are spread over, user i ordering product i mod n
-                       (default 200; 1 puts every order and soldCount update on one item)`,
+                       (default 200; 1 puts every order and soldCount update on one item)
+  --cpu-prof <dir>     the second API instance (one that serves no mutation, only events) runs
+                       with node --cpu-prof and writes its CPU profile into <dir> when it is
+                       stopped (SIGTERM) at the end`,
   options: {
     subscriptions: { type: 'string', default: '10000' },
     users: { type: 'string', default: '200' },
@@ -59,6 +62,7 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
     streams: { type: 'string', default: '300' },
     phases: { type: 'string', default: 'fanout,resume,faults' },
     products: { type: 'string', default: '200' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const SUBSCRIPTIONS = Number(values.subscriptions);
@@ -98,8 +102,16 @@ const bounds = {
   WS_CONNECTION_INIT_TIMEOUT_MS: '30000',
 };
 const apiEnv = { ...redis.env, STREAM_CONSUMER: 'false', ...bounds };
+const profileDir = values['cpu-prof'];
+/** The instance profiled: the mutations all go to apis[0], so another one shows the fan-out alone. */
+const PROFILED = 1;
 const apis: ChildServer[] = await Promise.all(
-  [0, 1, 2].map(() => children.start(table.endpoint, table.tableName, apiEnv)),
+  [0, 1, 2].map((i) =>
+    children.start(table.endpoint, table.tableName, {
+      ...apiEnv,
+      ...(i === PROFILED && profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    }),
+  ),
 );
 // At debug, the consumer logs when each page was read and each event published (eventStages.ts).
 const consumer = await children.startConsumer(table.endpoint, table.tableName, {
@@ -484,6 +496,8 @@ try {
   throw error;
 } finally {
   for (const client of clients) dispose(client);
+  // Stopped, not killed: node writes the CPU profile on its way out.
+  if (profileDir && apis[PROFILED]) await children.stop(apis[PROFILED]);
   await children.killAll();
   await redis.dispose();
   await table.stop();

@@ -235,7 +235,15 @@ export function createExecution({
       // The subscriptions of this viewer to this operation share each event's execution
       // (sharedEvents.ts); each keeps its own request id in its log line.
       const key = sharingKey(admitted, viewer);
+      // This subscription's logger, made once rather than once per event.
+      let ownLog: Logger | undefined;
+      const logOf = () => (ownLog ??= log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }));
       return mapAsyncIterator(opened, async (event): Promise<ExecutedEvent> => {
+        // A share of a large fan-out per turn of the event loop (turnPacer.ts): this waits only
+        // past the turn's share. The next event is taken only once this one is answered, so a
+        // subscription's events keep their order.
+        const turn = events.pacer.pace();
+        if (turn) await turn;
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
         const startedAt = performance.now();
         let own: GraphQLContext | undefined;
@@ -245,11 +253,11 @@ export function createExecution({
           nameOperationSpan(own.cost, admitted);
           return { result: await run(admitted, own, event), context: own };
         });
-        const eventContext = own ?? {
-          ...executed.context,
-          requestId,
-          log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
-        };
+        if (own) return { result: executed.result, context: own, event, startedAt };
+        // The subscriptions that shared one execution go on together once it is done: paced again.
+        const shares = events.pacer.pace();
+        if (shares) await shares;
+        const eventContext = { ...executed.context, requestId, log: logOf() };
         return { result: executed.result, context: eventContext, event, startedAt };
       });
     },
