@@ -208,6 +208,10 @@ const eventLoopLag = async (servers: ChildServer[]) =>
     .map((seconds) => `${(seconds * 1000).toFixed(0)} ms`)
     .join(', ');
 
+/** Each instance's CPU time so far (s): what the phase cost it, whatever else ran on the machine meanwhile. */
+const cpuSeconds = (servers: ChildServer[]) =>
+  Promise.all(servers.map((api) => metric(api, 'process_cpu_seconds_total')));
+
 const activeSubscriptions = async () =>
   (await Promise.all(apis.map((api) => metric(api, 'graphql_subscriptions_active')))).reduce((a, b) => a + b, 0);
 
@@ -259,7 +263,7 @@ try {
     const answered = new Map<string, number>();
     const delivery = new InstanceHistogram(apis, 'tablegraph_event_bus_delivery_seconds');
     const fanOut = new InstanceHistogram(apis, 'tablegraph_event_fanout_seconds');
-    await Promise.all([delivery.start(), fanOut.start(), eventLoopLag(apis)]);
+    const [cpuBefore] = await Promise.all([cpuSeconds(apis), delivery.start(), fanOut.start(), eventLoopLag(apis)]);
     const loadBefore = loadAverage();
     const ownLoop = watchEventLoop();
     // Ten at a time, each timed at its own answer.
@@ -291,6 +295,7 @@ try {
     const clientLoop = ownLoop.stop();
     // Read first: any other read of /metrics resets prom-client's event-loop figures.
     const instanceLoops = await eventLoopLag(apis);
+    const instanceCpu = (await cpuSeconds(apis)).map((seconds, i) => `${(seconds - cpuBefore[i]!).toFixed(2)} s`);
     const reader = readerTimesByOrder(consumer.node.logs);
     const stage = (of: (id: string, times: ReaderTimes, answer: number) => number[]) =>
       spread(
@@ -320,6 +325,7 @@ try {
       `    conflicts on the products' items: ${orderRetries - retriesBefore} orders placed again, ${(await metric(consumer, 'tablegraph_stream_record_failures_total')) - failuresBefore} stream records retried`,
     );
     out(`    event loop delay: the bench's client ${clientLoop}; the instances' max ${instanceLoops}`);
+    out(`    the instances' CPU time meanwhile (the first also serves the mutations): ${instanceCpu.join(', ')}`);
     out(`    warnings logged: ${warningsOf([...apis, consumer])}`);
     out(`(a) subscriptions ended early: ${JSON.stringify(Object.fromEntries(endings))}`);
     const missingBy = new Map<string, number>();
