@@ -15,7 +15,7 @@ function cranked(options: { sliceMs: number; minShare: number; maxShare: number 
     pacer,
     advance: (ms: number) => (clock += ms),
     /** Ends the turn under way: the pacer's later callbacks run, then the microtasks they released. */
-    async turn() {
+    turn: async () => {
       for (const callback of scheduled.splice(0)) callback();
       await new Promise((resolve) => setTimeout(resolve, 0));
     },
@@ -52,7 +52,7 @@ describe('the turn pacer', () => {
     const start = pacer.share;
     // Units that cost 1 ms each: ten fit in the slice; the share moves towards that.
     for (let round = 0; round < 20; round++) {
-      for (let i = 0; i < 5; i++) pacer.pace();
+      for (let i = 0; i < 5; i++) void pacer.pace();
       advance(5);
       await turn();
     }
@@ -60,7 +60,7 @@ describe('the turn pacer', () => {
     expect(pacer.share).toBe(10);
     // Units that cost 50 ms: never fewer than the least share.
     for (let round = 0; round < 20; round++) {
-      pacer.pace();
+      void pacer.pace();
       advance(50);
       await turn();
     }
