@@ -9,7 +9,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_WEBSOCKET_LIMITS } from '../src/config/index.js';
-import { DEFAULT_MAX_SHARE } from '../src/events/turnPacer.js';
+import { DEFAULT_SHARE } from '../src/events/turnPacer.js';
 import { anOrder, anOrderEvent, aProduct, aUser } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
@@ -19,7 +19,7 @@ const QUERY = 'subscription { orderEvents { type order { orderId } } }';
 const users = [aUser(), aUser()];
 const product = aProduct();
 /** Per user: together more than a turn ever admits, so the burst must wait for later turns. */
-const PER_USER = Math.ceil(DEFAULT_MAX_SHARE / 2) + 10;
+const PER_USER = Math.ceil(DEFAULT_SHARE / 2) + 10;
 const EVENTS_PER_USER = 15;
 
 let server: TestServer;

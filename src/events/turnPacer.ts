@@ -3,17 +3,18 @@
  * by thousands of subscriptions cannot hold the loop (and every other socket, timer and Redis
  * message of the process) until the last of them is served.
  *
- * Each unit of work asks `pace()` first. While the current turn has admitted fewer than its
- * share, the unit goes on at once (`pace()` returns undefined: no promise, no extra turn for the
- * common case of a few subscribers). Past it, the unit waits, in the order it asked, and the
- * waiting units are let go a share at a time, one share per `setImmediate`: between two shares
+ * Each unit of work asks `pace()` first. While the current turn has admitted fewer than `share`
+ * units, the unit goes on at once (`pace()` returns undefined: no promise, no extra turn for
+ * the common case of a few subscribers). Past it, the unit waits, in the order it asked, and the
+ * waiting units are let go `share` at a time, one share per `setImmediate`: between two shares
  * the loop reads sockets, runs timers and serves other requests.
  *
- * The share is measured, not guessed: a turn's units are timed together (from the first one
- * admitted to the `setImmediate` after it, which runs once their synchronous work and its
- * microtasks are done), and the share becomes what fits in `sliceMs` at the cost per unit seen
- * lately, between `minShare` and `maxShare`. A unit's own continuation runs after the check, so
- * the count, not the clock at the check, is what bounds a turn.
+ * The share is a count, not a time: a unit's work (its execution, answer and write) runs in
+ * microtasks after its check, so a clock read at the check sees none of it; and a turn's length
+ * measured from outside includes whatever else ran in it (other callbacks, the machine's other
+ * processes), which shrank a measured share to a trickle behind unrelated work on a busy
+ * machine. A unit of the fan-out costs a few tens of microseconds here (a settled answer, a log
+ * line and a socket write), so a share is a few milliseconds of work.
  *
  * The pacer decides only when a unit runs, never what it sees: a subscription's events are
  * still taken from its own queue one at a time and in order, so pacing can delay an event but
@@ -21,14 +22,8 @@
  */
 
 export interface TurnPacerOptions {
-  /** About how long one turn's paced work may take (ms). */
-  sliceMs?: number | undefined;
-  /** The fewest units let go per turn (progress under any load). */
-  minShare?: number | undefined;
-  /** The most units let go per turn, however cheap they look. */
-  maxShare?: number | undefined;
-  /** The clock (ms); tests pass their own. */
-  now?: (() => number) | undefined;
+  /** Units admitted per turn of the event loop (default DEFAULT_SHARE). */
+  share?: number | undefined;
   /** Runs `callback` in a later turn (setImmediate); tests pass their own. */
   later?: ((callback: () => void) => void) | undefined;
 }
@@ -38,61 +33,37 @@ export interface TurnPacer {
   pace(): Promise<void> | undefined;
   /** Units that had to wait for a later turn, so far. */
   readonly deferred: number;
-  /** How many units a turn admits now. */
-  readonly share: number;
 }
 
-/** What one turn's paced work may take: a few tens of ms of stall at most, with a unit's overshoot. */
-export const DEFAULT_SLICE_MS = 10;
-export const DEFAULT_MIN_SHARE = 8;
-export const DEFAULT_MAX_SHARE = 128;
-/** The cost per unit assumed before any is measured (ms): a settled answer and a socket write. */
-const INITIAL_UNIT_MS = 0.25;
-/** How much the latest turn moves the measured cost per unit. */
-const SMOOTHING = 0.3;
+/** Units per turn: a few milliseconds of fan-out work, a few tens on a loaded machine. */
+export const DEFAULT_SHARE = 128;
 
 export function createTurnPacer({
-  sliceMs = DEFAULT_SLICE_MS,
-  minShare = DEFAULT_MIN_SHARE,
-  maxShare = DEFAULT_MAX_SHARE,
-  now = () => performance.now(),
+  share = DEFAULT_SHARE,
   later = (callback) => void setImmediate(callback),
 }: TurnPacerOptions = {}): TurnPacer {
+  if (!Number.isInteger(share) || share < 1) throw new RangeError(`share must be a positive integer, not ${share}`);
   const waiting: (() => void)[] = [];
-  let unitMs = INITIAL_UNIT_MS;
-  let share = clampShare(sliceMs / unitMs);
-  /** Units admitted in the turn under way, and when its first one was. */
-  let admitted = 0;
-  let turnStart = 0;
+  /** Whether a turn is open (its close is scheduled), and the units it admitted. */
   let turnOpen = false;
+  let admitted = 0;
   let deferred = 0;
 
-  function clampShare(fits: number): number {
-    return Math.max(minShare, Math.min(maxShare, Math.floor(fits)));
-  }
-
-  function openTurn(): void {
-    turnOpen = true;
-    admitted = 0;
-    turnStart = now();
-    later(closeTurn);
-  }
-
-  /** After a turn's units ran: learns their cost, then lets the next share of waiting units go. */
+  /** After a turn's units ran: lets the next share of waiting units go, in a turn of their own. */
   function closeTurn(): void {
-    if (admitted > 0) {
-      const perUnit = (now() - turnStart) / admitted;
-      unitMs += SMOOTHING * (perUnit - unitMs);
-      share = clampShare(sliceMs / Math.max(unitMs, 1e-3));
-    }
     turnOpen = false;
-    admitted = 0;
     if (waiting.length === 0) return;
     openTurn();
     for (const release of waiting.splice(0, share)) {
       admitted++;
       release();
     }
+  }
+
+  function openTurn(): void {
+    turnOpen = true;
+    admitted = 0;
+    later(closeTurn);
   }
 
   return {
@@ -108,9 +79,6 @@ export function createTurnPacer({
     },
     get deferred() {
       return deferred;
-    },
-    get share() {
-      return share;
     },
   };
 }

@@ -1,19 +1,17 @@
 /**
  * The pacer that spreads a large fan-out over turns of the event loop: a turn admits its share
- * at once, the rest wait and go a share per later turn in the order they asked, the share follows
- * the measured cost of a unit within its bounds, and between two shares the loop runs other work.
+ * at once, the rest wait and go a share per later turn in the order they asked, and between two
+ * shares the loop runs other work.
  */
 import { describe, expect, it } from 'vitest';
 import { createTurnPacer } from '../../src/events/turnPacer.js';
 
-/** A pacer on a hand-cranked clock and turns: `turn()` runs what the pacer scheduled for later. */
-function cranked(options: { sliceMs: number; minShare: number; maxShare: number }) {
-  let clock = 0;
+/** A pacer on hand-cranked turns: `turn()` runs what the pacer scheduled for later. */
+function cranked(share: number) {
   const scheduled: (() => void)[] = [];
-  const pacer = createTurnPacer({ ...options, now: () => clock, later: (callback) => scheduled.push(callback) });
+  const pacer = createTurnPacer({ share, later: (callback) => scheduled.push(callback) });
   return {
     pacer,
-    advance: (ms: number) => (clock += ms),
     /** Ends the turn under way: the pacer's later callbacks run, then the microtasks they released. */
     turn: async () => {
       for (const callback of scheduled.splice(0)) callback();
@@ -24,7 +22,7 @@ function cranked(options: { sliceMs: number; minShare: number; maxShare: number 
 
 describe('the turn pacer', () => {
   it('admits a share per turn and lets the rest go a share per later turn, first asked first served', async () => {
-    const { pacer, turn } = cranked({ sliceMs: 10, minShare: 3, maxShare: 3 });
+    const { pacer, turn } = cranked(3);
     const ran: number[] = [];
     const units = Array.from({ length: 8 }, (_, i) => {
       const wait = pacer.pace();
@@ -47,28 +45,12 @@ describe('the turn pacer', () => {
     expect(pacer.pace()).toBeUndefined();
   });
 
-  it('sizes the share to what fits in the slice at the cost measured, within its bounds', async () => {
-    const { pacer, advance, turn } = cranked({ sliceMs: 10, minShare: 2, maxShare: 100 });
-    const start = pacer.share;
-    // Units that cost 1 ms each: ten fit in the slice; the share moves towards that.
-    for (let round = 0; round < 20; round++) {
-      for (let i = 0; i < 5; i++) void pacer.pace();
-      advance(5);
-      await turn();
-    }
-    expect(start).toBeGreaterThan(10);
-    expect(pacer.share).toBe(10);
-    // Units that cost 50 ms: never fewer than the least share.
-    for (let round = 0; round < 20; round++) {
-      void pacer.pace();
-      advance(50);
-      await turn();
-    }
-    expect(pacer.share).toBe(2);
+  it('refuses a share that is not a positive whole number', () => {
+    for (const share of [0, -1, 1.5, Number.NaN]) expect(() => createTurnPacer({ share })).toThrow(RangeError);
   });
 
   it('lets the event loop run other work between two shares of a burst', async () => {
-    const pacer = createTurnPacer({ sliceMs: 5, minShare: 4, maxShare: 16 });
+    const pacer = createTurnPacer({ share: 16 });
     const log: string[] = [];
     let ticking = true;
     const tick = () => {
