@@ -20,7 +20,7 @@ const users = [aUser(), aUser()];
 const product = aProduct();
 /** Per user: together more than a turn ever admits, so the burst must wait for later turns. */
 const PER_USER = Math.ceil(DEFAULT_SHARE / 2) + 10;
-const EVENTS_PER_USER = 15;
+const EVENTS_PER_USER = 8;
 
 let server: TestServer;
 const clients: Client[] = [];
