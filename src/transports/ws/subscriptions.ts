@@ -107,19 +107,21 @@ export const authorizationOf = (params: Readonly<Record<string, unknown>> | unde
   return typeof value === 'string' ? value : 'invalid';
 };
 
-/** Sockets corked until the end of this turn of the event loop. */
+/** Sockets corked until the microtasks under way are done. */
 const corked = new WeakSet<Socket>();
 
 /**
- * Holds what is written to `socket` until the end of this turn (setImmediate), then sends it in
- * one write: a fan-out answers many subscriptions of one socket in the same turn, and without
- * this each message would be a write (a system call) of its own.
+ * Holds what is written to `socket` until the code and microtasks under way are done
+ * (process.nextTick runs after them), then sends it in one write: a fan-out answers many
+ * subscriptions of one socket in one go, and without this each message would be a write (a
+ * system call) of its own. Not until setImmediate: on a busy loop that would hold answers ready
+ * now behind every other callback of the turn.
  */
-export function corkForTurn(socket: Socket): void {
+export function corkWhileAnswering(socket: Socket): void {
   if (corked.has(socket) || socket.destroyed) return;
   corked.add(socket);
   socket.cork();
-  setImmediate(() => {
+  process.nextTick(() => {
     corked.delete(socket);
     socket.uncork();
   });
@@ -237,9 +239,9 @@ export function serveSubscriptions({
           (answer) => answer.result as ExecutionResult,
         ),
       // The answers are settled already (masked, costed, reported): sent as they are, the
-      // messages of one turn to one socket in one write (corkForTurn).
+      // messages answered together to one socket in one write (corkWhileAnswering).
       onNext: (ctx, _id, _payload, _args, result) => {
-        corkForTurn(ctx.extra.request.socket);
+        corkWhileAnswering(ctx.extra.request.socket);
         return result;
       },
       onError: (ctx, id, _payload, errors) => {
