@@ -28,7 +28,6 @@
  * NODE_ENV once, when it loads.
  */
 import { createHook, executionAsyncId } from 'node:async_hooks';
-import v8 from 'node:v8';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExecutionResult } from 'graphql';
 import { pino } from 'pino';
@@ -45,7 +44,7 @@ import { createMetrics } from '../src/pipeline/report/metrics.js';
 import type { Pipeline } from '../src/pipeline/pipeline.js';
 import { TrustedDocuments } from '../src/pipeline/documents/trustedDocuments.js';
 import { loadBenchConfig } from './config.js';
-import { heapShares } from './heapProfile.js';
+import { allocatedBytes, heapShares } from './heapProfile.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { jitExecutor } from './jitExecutor.js';
 import { operations } from './operations.js';
@@ -172,24 +171,6 @@ async function countPromises<T>(run: () => Promise<T>): Promise<{ value: T; prom
 }
 
 // --- allocation: the heap's growth plus what every collection freed ------------------------------
-async function allocatedBytes(run: () => Promise<void>): Promise<number> {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const before = v8.getHeapStatistics().used_heap_size;
-  await run();
-  const after = v8.getHeapStatistics().used_heap_size;
-  const { statistics } = profiler.stop() as {
-    statistics: {
-      beforeGC: { heapStatistics: { usedHeapSize: number } };
-      afterGC: { heapStatistics: { usedHeapSize: number } };
-    }[];
-  };
-  let freed = 0;
-  for (const gc of statistics)
-    freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  return after - before + freed;
-}
-
 interface Cell {
   cpuUs: number[];
   allocatedKb: number[];

@@ -7,6 +7,7 @@
  * total.
  */
 import { Session } from 'node:inspector/promises';
+import v8 from 'node:v8';
 
 const SAMPLING_INTERVAL = 1024;
 
@@ -70,4 +71,23 @@ export async function heapShares(run: () => Promise<void>, executions: number): 
     await session.post('HeapProfiler.disable').catch(() => undefined);
     session.disconnect();
   }
+}
+
+/** The bytes `run` allocates: the heap's growth over it plus what each garbage collection in it freed (v8.GCProfiler). */
+export async function allocatedBytes(run: () => Promise<void>): Promise<number> {
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const before = v8.getHeapStatistics().used_heap_size;
+  await run();
+  const after = v8.getHeapStatistics().used_heap_size;
+  const { statistics } = profiler.stop() as {
+    statistics: {
+      beforeGC: { heapStatistics: { usedHeapSize: number } };
+      afterGC: { heapStatistics: { usedHeapSize: number } };
+    }[];
+  };
+  let freed = 0;
+  for (const gc of statistics)
+    freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  return after - before + freed;
 }

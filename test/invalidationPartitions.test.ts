@@ -6,7 +6,8 @@
  * cluster each partition's channel is served by a primary of its own; one partition that falls
  * silent, or whose heartbeats are forged, replayed from another partition or vouch for a probe
  * out of the window, takes the feed down on every instance while the others beat, and its next
- * real heartbeat flushes; a number skipped on one partition is a gap that flushes too.
+ * real heartbeat flushes; a number skipped on one partition is a gap that flushes too; a
+ * consumer's heartbeat proves the feed as of its arrival, however late the lease table confirms it.
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,21 @@ function tagsOnEveryPartition(partitions: number): string[] {
   return [...found.entries()].sort(([a], [b]) => a - b).map(([, tag]) => tag);
 }
 
+/** A lease check whose answers (every tenure vouched for) wait until the test confirms them. */
+class HeldLeaseCheck extends LeaseCheck {
+  readonly held: ((vouched: boolean) => void)[] = [];
+
+  override vouches(): Promise<boolean> {
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+
+  /** Confirms every held check, and returns once the feed has acted on them. */
+  async confirmAll(): Promise<void> {
+    for (const confirm of this.held.splice(0)) confirm(true);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
   let redis: TestRedis;
   const closing: (() => Promise<void>)[] = [];
@@ -72,7 +88,10 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
   }
 
   /** An API instance's response cache, fed from Redis as the server wires it. */
-  async function anInstance(tableName: string): Promise<{ cache: ResponseCache; bus: RedisInvalidationBus }> {
+  async function anInstance(
+    tableName: string,
+    leases = new LeaseCheck({ doc: dynamo.doc, tableName }),
+  ): Promise<{ cache: ResponseCache; bus: RedisInvalidationBus }> {
     const bus = await aBus(tableName, true);
     const cache = createResponseCache({
       schema,
@@ -83,7 +102,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
       feedPartitions: bus.names.length,
       maxAnswerBytes: 100_000,
     });
-    feedFromRedis(cache, bus, new LeaseCheck({ doc: dynamo.doc, tableName }), log);
+    feedFromRedis(cache, bus, leases, log);
     return { cache, bus };
   }
 
@@ -199,6 +218,37 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
       await waitUntil(() => cache.feed.live, { timeoutMs: 5000, what: 'the feed live again' });
       expect(await statusOf(cache, 'key-1')).toBe('miss');
     }
+  });
+
+  it("dates a consumer's heartbeat from its arrival: one the lease table confirms only after the timeout proves nothing", async () => {
+    const tableName = `parts-${process.pid}-${++tableNo}`;
+    const leases = new HeldLeaseCheck({ doc: dynamo.doc, tableName });
+    const instance = await anInstance(tableName, leases);
+    const { names } = instance.bus;
+    const publisher = await rawChannels(redis);
+    closing.push(() => publisher.close());
+    const sealers = names.map((_, partition) => new Sealer(invalidationPurpose(partition), SECRET, 'consumer-1'));
+    const beat = async () => {
+      const body = heartbeatBody({ group: 'processor', tenures: [{ shardId: 'shard-1', epoch: 1 }] });
+      for (const [partition, name] of names.entries())
+        await publisher.publish(name, (sealers[partition] as Sealer).seal(body));
+      await waitUntil(() => leases.held.length === names.length, {
+        timeoutMs: 5000,
+        what: 'every heartbeat being checked',
+      });
+    };
+
+    // Checks that outlast the feed timeout: each heartbeat's proof is too old once confirmed.
+    await beat();
+    const arrived = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 200 - (Date.now() - arrived)));
+    await leases.confirmAll();
+    expect(instance.cache.feed.live).toBe(false);
+
+    // Checks answered at once: the same heartbeats make it live.
+    await beat();
+    await leases.confirmAll();
+    expect(instance.cache.feed.live).toBe(true);
   });
 
   it('takes a number skipped on one partition as a gap: the heartbeat after it flushes', async () => {

@@ -3,9 +3,9 @@
  * caches and the shared tier, no stream reader of their own (STREAM_CONSUMER=false), on a
  * Redis cluster of three primaries with everything signed; and the real stream handler invoked
  * with the real records of the table's stream on DynamoDB Local (lambdaEventSource.ts). No
- * consumer runs. The instances cache (hits above 0) and stay fresh (no stale read) whoever
- * writes; the feed stays live across an idle stream, which invokes nothing (the instances'
- * probes are answered through it); and once the function is no longer invoked, the instances
+ * consumer runs. The feed stays live across an idle stream, which invokes nothing (the
+ * instances' probes are answered through it); the instances cache (hits above 0) and stay fresh
+ * (no stale read) whoever writes; and once the function is no longer invoked, the instances
  * bypass within the feed timeout and serve nothing older when it comes back.
  */
 import { randomUUID } from 'node:crypto';
@@ -108,22 +108,9 @@ afterAll(async () => {
 });
 
 describe('a fleet fed by the stream Lambda', () => {
-  it('caches and stays fresh: hits on every instance, no stale read after a write through the API or the SDK', async () => {
-    const report = await checkStaleReads({
-      urls: apis.map((api) => api.url),
-      doc: dynamo.doc,
-      tableName,
-      productId: product.productId,
-      category: product.category,
-      admin,
-      writes: 20,
-    });
-    console.info(`lambda-fed fleet (2 instances, cluster, shared tier): ${JSON.stringify(report)}`);
-    expect(report.stale).toBe(0);
-    expect(report.hits).toBeGreaterThan(0);
-    expect(report.sdkLag.p99).toBeLessThanOrEqual(1000);
-  }, 120_000);
-
+  // First, on a fleet that has heard of no write since it started: right after writes, the
+  // instances may still be acting on their invalidations (a shared-tier bump Redis answers late
+  // is a gap: a bypass until the next beat, then a flush), and the stream would not be idle yet.
   it('stays live across an idle stream, which invokes nothing: the instances’ probes are answered', async () => {
     for (const api of apis) {
       await waitUntil(async () => (await explain(api, POINT)).status === 'hit', { timeoutMs: 5000, what: 'a hit' });
@@ -142,6 +129,22 @@ describe('a fleet fed by the stream Lambda', () => {
     expect(probes).toBeGreaterThan(0);
     expect(probes).toBeLessThanOrEqual(Math.ceil((FEED_TIMEOUT_MS * 1.5) / 1500) * apis.length);
   }, 30_000);
+
+  it('caches and stays fresh: hits on every instance, no stale read after a write through the API or the SDK', async () => {
+    const report = await checkStaleReads({
+      urls: apis.map((api) => api.url),
+      doc: dynamo.doc,
+      tableName,
+      productId: product.productId,
+      category: product.category,
+      admin,
+      writes: 20,
+    });
+    console.info(`lambda-fed fleet (2 instances, cluster, shared tier): ${JSON.stringify(report)}`);
+    expect(report.stale).toBe(0);
+    expect(report.overdue).toBe(0);
+    expect(report.hits).toBeGreaterThan(0);
+  }, 120_000);
 
   it('bypasses within the feed timeout once the function is not invoked, and serves nothing older once it is', async () => {
     await source?.stop();

@@ -86,7 +86,7 @@ describe('the response cache on three instances', () => {
     }
   });
 
-  it('evicts every write on every instance within a second, with no stale read after the eviction', async () => {
+  it('evicts every write on every instance, with no stale read after the eviction and none past the feed timeout', async () => {
     const report = await checkStaleReads({
       urls: apis.map((api) => api.url),
       doc: dynamo.doc,
@@ -98,8 +98,7 @@ describe('the response cache on three instances', () => {
     });
     console.info(`response cache across 3 instances: ${JSON.stringify(report)}`);
     expect(report.stale).toBe(0);
-    expect(report.apiLag.p99).toBeLessThanOrEqual(1000);
-    expect(report.sdkLag.p99).toBeLessThanOrEqual(1000);
+    expect(report.overdue).toBe(0);
   }, 120_000);
 
   it('evicts a product page on every instance for a review written through one of them, and for one written with the SDK', async () => {

@@ -35,11 +35,15 @@ export function batchGetItems<R = (Item | null)[]>(
   { consistentRead = false, retry = DEFAULT_BATCH_RETRY }: { consistentRead?: boolean; retry?: RetryPolicy } = {},
   then: Continuation<(Item | null)[], R> = asPromise() as Continuation<(Item | null)[], R>,
 ): Promise<R> {
+  const ids = keys.map(itemKeyId);
   const unique = new Map<string, ItemKey>();
-  for (const key of keys) unique.set(itemKeyId(key), { PK: key.PK, SK: key.SK });
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i] as ItemKey;
+    if (!unique.has(ids[i] as string)) unique.set(ids[i] as string, { PK: key.PK, SK: key.SK });
+  }
   const found = new Map<string, Item>();
   const all = [...unique.values()];
-  const answer = (): (Item | null)[] => keys.map((key) => found.get(itemKeyId(key)) ?? null);
+  const answer = (): (Item | null)[] => ids.map((id) => found.get(id) ?? null);
   const read = { doc, tableName, consistentRead, retry, found };
   if (all.length === 0) return Promise.resolve().then(() => settle(then, answer));
   if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, then, answer);

@@ -34,15 +34,33 @@ interface ConsumedCapacityLike {
   WriteCapacityUnits?: number | undefined;
 }
 
-/** Runs `call` as one of `cost`'s calls in flight until it settles. */
-export async function inFlight<T>(cost: RequestCost, call: Promise<T>): Promise<T> {
+/**
+ * `call`, one `operation` of `cost`'s: in flight until it settles, then added to `cost` with the
+ * capacity its output reports (none when it failed). It leaves the calls in flight in the step
+ * that counts it, so it is never counted twice nor missing. One `then`, no async function: a
+ * request's reads are counted in promises too (docs/performance.md).
+ */
+export function countCall<T extends { ConsumedCapacity?: ConsumedCapacityLike | ConsumedCapacityLike[] | undefined }>(
+  cost: RequestCost,
+  operation: string,
+  kind: 'read' | 'write',
+  call: Promise<T>,
+): Promise<T> {
   const pending = (cost.pending ??= new Set());
-  pending.add(call);
-  try {
-    return await call;
-  } finally {
-    pending.delete(call);
-  }
+  const counted: Promise<T> = call.then(
+    (output) => {
+      addCall(cost, operation, output.ConsumedCapacity, kind);
+      pending.delete(counted);
+      return output;
+    },
+    (error: unknown) => {
+      addCall(cost, operation, undefined, kind);
+      pending.delete(counted);
+      throw error;
+    },
+  );
+  pending.add(counted);
+  return counted;
 }
 
 /**

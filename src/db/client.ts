@@ -34,7 +34,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tracedSend } from '../telemetry/dynamoSpans.js';
 import { bindClient, traceOf } from '../telemetry/requestTrace.js';
-import { addCall, inFlight, readGateOf } from './capacity.js';
+import { countCall, readGateOf } from './capacity.js';
 import { leanSend } from './leanSend.js';
 import type { RequestCost } from './capacity.js';
 import { recordItems, recordRead } from './dependencyRecord.js';
@@ -177,19 +177,7 @@ function costedSend(this: CostedClient, command: object, options?: object): Prom
   // their own; traceOf is one check while tracing is off.
   const trace = traceOf(cost);
   const call = trace ? tracedSend(trace, operation, kind, command, () => direct(false)) : direct(lean);
-  return inFlight(
-    cost,
-    call.then(
-      (output) => {
-        addCall(cost, operation, output.ConsumedCapacity, kind);
-        return output;
-      },
-      (error: unknown) => {
-        addCall(cost, operation, undefined, kind);
-        throw error;
-      },
-    ),
-  );
+  return countCall(cost, operation, kind, call);
 }
 
 /** Per shared client, the prototype of its costed clients: the shared client with `send` counted. */

@@ -118,10 +118,11 @@ export class LoaderCache<V> {
     const ids = keys.map(idOf);
     let missing: K[] | undefined;
     let missingIds: string[] | undefined;
+    let asked: Set<string> | undefined;
     let waiting: Promise<unknown>[] | undefined;
     for (let i = 0; i < ids.length; i += 1) {
       const id = ids[i] as string;
-      if (this.values.has(id) || missingIds?.includes(id)) continue;
+      if (this.values.has(id) || asked?.has(id)) continue;
       const promise = this.promises.get(id);
       if (promise) {
         // A load of DataLoader's (a prefetch) in flight or settled: its value, once it has one.
@@ -136,6 +137,7 @@ export class LoaderCache<V> {
       }
       (missing ??= []).push(keys[i] as K);
       (missingIds ??= []).push(id);
+      (asked ??= new Set()).add(id);
     }
     const values = (): V[] => ids.map((id) => this.values.get(id) as V);
     // A write may forget an entry while it is read (its loaders' forgetTouched): read it again then.

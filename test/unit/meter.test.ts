@@ -4,7 +4,7 @@
  * @skip/@include applied), and stops before the entries past a budget are built.
  */
 import { buildSchema, execute, parse } from 'graphql';
-import type { GraphQLObjectType } from 'graphql';
+import type { DocumentNode, GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { newRequestCost } from '../../src/db/capacity.js';
 import { meterSchema, meterOf, runMetered } from '../../src/pipeline/execution/meter.js';
@@ -57,11 +57,11 @@ function entriesOf(value: unknown): number {
 const EXECUTORS: [string, Execute][] = [['graphql-js', execute]];
 
 describe.each(EXECUTORS)('the operation meter under %s', (_name, executor) => {
-  async function run(query: string, budgets = BUDGETS, variableValues: Record<string, unknown> = {}) {
+  async function run(query: string | DocumentNode, budgets = BUDGETS, variableValues: Record<string, unknown> = {}) {
     const contextValue = {};
     let meter: ReturnType<typeof meterOf>;
     const result = await runMetered(
-      { schema, document: parse(query), rootValue, contextValue, variableValues },
+      { schema, document: typeof query === 'string' ? parse(query) : query, rootValue, contextValue, variableValues },
       budgets,
       newRequestCost(),
       (args) => {
@@ -95,6 +95,22 @@ describe.each(EXECUTORS)('the operation meter under %s', (_name, executor) => {
     const skipped = await run(query, BUDGETS, { s: true });
     expect(skipped.result.data).toEqual({ shelves: [{ books: expect.any(Array) }, { books: expect.any(Array) }] });
     expect(skipped.entries).toBe(entriesOf(skipped.result.data));
+  });
+
+  it('counts each execution of one document by its own conditions (shapes are kept per their values)', async () => {
+    const document = parse(
+      'query($s: Boolean!) { shelves { name @skip(if: $s) books @include(if: $s) { title } ...F } } ' +
+        'fragment F on Shelf { n2: name @include(if: $s) }',
+    );
+    const counted: number[] = [];
+    for (const s of [true, false, true, false]) {
+      const { result, entries } = await run(document, BUDGETS, { s });
+      expect(result.errors).toBeUndefined();
+      expect(entries).toBe(entriesOf(result.data));
+      counted.push(entries);
+    }
+    // The two answers differ in size: a shape kept for one value would miscount the other.
+    expect(counted[0]).not.toBe(counted[1]);
   });
 
   it('stops before the entries past the budget are built, and answers with BUDGET_EXCEEDED alone', async () => {

@@ -26,8 +26,10 @@ import {
   isListType,
   isObjectType,
   Kind,
+  visit,
 } from 'graphql';
 import type {
+  DirectiveNode,
   ExecutionArgs,
   ExecutionResult,
   FieldNode,
@@ -109,12 +111,77 @@ function leafBytes(value: unknown): number {
   return COMPUTED_LEAF_BYTES;
 }
 
+/** Shapes of one operation: by the field (first node of its group, or the operation) and the object type. */
+type Shapes = Map<object, Map<string, Shape>>;
+
+/** At most this many sets of condition values per operation have their shapes kept (each is a few fields). */
+const KEPT_CONDITION_SETS = 16;
+
+/** One operation's kept shapes: the variables its @skip/@include read, and the shapes per set of their values. */
+interface KeptShapes {
+  conditions: readonly string[];
+  byValues: Map<string, Shapes>;
+}
+
+/**
+ * The shapes of an operation depend on its document, the schema and the values of the variables
+ * that @skip and @include read, nothing else: they are kept across executions, by schema, by
+ * operation (an entry goes with its document) and by those values, instead of being collected
+ * again by every execution.
+ */
+const keptShapes = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, KeptShapes>>();
+
+/** The variables that @skip and @include read in `operation` or in the fragments it may spread. */
+function conditionVariables(operation: OperationDefinitionNode, fragments: CollectOptions['fragments']): string[] {
+  const names = new Set<string>();
+  const visitor = {
+    Directive(directive: DirectiveNode) {
+      if (directive.name.value !== 'skip' && directive.name.value !== 'include') return;
+      for (const argument of directive.arguments ?? []) {
+        if (argument.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
+      }
+    },
+  };
+  visit(operation, visitor);
+  for (const fragment of Object.values(fragments)) if (fragment) visit(fragment, visitor);
+  return [...names];
+}
+
+/**
+ * The kept shapes of `operation` for these variables, or undefined where they are not kept (a
+ * condition's value that is not a boolean, past KEPT_CONDITION_SETS sets of values).
+ */
+function keptShapesOf(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: () => CollectOptions['fragments'],
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): Shapes | undefined {
+  let bySchema = keptShapes.get(schema);
+  if (!bySchema) keptShapes.set(schema, (bySchema = new WeakMap()));
+  let kept = bySchema.get(operation);
+  if (!kept)
+    bySchema.set(operation, (kept = { conditions: conditionVariables(operation, fragments()), byValues: new Map() }));
+  let values = '';
+  for (const name of kept.conditions) {
+    const value = variables?.[name];
+    if (typeof value !== 'boolean') return undefined;
+    values += value ? '1' : '0';
+  }
+  let shapes = kept.byValues.get(values);
+  if (!shapes) {
+    if (kept.byValues.size >= KEPT_CONDITION_SETS) return undefined;
+    kept.byValues.set(values, (shapes = new Map<object, Map<string, Shape>>()));
+  }
+  return shapes;
+}
+
 export class OperationMeter {
   entries = 0;
   bytes = 0;
   private stopped: BudgetExceededError | undefined;
-  /** Shapes by the field (first node of its group) and the object type: computed once per operation. */
-  private readonly shapes = new Map<object, Map<string, Shape>>();
+  /** Shapes by the field (first node of its group) and the object type: the operation's kept ones, or this execution's own. */
+  private shapes: Shapes | undefined;
 
   constructor(
     readonly budgets: OperationBudgets,
@@ -152,8 +219,9 @@ export class OperationMeter {
     type: GraphQLObjectType,
     options: CollectOptions,
   ): Shape {
-    let byType = this.shapes.get(key);
-    if (!byType) this.shapes.set(key, (byType = new Map<string, Shape>()));
+    const shapes = (this.shapes ??= new Map<object, Map<string, Shape>>());
+    let byType = shapes.get(key);
+    if (!byType) shapes.set(key, (byType = new Map<string, Shape>()));
     let shape = byType.get(type.name);
     if (shape) return shape;
     shape = { entries: 0, fixedBytes: 2, properties: [] };
@@ -184,8 +252,11 @@ export class OperationMeter {
    */
   private shapeOf(named: GraphQLCompositeType, info: GraphQLResolveInfo): Shape {
     const key = info.fieldNodes[0] as FieldNode;
-    let byType = this.shapes.get(key);
-    if (!byType) this.shapes.set(key, (byType = new Map<string, Shape>()));
+    const shapes = (this.shapes ??=
+      keptShapesOf(info.schema, info.operation, () => info.fragments, info.variableValues) ??
+      new Map<object, Map<string, Shape>>());
+    let byType = shapes.get(key);
+    if (!byType) shapes.set(key, (byType = new Map<string, Shape>()));
     const known = byType.get(named.name);
     if (known) return known;
     const selectionSets = info.fieldNodes.map((node) => node.selectionSet);
@@ -262,13 +333,23 @@ export class OperationMeter {
   root(args: ExecutionArgs, operation = getOperationAST(args.document, args.operationName)): void {
     const type = operation && args.schema.getRootType(operation.operation);
     if (!operation || !type) return;
-    const fragments: CollectOptions['fragments'] = Object.fromEntries(
-      args.document.definitions.flatMap((definition) =>
-        definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
-      ),
-    );
-    const options = { schema: args.schema, fragments, variables: args.variableValues };
-    this.add(this.shape(operation, [operation.selectionSet], type, options).entries, 2);
+    let fragments: CollectOptions['fragments'] | undefined;
+    const fragmentsOf = (): CollectOptions['fragments'] =>
+      (fragments ??= Object.fromEntries(
+        args.document.definitions.flatMap((definition) =>
+          definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
+        ),
+      ));
+    this.shapes ??=
+      keptShapesOf(args.schema, operation, fragmentsOf, args.variableValues) ?? new Map<object, Map<string, Shape>>();
+    const shape =
+      this.shapes.get(operation)?.get(type.name) ??
+      this.shape(operation, [operation.selectionSet], type, {
+        schema: args.schema,
+        fragments: fragmentsOf(),
+        variables: args.variableValues,
+      });
+    this.add(shape.entries, 2);
   }
 }
 

@@ -51,11 +51,13 @@ export function feedFromRedis(
           }
         }
         const at = deaths[partition];
+        // It proves the feed as of its arrival, not as of the lease table's answer, which can come late.
+        const arrived = Date.now();
         void leases.vouches(event.from, event.group, event.tenures).then((vouched) => {
           if (!vouched) {
             cache.stats.unvouchedBeats++;
             unvouched.count('not a current lease', { from: event.from, group: event.group });
-          } else if (at === deaths[partition]) feed.beat(0, partition);
+          } else if (at === deaths[partition]) feed.beat(Date.now() - arrived, partition);
         });
         return;
       }
