@@ -162,6 +162,8 @@ export async function profileSystem(options: {
   ops: Pick<Operation, 'id' | 'operationName' | 'query' | 'variables'>[];
   seconds: number;
   warmupSeconds: number;
+  /** Concurrent connections of the sampled runs (1 unless told). */
+  connections?: number;
   seed: number;
   settle: () => Promise<void>;
   onStart: (stop: () => Promise<void>) => void;
@@ -184,7 +186,7 @@ export async function profileSystem(options: {
         dbPid: options.dbPid,
         operationName: op.operationName,
         query: op.query,
-        connections: 1,
+        connections: options.connections ?? 1,
         headers: options.headers,
       };
       // A fresh process: warm it like the long-running ones before sampling.

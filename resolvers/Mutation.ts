@@ -15,8 +15,7 @@ import type {
 } from '../src/generated/resolvers-types.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import { promised, writeField } from '../src/graphql/writeField.js';
-import { tagsOfWrite, tagsOfWritten } from '../src/table/dependencies.js';
-import type { ItemKey } from '../src/table/keys.js';
+import type { WriteRecord } from '../src/graphql/writeRecord.js';
 import type { NodeModel, OrderModel, ProductModel, ReviewModel, UserModel } from '../src/table/models.js';
 import { cancelOrder, updateOrderStatus } from '../src/writes/orderStatus.js';
 import { placeOrderThen } from '../src/writes/placeOrder.js';
@@ -29,24 +28,15 @@ import type { WriteResult } from '../src/writes/userErrors.js';
 /**
  * Read-your-writes inside the request: what the write touched is dropped from the request's
  * loaders (a product's stock, the user's orderCount, pages listing them), and the written
- * entity is primed, so `user { ... }` on the payload needs no read.
+ * entity is primed, so `user { ... }` on the payload needs no read. The write goes on the
+ * request's record of writes, whose tags the response cache evicts before the answer leaves.
  */
-function remember<T extends NodeModel>(loaders: Loaders, wrote: Set<string>, result: WriteResult<T>): T | null {
+function remember<T extends NodeModel>(loaders: Loaders, wrote: WriteRecord, result: WriteResult<T>): T | null {
   if (!result.ok) return null;
-  noteWrites(wrote, result.touched, result.value);
+  wrote.note(result.touched, result.value);
   loaders.forgetTouched(result.touched);
   loaders.prime(result.value);
   return result.value;
-}
-
-/**
- * The dependency tags of what a write touched, for the response cache to evict before the
- * answer leaves (the stream evicts them everywhere else), and those of the written node as it
- * is now: a product coming back in stock joins its category's pages, which did not list it.
- */
-function noteWrites(wrote: Set<string>, touched: readonly ItemKey[], value?: NodeModel): void {
-  for (const key of touched) for (const tag of tagsOfWrite(key)) wrote.add(tag);
-  if (value) for (const tag of tagsOfWritten(value)) wrote.add(tag);
 }
 
 const errorsOf = <T>(result: WriteResult<T>) => (result.ok ? [] : result.userErrors);
@@ -106,7 +96,7 @@ export const Mutation: MutationResolvers = {
     },
     payload: (result: WriteResult<PlacedOrder>, _: unknown, { loaders, wrote }: GraphQLContext) => {
       if (!result.ok) return { order: null, replayed: false, userErrors: result.userErrors };
-      noteWrites(wrote, result.touched, result.value.order);
+      wrote.note(result.touched, result.value.order);
       loaders.forgetTouched(result.touched);
       loaders.prime(result.value.order);
       return { order: result.value.order, replayed: result.value.replayed, userErrors: [] };
@@ -158,7 +148,7 @@ export const Mutation: MutationResolvers = {
       promised(deleteReview(data, reviewer(access), input), then),
     payload: (result: WriteResult<string>, _: unknown, { loaders, wrote }: GraphQLContext) => {
       if (!result.ok) return { deletedReviewId: null, userErrors: result.userErrors };
-      noteWrites(wrote, result.touched);
+      wrote.note(result.touched);
       loaders.forgetTouched(result.touched);
       return { deletedReviewId: result.value, userErrors: [] };
     },

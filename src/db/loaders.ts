@@ -294,8 +294,13 @@ export class Loaders {
       case PRODUCT_REVIEWS:
         return [this.#reviewsPages];
       default:
-        return [this.#ordersPages, this.#productsPages, this.#categories, this.#categoryCounts, this.#reviewsPages];
+        return this.#pages();
     }
+  }
+
+  /** Every page loader, made or not (undefined). */
+  #pages(): readonly (Clearable | undefined)[] {
+    return [this.#ordersPages, this.#productsPages, this.#categories, this.#categoryCounts, this.#reviewsPages];
   }
 
   /**
@@ -307,6 +312,8 @@ export class Loaders {
     if (items) for (const key of keys) items.clear(key);
     this.#fusedUsers?.clear();
     this.#fusedProducts?.clear();
+    // No page read yet (a mutation's payload, most often): no page to forget, no range to work out.
+    if (this.#pages().every((pages) => pages === undefined)) return;
     for (const range of new Set(keys.flatMap(rangesOfKey))) for (const pages of this.#pagesOf(range)) pages?.clearAll();
   }
 }

@@ -49,11 +49,18 @@ export class Transaction {
 
   /** The key of every item an action writes (condition checks excluded), once each. */
   get touched(): ItemKey[] {
-    const keys = this.#items.flatMap((action): ItemKey[] => {
+    const keys: ItemKey[] = [];
+    const seen = new Set<string>();
+    for (const action of this.#items) {
       const key = action.Update?.Key ?? action.Delete?.Key ?? action.Put?.Item;
-      return key ? [{ PK: String(key.PK), SK: String(key.SK) }] : [];
-    });
-    return [...new Map(keys.map((key) => [`${key.PK}\n${key.SK}`, key])).values()];
+      if (!key) continue;
+      const touched = { PK: String(key.PK), SK: String(key.SK) };
+      const id = `${touched.PK}\n${touched.SK}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      keys.push(touched);
+    }
+    return keys;
   }
 }
 

@@ -20,6 +20,7 @@ import { startRequestTrace } from '../telemetry/requestTrace.js';
 import type { TraceParent } from '../telemetry/requestTrace.js';
 import type { EventFanOut, Resume } from './eventFanOut.js';
 import type { ReadRound } from './reads.js';
+import { WriteRecord } from './writeRecord.js';
 
 export interface GraphQLContext {
   requestId: string;
@@ -31,8 +32,8 @@ export interface GraphQLContext {
    * HTTP caching names them); NOT_RECORDED where the answer can be neither stored nor public.
    */
   reads: DependencyRecord;
-  /** Tags of what this execution's writes touched (the writing instance evicts them before it answers). */
-  wrote: Set<string>;
+  /** What this execution's writes touched (the writing instance evicts their tags before it answers). */
+  wrote: WriteRecord;
   /** Authorized reads: use this, not `loaders`, for users and orders. */
   access: Access;
   loaders: Loaders;
@@ -109,7 +110,7 @@ export function createContext(
     viewer,
     cost,
     reads,
-    wrote: new Set(),
+    wrote: new WriteRecord(),
     access: new Access(viewer, loaders),
     loaders,
     data: counted,

@@ -289,7 +289,7 @@ export function createServe({
     const result = await execution.execute(admitted, context);
     const stored =
       miss && cache ? cache.store(miss, result, context, admitted.document.readsOnlyPublicData) : undefined;
-    if (cache && type === OperationTypeNode.MUTATION) cache.wrote([...context.wrote]);
+    if (cache && type === OperationTypeNode.MUTATION) cache.wrote(context.wrote.tags());
     const answer = reporter.settle({
       ...report,
       log: context.log,

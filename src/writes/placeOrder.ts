@@ -175,7 +175,6 @@ export function placeOrderThen<R>(
       return stockTaken ? settle(data, orderId, fingerprint, () => errors, then) : then.done(failed(...errors));
 
     const order = newOrder(orderId, userId, orderLines, now);
-    const { placedAt } = order;
     const transaction = placeOrderTransaction(
       tableName,
       order,
@@ -188,10 +187,11 @@ export function placeOrderThen<R>(
       dynamo.doc,
       transaction,
       {
-        // One token per call, reused by every retry of this very request: DynamoDB applies it at
-        // most once (10 minutes). Concurrent twins get their own tokens, so they reach the
-        // attribute_not_exists condition and are answered as replays.
-        clientRequestToken: digest(`${orderId}\n${fingerprint}\n${placedAt}\n${randomUUID()}`).slice(0, 36),
+        // One token per call (a random UUID: 36 characters, DynamoDB's limit), reused by every
+        // retry of this very request: DynamoDB applies it at most once (10 minutes). Concurrent
+        // twins get their own tokens, so they reach the attribute_not_exists condition and are
+        // answered as replays.
+        clientRequestToken: randomUUID(),
       },
       {
         done: (outcome) =>

@@ -51,6 +51,7 @@ import {
   userKey,
 } from '../../src/table/keys.js';
 import type { ItemKey } from '../../src/table/keys.js';
+import { WriteRecord } from '../../src/graphql/writeRecord.js';
 import { aProduct, anOrder, aUser } from '../support/factories.js';
 
 const image = (item: Item | ItemKey) => marshall(item, { removeUndefinedValues: true });
@@ -204,6 +205,33 @@ describe('tagsOfWrite (a touched key to what the writer evicts)', () => {
 
   it('names nothing for a sale marker', () => {
     expect(tagsOfWrite(productSaleKey('p1', 'o1'))).toEqual([]);
+  });
+});
+
+describe('WriteRecord (what the writer evicts, worked out when the cache asks)', () => {
+  it('names nothing before a write', () => {
+    expect(new WriteRecord().tags()).toEqual([]);
+  });
+
+  it("names, once each and write by write, every touched key's tags and then the written node's", () => {
+    const product = aProduct({ productId: 'p1', category: 'games' });
+    const order = anOrder(aUser({ userId: 'u1' }), [product], { orderId: 'o1' });
+    const record = new WriteRecord();
+    record.note([productKey('p1'), orderKey('o1')], order);
+    record.note([productKey('p1')], product);
+    record.note([productSaleKey('p1', 'o1')]);
+    const expected = [
+      ...new Set([
+        ...tagsOfWrite(productKey('p1')),
+        ...tagsOfWrite(orderKey('o1')),
+        ...tagsOfWritten(order),
+        ...tagsOfWrite(productKey('p1')),
+        ...tagsOfWritten(product),
+      ]),
+    ];
+    expect(record.tags()).toEqual(expected);
+    // The product's new image joins its category's pages, which its touched key does not name.
+    expect(record.tags()).toContain('category:games');
   });
 });
 

@@ -54,3 +54,29 @@ describe('queryCost of a list of ids', () => {
     expect(() => queryCost(schema, nodes, { ids: ['a', null] }, 'Nodes')).toThrow(/non-null|null/i);
   });
 });
+
+describe("queryCost of a mutation's input object", () => {
+  const place = parse(`mutation Place($input: PlaceOrderInput!) {
+    placeOrder(input: $input) { order { orderId items { productId } } userErrors { code } }
+  }`);
+  const input = (userId: string, idempotencyKey: string, lines: number) => ({
+    userId,
+    idempotencyKey,
+    items: Array.from({ length: lines }, (_, i) => ({ productId: `p${i}`, quantity: 1 })),
+  });
+
+  it('is the same whatever texts its fields hold', () => {
+    const first = queryCost(schema, place, { input: input('alice', 'key-1', 2) }, 'Place');
+    expect(queryCost(schema, place, { input: input('bob', 'key-2', 2) }, 'Place')).toBe(first);
+  });
+
+  it('still refuses a field that does not coerce, after the same field held a string', () => {
+    queryCost(schema, place, { input: input('alice', 'key-1', 2) }, 'Place');
+    const bad = (idempotencyKey: unknown) => ({ input: { ...input('alice', 'key-1', 2), idempotencyKey } });
+    expect(() => queryCost(schema, place, bad(7), 'Place')).toThrow(/String/);
+    // Not even a value shaped like what a string is remembered as.
+    expect(() => queryCost(schema, place, bad({ text: true }), 'Place')).toThrow(/String/);
+    const badLine = { input: { ...input('alice', 'key-1', 1), items: [{ productId: ['p1'], quantity: 1 }] } };
+    expect(() => queryCost(schema, place, badLine, 'Place')).toThrow(/ID/);
+  });
+});

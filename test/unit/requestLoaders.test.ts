@@ -9,7 +9,7 @@ import { CursorCodec } from '../../src/db/cursor.js';
 import { Loaders } from '../../src/db/loaders.js';
 import type { DataSources } from '../../src/db/loaders.js';
 import { NODES } from '../../src/table/entities/nodes.js';
-import { itemKeyId } from '../../src/table/keys.js';
+import { itemKeyId, userOrderSK } from '../../src/table/keys.js';
 import type { UserModel } from '../../src/table/models.js';
 
 // Nothing here sends a request: the endpoint is never called.
@@ -65,5 +65,20 @@ describe('the loaders of a request', () => {
     expect(loaders.items.cache.has(userKey)).toBe(true);
     loaders.forgetTouched([NODES.User.keyOf('u1')]);
     expect(loaders.items.cache.has(userKey)).toBe(false);
+  });
+
+  it("forget a page read before the write when the write touched an item of the page's range, and only then", () => {
+    const loaders = new Loaders(sources);
+    const page = {
+      edges: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    };
+    loaders.ordersPages.cache.put('u1 page', page);
+    // A product's stock lies in no range of a user's orders: the page stays.
+    loaders.forgetTouched([NODES.Product.keyOf('p1')]);
+    expect(loaders.ordersPages.cache.has('u1 page')).toBe(true);
+    // An order of the user's partition lies in it: the page is read again.
+    loaders.forgetTouched([{ PK: NODES.User.keyOf('u1').PK, SK: userOrderSK('2026-01-01T00:00:00.000Z', 'o1') }]);
+    expect(loaders.ordersPages.cache.has('u1 page')).toBe(false);
   });
 });

@@ -10,8 +10,16 @@
  * built (docs/security.md has the figures). graphql-armor's own cost limit counts fields without
  * list sizes, so this one (graphql-query-complexity, run after variables are known) replaces it.
  */
-import { getOperationAST, Kind } from 'graphql';
-import type { DocumentNode, GraphQLField, GraphQLSchema, TypeNode } from 'graphql';
+import {
+  getOperationAST,
+  isInputObjectType,
+  isInputType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  typeFromAST,
+} from 'graphql';
+import type { DocumentNode, GraphQLField, GraphQLInputObjectType, GraphQLInputType, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { schemaPolicy } from '../schema/schemaPolicy.js';
@@ -43,58 +51,91 @@ export function fieldCost(
  * document, the operation and the variables, and a repeated request (a cache hit above all)
  * need not walk its document again. The limit is still checked on every request.
  *
- * Only the variables that can change the estimate are part of the key: the estimator reads
- * numbers (`first`, `last`), list lengths (`ids`) and booleans (@skip/@include), never the
- * text of a `String` or `ID`. A string given for a variable declared `String` or `ID` (any
- * string coerces to either) is therefore keyed as "a string", so the page of every user's
- * orders, whatever the user, is worked out once; a list of strings given for a list of them
- * (`[ID!]!`, say) is keyed by its length alone. Any other value, and every variable of another
- * type, is keyed as it is.
+ * Only what can change the estimate is part of the key: the estimator reads numbers (`first`,
+ * `last`), list lengths (`ids`) and booleans (@skip/@include), never the text of a `String` or
+ * `ID`. A string where the variable's type takes a `String` or `ID` (any string coerces to
+ * either) is therefore keyed as "a string", at any depth: a variable of that type, each element
+ * of a list of them, or a field of an input object (a mutation's `input`). So the page of every
+ * user's orders, whatever the user, is worked out once, and so is every order placed with the
+ * same number of lines and quantities, whatever its idempotency key. A list keeps its length,
+ * and every other value is keyed as it is. A variable holding something else than a string
+ * where a text goes is not remembered at all (it may well not coerce; the estimate says so).
  */
 const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, Costs>>>();
 /** Variable sets remembered per document and operation, at most (the oldest go first). */
 const COSTS_PER_DOCUMENT = 256;
 
-/** A variable whose strings cannot change the cost: a text (`ID!`) or a list of texts (`[ID!]!`). */
-type TextKind = 'text' | 'texts';
+/** How a value of one input type is keyed: texts as "a string", the rest as they are. */
+type Keying = 'text' | 'kept' | { list: Keying } | { fields: Map<string, Keying> };
 
 interface Costs {
-  /** The operation's variables whose string values cannot change its cost. */
-  textVariables: ReadonlyMap<string, TextKind>;
+  /** How each variable of the operation is keyed; none when every one is kept as it is. */
+  keyings: ReadonlyMap<string, Keying> | undefined;
   byVariables: Map<string, number>;
 }
 
-const nullable = (type: TypeNode): TypeNode => (type.kind === Kind.NON_NULL_TYPE ? type.type : type);
+/** What a string stands for in a key. */
+const TEXT = Object.freeze({ text: true });
 
-/** `String`, `ID`, `String!` or `ID!`: a type any string coerces to. */
-const isTextType = (type: TypeNode): boolean => {
-  const named = nullable(type);
-  return named.kind === Kind.NAMED_TYPE && (named.name.value === 'String' || named.name.value === 'ID');
-};
-
-function textVariablesOf(document: DocumentNode, operationName: string | undefined): Map<string, TextKind> {
-  const operation = getOperationAST(document, operationName);
-  const kinds = new Map<string, TextKind>();
-  for (const definition of operation?.variableDefinitions ?? []) {
-    const type = nullable(definition.type);
-    if (isTextType(type)) kinds.set(definition.variable.name.value, 'text');
-    else if (type.kind === Kind.LIST_TYPE && isTextType(type.type)) kinds.set(definition.variable.name.value, 'texts');
+function keyingOf(type: GraphQLInputType, inputs: Map<GraphQLInputObjectType, Keying>): Keying {
+  const named = isNonNullType(type) ? type.ofType : type;
+  if (isListType(named)) {
+    const item = keyingOf(named.ofType, inputs);
+    return item === 'kept' ? 'kept' : { list: item };
   }
-  return kinds;
+  if (isScalarType(named)) return named.name === 'String' || named.name === 'ID' ? 'text' : 'kept';
+  if (!isInputObjectType(named)) return 'kept';
+  // An input type may hold itself: its keying is shared before its fields are worked out.
+  const known = inputs.get(named);
+  if (known) return known;
+  const fields = new Map<string, Keying>();
+  const keying = { fields };
+  inputs.set(named, keying);
+  for (const field of Object.values(named.getFields())) fields.set(field.name, keyingOf(field.type, inputs));
+  return keying;
 }
 
-/** The key of `variables` among the costs of one operation (see above). */
-function variablesKey(variables: Record<string, unknown>, textVariables: ReadonlyMap<string, TextKind>): string {
-  if (textVariables.size === 0) return JSON.stringify(variables);
-  const keyed: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(variables)) {
-    const kind = textVariables.get(name);
-    if (kind === 'text' && typeof value === 'string') keyed[name] = { text: true };
-    else if (kind === 'texts' && Array.isArray(value) && value.every((item) => typeof item === 'string'))
-      keyed[name] = { texts: value.length };
-    else keyed[name] = value;
+function keyingsOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+): Map<string, Keying> | undefined {
+  const operation = getOperationAST(document, operationName);
+  const keyings = new Map<string, Keying>();
+  const inputs = new Map<GraphQLInputObjectType, Keying>();
+  for (const definition of operation?.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, definition.type);
+    const keying = type && isInputType(type) ? keyingOf(type, inputs) : 'kept';
+    if (keying !== 'kept') keyings.set(definition.variable.name.value, keying);
   }
-  return JSON.stringify(keyed);
+  return keyings.size > 0 ? keyings : undefined;
+}
+
+/** The key of `variables` among the costs of one operation (see above), or undefined when they are not remembered. */
+function variablesKey(variables: Record<string, unknown>, keyings: Costs['keyings']): string | undefined {
+  if (!keyings) return JSON.stringify(variables);
+  let remembered = true;
+  const keyOf = (value: unknown, keying: Keying): unknown => {
+    if (keying === 'kept' || value === null || value === undefined) return value;
+    if (keying === 'text') {
+      if (typeof value === 'string') return TEXT;
+      remembered = false;
+      return value;
+    }
+    // A single value where a list goes is coerced to a list of one.
+    if ('list' in keying)
+      return Array.isArray(value) ? value.map((item) => keyOf(item, keying.list)) : keyOf(value, keying.list);
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      remembered = false;
+      return value;
+    }
+    const keyed: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(value)) keyed[name] = keyOf(field, keying.fields.get(name) ?? 'kept');
+    return keyed;
+  };
+  const keyed: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(variables)) keyed[name] = keyOf(value, keyings.get(name) ?? 'kept');
+  return remembered ? JSON.stringify(keyed) : undefined;
 }
 
 export function queryCost(
@@ -110,11 +151,12 @@ export function queryCost(
   const name = operationName ?? '';
   let costs = byOperation.get(name);
   if (!costs) {
-    costs = { textVariables: textVariablesOf(query, operationName), byVariables: new Map() };
+    costs = { keyings: keyingsOf(schema, query, operationName), byVariables: new Map() };
     // A document's operations are few (the parser's token limit bounds them).
     byOperation.set(name, costs);
   }
-  const key = variablesKey(variables, costs.textVariables);
+  const key = variablesKey(variables, costs.keyings);
+  if (key === undefined) return computeCost(schema, query, variables, operationName);
   const known = costs.byVariables.get(key);
   if (known !== undefined) return known;
   const cost = computeCost(schema, query, variables, operationName);
