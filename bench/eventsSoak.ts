@@ -40,7 +40,7 @@ import type { ReaderTimes } from './eventStages.js';
 const { values } = parseCommandLine({
   name: 'bench:events',
   run: 'npm run bench:events --',
-  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200]
+  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200] [--cpu-prof <dir>]
 
 The change-event targets on a local cluster of three Redis primaries, 3 API instances and a
 consumer: fan-out delivery p99 and idle instances, resume across instances, a killed primary.
@@ -51,7 +51,10 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
   --streams <n>        streams open while a primary is killed (default 300)
   --phases <list>      which of fanout, resume and faults to run (default all three)
   --products <n>       products the orders are spread over, user i ordering product i mod n
-                       (default 200; 1 puts every order and soldCount update on one item)`,
+                       (default 200; 1 puts every order and soldCount update on one item)
+  --cpu-prof <dir>     the second API instance (one that serves no mutation, only events) runs
+                       with node --cpu-prof and writes its CPU profile into <dir> when it is
+                       stopped (SIGTERM) at the end`,
   options: {
     subscriptions: { type: 'string', default: '10000' },
     users: { type: 'string', default: '200' },
@@ -59,6 +62,7 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
     streams: { type: 'string', default: '300' },
     phases: { type: 'string', default: 'fanout,resume,faults' },
     products: { type: 'string', default: '200' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const SUBSCRIPTIONS = Number(values.subscriptions);
@@ -98,8 +102,16 @@ const bounds = {
   WS_CONNECTION_INIT_TIMEOUT_MS: '30000',
 };
 const apiEnv = { ...redis.env, STREAM_CONSUMER: 'false', ...bounds };
+const profileDir = values['cpu-prof'];
+/** The instance profiled: the mutations all go to apis[0], so another one shows the fan-out alone. */
+const PROFILED = 1;
 const apis: ChildServer[] = await Promise.all(
-  [0, 1, 2].map(() => children.start(table.endpoint, table.tableName, apiEnv)),
+  [0, 1, 2].map((i) =>
+    children.start(table.endpoint, table.tableName, {
+      ...apiEnv,
+      ...(i === PROFILED && profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    }),
+  ),
 );
 // At debug, the consumer logs when each page was read and each event published (eventStages.ts).
 const consumer = await children.startConsumer(table.endpoint, table.tableName, {
@@ -196,6 +208,10 @@ const eventLoopLag = async (servers: ChildServer[]) =>
     .map((seconds) => `${(seconds * 1000).toFixed(0)} ms`)
     .join(', ');
 
+/** Each instance's CPU time so far (s): what the phase cost it, whatever else ran on the machine meanwhile. */
+const cpuSeconds = (servers: ChildServer[]) =>
+  Promise.all(servers.map((api) => metric(api, 'process_cpu_seconds_total')));
+
 const activeSubscriptions = async () =>
   (await Promise.all(apis.map((api) => metric(api, 'graphql_subscriptions_active')))).reduce((a, b) => a + b, 0);
 
@@ -247,7 +263,7 @@ try {
     const answered = new Map<string, number>();
     const delivery = new InstanceHistogram(apis, 'tablegraph_event_bus_delivery_seconds');
     const fanOut = new InstanceHistogram(apis, 'tablegraph_event_fanout_seconds');
-    await Promise.all([delivery.start(), fanOut.start(), eventLoopLag(apis)]);
+    const [cpuBefore] = await Promise.all([cpuSeconds(apis), delivery.start(), fanOut.start(), eventLoopLag(apis)]);
     const loadBefore = loadAverage();
     const ownLoop = watchEventLoop();
     // Ten at a time, each timed at its own answer.
@@ -279,6 +295,7 @@ try {
     const clientLoop = ownLoop.stop();
     // Read first: any other read of /metrics resets prom-client's event-loop figures.
     const instanceLoops = await eventLoopLag(apis);
+    const instanceCpu = (await cpuSeconds(apis)).map((seconds, i) => `${(seconds - cpuBefore[i]!).toFixed(2)} s`);
     const reader = readerTimesByOrder(consumer.node.logs);
     const stage = (of: (id: string, times: ReaderTimes, answer: number) => number[]) =>
       spread(
@@ -308,6 +325,7 @@ try {
       `    conflicts on the products' items: ${orderRetries - retriesBefore} orders placed again, ${(await metric(consumer, 'tablegraph_stream_record_failures_total')) - failuresBefore} stream records retried`,
     );
     out(`    event loop delay: the bench's client ${clientLoop}; the instances' max ${instanceLoops}`);
+    out(`    the instances' CPU time meanwhile (the first also serves the mutations): ${instanceCpu.join(', ')}`);
     out(`    warnings logged: ${warningsOf([...apis, consumer])}`);
     out(`(a) subscriptions ended early: ${JSON.stringify(Object.fromEntries(endings))}`);
     const missingBy = new Map<string, number>();
@@ -484,6 +502,8 @@ try {
   throw error;
 } finally {
   for (const client of clients) dispose(client);
+  // Stopped, not killed: node writes the CPU profile on its way out.
+  if (profileDir && apis[PROFILED]) await children.stop(apis[PROFILED]);
   await children.killAll();
   await redis.dispose();
   await table.stop();

@@ -27,6 +27,8 @@ import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
 import type { ChangeEvent, ChangeEventOf, EventEntity } from '../events/changeEvent.js';
 import { SeenWindow } from '../events/seenWindow.js';
+import { createTurnPacer } from '../events/turnPacer.js';
+import type { TurnPacer } from '../events/turnPacer.js';
 import { subscriberQueue } from './subscriberQueue.js';
 import type { SubscriberQueue } from './subscriberQueue.js';
 import { ServiceUnavailableError } from '../errors.js';
@@ -97,6 +99,11 @@ export class EventFanOut {
   private listenerCount = 0;
   /** When each event being delivered here arrived (performance.now()), for the fan-out's timing. */
   private readonly arrivals = new WeakMap<ChangeEvent, number>();
+  /**
+   * Paces the work of each subscriber's event (its execution, answer and write) over turns of
+   * the event loop (turnPacer.ts): a large fan-out lets the loop breathe between shares.
+   */
+  readonly pacer: TurnPacer;
 
   /**
    * `replayEvents`: how many recent events a resuming stream can catch up on (SSE_REPLAY_EVENTS);
@@ -107,8 +114,10 @@ export class EventFanOut {
     private readonly replayEvents = DEFAULT_SSE_REPLAY_EVENTS,
     dedupeWindow = DEFAULT_EVENT_DEDUPE_WINDOW,
     private readonly maxTopics = MAX_TOPICS,
+    pacer: TurnPacer = createTurnPacer(),
   ) {
     this.bus = bus;
+    this.pacer = pacer;
     this.seen = new SeenWindow(dedupeWindow);
     this.gaps = new TopicGaps({
       history: bus.history?.bind(bus),

@@ -235,7 +235,16 @@ export function createExecution({
       // The subscriptions of this viewer to this operation share each event's execution
       // (sharedEvents.ts); each keeps its own request id in its log line.
       const key = sharingKey(admitted, viewer);
+      // This subscription's log fields, and its logger made once (the first time it logs) rather than once per event.
+      const ownFields = { requestId, ...(viewer ? { viewer: viewer.userId } : {}) };
+      let ownLog: Logger | undefined;
+      const logOf = () => (ownLog ??= log.child(ownFields));
       return mapAsyncIterator(opened, async (event): Promise<ExecutedEvent> => {
+        // A share of a large fan-out per turn of the event loop (turnPacer.ts): this waits only
+        // past the turn's share. The next event is taken only once this one is answered, so a
+        // subscription's events keep their order.
+        const turn = events.pacer.pace();
+        if (turn) await turn;
         if (hasExpired(viewer)) throw new UnauthenticatedError('The token has expired: sign in again and resubscribe');
         const startedAt = performance.now();
         let own: GraphQLContext | undefined;
@@ -245,11 +254,17 @@ export function createExecution({
           nameOperationSpan(own.cost, admitted);
           return { result: await run(admitted, own, event), context: own };
         });
-        const eventContext = own ?? {
+        if (own) return { result: executed.result, context: own, event, startedAt };
+        // The subscriptions that shared one execution go on together once it is done: paced again.
+        const shares = events.pacer.pace();
+        if (shares) await shares;
+        const eventContext = {
           ...executed.context,
           requestId,
-          logFields: { requestId, ...(viewer ? { viewer: viewer.userId } : {}) },
-          log: log.child({ requestId, ...(viewer ? { viewer: viewer.userId } : {}) }),
+          logFields: ownFields,
+          get log() {
+            return logOf();
+          },
         };
         return { result: executed.result, context: eventContext, event, startedAt };
       });
