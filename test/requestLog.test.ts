@@ -2,15 +2,20 @@
  * The request's log line ("graphql request") on every transport of the server: its fields, in
  * the order a child logger of the request would have written them (the request, the viewer, then
  * the line's own), for an executed operation and for a refusal. The report writes the line with
- * the server's logger and the request's fields, without making a child logger for it.
+ * the server's logger and the request's fields, without making a child logger for it. A
+ * subscription's event is written at debug: one event can reach thousands of subscriptions.
  */
 import { Writable } from 'node:stream';
+import { createClient } from 'graphql-ws';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { putItems } from '../src/db/batchWrite.js';
 import { demoItems } from '../src/seed/seed.js';
+import { anOrder, anOrderEvent, aProduct, aUser } from './support/factories.js';
 import { startTestServer, tokenFor } from './support/harness.js';
 import type { TestServer } from './support/harness.js';
+import { SseStream } from './support/sseStream.js';
 import { transportsOf } from './support/transports.js';
 import type { Transports } from './support/transports.js';
 
@@ -26,7 +31,7 @@ const out = new Writable({
 let server: TestServer;
 let transports: Transports;
 beforeAll(async () => {
-  server = await startTestServer({ playground: false, log: pino({ level: 'info' }, out) });
+  server = await startTestServer({ playground: false, log: pino({ level: 'debug' }, out) });
   await putItems(server.dynamo.doc, server.tableName, demoItems());
   transports = await transportsOf(server);
 });
@@ -100,4 +105,63 @@ it('logs the request id an HTTP client sent', async () => {
   });
   expect(response.headers.get('x-request-id')).toBe('client-chosen-id');
   expect(requestLine(from, 'LoggedPing')).toMatchObject({ requestId: 'client-chosen-id', transport: 'http' });
+});
+
+const WATCH = 'subscription LoggedEvents { orderEvents { type order { orderId } } }';
+let seq = 10n ** 20n + BigInt(Date.now()) * 1000n;
+
+/** One subscription of `token` to WATCH over `transport`: the order ids it receives, and its end. */
+async function watch(transport: 'WebSocket' | 'SSE', token: string): Promise<{ received: string[]; stop: () => void }> {
+  const received: string[] = [];
+  if (transport === 'WebSocket') {
+    const client = createClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    client.subscribe<{ orderEvents: { order: { orderId: string } } }>(
+      { query: WATCH },
+      {
+        next: (result) => received.push(result.data?.orderEvents.order.orderId ?? JSON.stringify(result)),
+        error: (error) => received.push(`error ${JSON.stringify(error)}`),
+        complete: () => undefined,
+      },
+    );
+    return { received, stop: () => void client.dispose() };
+  }
+  const stream = await SseStream.open(server.url, token, undefined, WATCH);
+  void (async () => {
+    for (;;) {
+      const event = await stream.next();
+      if (event.event !== 'next') continue;
+      const payload = JSON.parse(event.data) as { data?: { orderEvents: { order: { orderId: string } } } };
+      received.push(payload.data?.orderEvents.order.orderId ?? event.data);
+      return;
+    }
+  })();
+  return { received, stop: () => stream.close() };
+}
+
+describe.each(['WebSocket', 'SSE'] as const)('a subscription event over %s', (transport) => {
+  it("is logged at debug, with the subscription's request and viewer", async () => {
+    const user = aUser();
+    const before = server.app.events.subscriberCount;
+    const { received, stop } = await watch(transport, await tokenFor(user.userId));
+    await expect.poll(() => server.app.events.subscriberCount, { timeout: 10_000 }).toBe(before + 1);
+    const from = lines.length;
+    const order = anOrder(user, [aProduct()]);
+    seq += 3n;
+    void server.app.events.publish(anOrderEvent(order, seq.toString()));
+    await expect.poll(() => received, { timeout: 10_000 }).toEqual([order.orderId]);
+    const logged = lines
+      .slice(from)
+      .filter((line) => line.msg === 'graphql request' && line.operationName === 'LoggedEvents');
+    expect(logged).toMatchObject([
+      { level: 20, viewer: user.userId, transport: TRANSPORT_LABELS[transport], errors: 0 },
+    ]);
+    expect(Object.keys(logged[0] ?? {})).toEqual(LINE_KEYS);
+    stop();
+    await expect.poll(() => server.app.events.subscriberCount, { timeout: 10_000 }).toBe(before);
+  });
 });

@@ -112,6 +112,8 @@ export interface ReportContext {
   executionContext?: { readonly logFields: LogFields } | undefined;
   requestId?: string | undefined;
   viewer?: string | undefined;
+  /** The source event of a subscription result: its line is written at debug unless it has errors. */
+  event?: unknown;
 }
 
 /** What an executed operation hands the report. */
@@ -125,7 +127,6 @@ export interface Executed extends ReportContext {
   cache?: CacheOutcome | undefined;
   /** `extensions.cache` (development only): what the response cache did, in the answer. */
   explain?: boolean | undefined;
-  event?: unknown;
   /** A subscription event: when it reached this instance (performance.now()), for the fan-out's timing. */
   arrivedAt?: number | undefined;
   /** False: no `extensions.cost` (a subscription refused while opening: its figures would tell a missing order from another's). */
@@ -238,7 +239,7 @@ export function createReporter({
 
   /** The log line, the metrics and the end of the operation span. */
   function report(
-    { transport, operationName, startedAt, executionContext, requestId, viewer }: ReportContext,
+    { transport, operationName, startedAt, executionContext, requestId, viewer, event }: ReportContext,
     cost: RequestCost,
     errors: readonly GraphQLFormattedError[],
   ): void {
@@ -246,10 +247,13 @@ export function createReporter({
     finishOperationSpan(cost, errors);
     // Built only when it is written (LOG_LEVEL at info or below), by the server's logger with the
     // fields a child logger of the request would have bound first (in the same order; pino leaves
-    // out the undefined ones): no child logger is made for one line.
-    if (log.isLevelEnabled('info')) {
+    // out the undefined ones): no child logger is made for one line. A subscription's event is
+    // written at debug unless it has errors: one event can reach thousands of subscriptions, and
+    // a line each at info would cost more than their answers and flood the logs.
+    const level = event !== undefined && errors.length === 0 ? 'debug' : 'info';
+    if (log.isLevelEnabled(level)) {
       const logFields = executionContext?.logFields;
-      log.info(
+      log[level](
         {
           requestId: logFields ? logFields.requestId : requestId,
           viewer: logFields ? logFields.viewer : viewer,
