@@ -25,11 +25,14 @@ export type CursorKey = Record<string, string>;
 
 export class CursorCodec {
   /**
-   * The cursors this codec issued lately, by connection and key (only issued ones: no client
+   * The cursors this codec issued lately, by connection, then by key (only issued ones: no client
    * input): the newer generation, and the one before it, whose cursors move to the newer on use.
+   * Two levels, not one text of both: a look-up then hashes the key's JSON alone, and a page's
+   * edges find their connection's map once per edge without building a longer text each.
    */
-  private issued = new Map<string, string>();
-  private issuedBefore = new Map<string, string>();
+  private issued = new Map<string, Map<string, string>>();
+  private issuedCount = 0;
+  private issuedBefore = new Map<string, Map<string, string>>();
 
   constructor(private readonly secret: string) {
     if (!secret) throw new Error('CursorCodec needs a non-empty secret');
@@ -42,20 +45,22 @@ export class CursorCodec {
   /** Encodes `key` (the item's table and index key attributes) as a cursor of `connection`. */
   encode(connection: string, key: CursorKey): string {
     const json = JSON.stringify(key);
-    // JSON.stringify writes no line break of its own: the last one separates the two.
-    const issuedAs = `${connection}\n${json}`;
-    const known = this.issued.get(issuedAs);
+    const known = this.issued.get(connection)?.get(json);
     if (known !== undefined) return known;
-    let cursor = this.issuedBefore.get(issuedAs);
+    let cursor = this.issuedBefore.get(connection)?.get(json);
     if (cursor === undefined) {
       const payload = Buffer.from(json).toString('base64url');
       cursor = `${VERSION}.${payload}.${this.sign(signedText(connection, payload)).toString('base64url')}`;
     }
-    if (this.issued.size >= ISSUED_PER_GENERATION) {
+    if (this.issuedCount >= ISSUED_PER_GENERATION) {
       this.issuedBefore = this.issued;
       this.issued = new Map();
+      this.issuedCount = 0;
     }
-    this.issued.set(issuedAs, cursor);
+    let ofConnection = this.issued.get(connection);
+    if (ofConnection === undefined) this.issued.set(connection, (ofConnection = new Map()));
+    ofConnection.set(json, cursor);
+    this.issuedCount += 1;
     return cursor;
   }
 
