@@ -58,7 +58,10 @@ export class CursorCodec {
       this.issuedCount = 0;
     }
     let ofConnection = this.issued.get(connection);
-    if (ofConnection === undefined) this.issued.set(connection, (ofConnection = new Map()));
+    if (ofConnection === undefined) {
+      ofConnection = new Map<string, string>();
+      this.issued.set(connection, ofConnection);
+    }
     ofConnection.set(json, cursor);
     this.issuedCount += 1;
     return cursor;
