@@ -27,8 +27,8 @@ export class CursorCodec {
   /**
    * The cursors this codec issued lately, by connection, then by key (only issued ones: no client
    * input): the newer generation, and the one before it, whose cursors move to the newer on use.
-   * Two levels, not one text of both: a look-up then hashes the key's JSON alone, and a page's
-   * edges find their connection's map once per edge without building a longer text each.
+   * Two levels, not one text joining both: a look-up hashes the connection and the key's JSON
+   * apart, and builds no longer text per edge.
    */
   private issued = new Map<string, Map<string, string>>();
   private issuedCount = 0;
