@@ -28,10 +28,10 @@
  * counter only needs to move), and skips this tier while one of its own bumps is in flight.
  *
  * Redis errors never fail a request: a read that fails or takes longer than `timeoutMs` is a
- * miss, a store that fails or takes as long is counted. A bump has a bound of its own,
- * `bumpTimeoutMs` (the connection's command timeout; reads and stores are cut shorter per call):
- * no request waits on it, and this instance skips the tier while it is pending, so a bump Redis
- * answers late is a bump that worked, not a failure. A bump that fails leaves entries this instance
+ * miss, a store that fails or takes as long is counted. A bump has a longer bound of its own,
+ * `bumpTimeoutMs` (the connection's command timeout; reads and stores are cut shorter per
+ * call): no request waits on it and this instance skips the tier while it is pending, so a bump
+ * Redis answers late is a bump that worked. A bump that fails leaves entries this instance
  * knows are stale looking valid, so it serves none read before the failure, as after a feed gap,
  * and tells `onBumpFailed` (the cache bypasses until its feed proves Redis answers again).
  * Those read times are wall clocks of different instances: their skew adds to that bound.
@@ -96,9 +96,9 @@ export const READ_TIMEOUT_MS = 250;
 /**
  * How long a bump may take before it counts as failed (the cache then bypasses and flushes).
  * No request waits on a bump and the tier is skipped while one is pending, so it is given as
- * long as the feed may stay silent: a Redis slower than
- * that also stops the heartbeats, and the feed goes down either way. Cut at the read bound, a
- * bump answered late under load made a bypass-and-flush out of a write that landed.
+ * long as the feed may stay silent: a Redis slower than that also stops the heartbeats, and the
+ * feed goes down either way. Cut at the read bound, a bump Redis answered late under load (and
+ * applied) made a bypass-and-flush out of nothing.
  */
 export const BUMP_TIMEOUT_MS = FEED_TIMEOUT_MS;
 
