@@ -145,6 +145,37 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     expect(a.stats.invalid).toBe(keys.length);
   });
 
+  it('counts a bump Redis answers after the read bound as done, and keeps the tier shut while it is pending', async () => {
+    const tableName = `tier-${process.pid}-${++tableNo}`;
+    const tier = aTier(tableName);
+    await tier.start();
+    const key = 'doc-slow|Op|{}|public';
+    const { mark } = await tier.get(key);
+    if (!mark) throw new Error('the tier is not readable');
+    await tier.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:slow'], public: true }, mark, false);
+    expect((await tier.get(key)).hit?.json).toBe('{"n":1}');
+    let failed = 0;
+    tier.onBumpFailed(() => failed++);
+    redis.pause();
+    let bumped: boolean | undefined;
+    const bumping = tier.bump(['product:slow']).then((done) => (bumped = done));
+    try {
+      // A read sent meanwhile gives up at its own bound (a miss), while the bump still waits.
+      const errors = tier.stats.errors;
+      expect(await tier.get(key)).toEqual({});
+      expect(tier.stats.errors).toBe(errors + 1);
+      expect(bumped).toBeUndefined();
+      expect(tier.readable).toBe(false);
+    } finally {
+      redis.resume();
+    }
+    // Answered well past the read bound, within the bump's: a bump that worked, no gap.
+    expect(await bumping).toBe(true);
+    expect(failed).toBe(0);
+    expect(tier.readable).toBe(true);
+    expect((await tier.get(key)).hit).toBeUndefined();
+  });
+
   // What the names promise in a cluster (on one node they are only names).
   if (mode === 'cluster') {
     it('names a topic’s keys in its channel’s slot, and the shared tier’s partitions apart', async () => {

@@ -2,8 +2,8 @@
  * A hung Redis does not hold a write up: the shared tier's bump of a mutation's tags is sent
  * before the answer leaves but not waited for, and one that fails is a gap in the writer's feed
  * (it bypasses its cache until its feed proves the invalidations flow again, and flushes). Here
- * the tier's own command timeout is a minute, so a mutation that waited for its bump would wait
- * a minute; redis-server is stopped with SIGSTOP, as a stalled host would leave it. (The fault
+ * the tier's bound on a bump is a minute, so a mutation that waited for its bump would wait a
+ * minute; redis-server is stopped with SIGSTOP, as a stalled host would leave it. (The fault
  * soak, test/support/cacheFaults.ts, measures the same on three instances fed by Redis.)
  */
 import { pino } from 'pino';
@@ -34,6 +34,7 @@ beforeAll(async () => {
     isIndexTag,
     log: pino({ level: 'silent' }),
     timeoutMs: 60_000,
+    bumpTimeoutMs: 60_000,
   });
   await shared.start();
   server = await startTestServer({
@@ -83,7 +84,7 @@ describe('a mutation on a hung Redis', () => {
     console.info(`a mutation answered in ${before.ms.toFixed(1)} ms with Redis up, ${wrote.ms.toFixed(1)} ms stopped`);
     expect(before.data).toEqual({ updateProduct: { userErrors: [] } });
     expect(wrote.data).toEqual({ updateProduct: { userErrors: [] } });
-    // A bump that had been waited for would have taken the tier's command timeout: a minute.
+    // A bump that had been waited for would have taken the tier's bound on a bump: a minute.
     expect(wrote.ms).toBeLessThan(10_000);
     const after = await ask(QUERY, variables);
     // Its own bump still in flight, the instance reads neither its evicted entry nor the tier.

@@ -161,6 +161,23 @@ export async function connectWithin(connecting: Promise<unknown>, waitMs: number
   clearTimeout(timer);
 }
 
+/**
+ * `command`'s answer, or a rejection once it has not come within `ms`: a bound for one call
+ * tighter than its connection's command timeout (the command itself runs on, and its late
+ * answer or failure is dropped).
+ */
+export async function answerWithin<T>(command: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      command,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Closes connections politely (QUIT, waited for at most a second: Redis may be hung), then for sure. */
 export async function closeAll(connections: readonly RedisClient[]): Promise<void> {
   await connectWithin(Promise.all(connections.map((connection) => connection.quit().catch(() => undefined))), 1000);

@@ -28,17 +28,21 @@
  * counter only needs to move), and skips this tier while one of its own bumps is in flight.
  *
  * Redis errors never fail a request: a read that fails or takes longer than `timeoutMs` is a
- * miss, a store or bump that fails is counted. A bump that fails leaves entries this instance
+ * miss, a store that fails or takes as long is counted. A bump has a longer bound of its own,
+ * `bumpTimeoutMs` (the connection's command timeout; reads and stores are cut shorter per
+ * call): no request waits on it and this instance skips the tier while it is pending, so a bump
+ * Redis answers late is a bump that worked. A bump that fails leaves entries this instance
  * knows are stale looking valid, so it serves none read before the failure, as after a feed gap,
  * and tells `onBumpFailed` (the cache bypasses until its feed proves Redis answers again).
  * Those read times are wall clocks of different instances: their skew adds to that bound.
  */
 import type { Logger } from 'pino';
-import { closeAll, connectWithin, openRedis } from '../../events/redisConnection.js';
+import { answerWithin, closeAll, connectWithin, openRedis } from '../../events/redisConnection.js';
 import { cachePartitionPrefix } from '../../events/redisNames.js';
 import type { RedisClient, RedisSettings } from '../../events/redisConnection.js';
 import { RefusalCounter } from '../../events/signedEnvelope.js';
 import { decodeEntry, encodeEntry, isCurrent } from './sharedEntry.js';
+import { FEED_TIMEOUT_MS } from './responseCache.js';
 import { BUMP, READ, STORE } from './sharedScripts.js';
 import type { ReadMark, SharedEntry } from './sharedEntry.js';
 
@@ -61,8 +65,10 @@ export interface SharedTierOptions {
   /** Which tags name a range of a global index (their answers are held down). */
   isIndexTag: (tag: string) => boolean;
   log: Logger;
-  /** A read slower than this is a miss. */
+  /** A read slower than this is a miss (and a store is dropped). */
   timeoutMs?: number;
+  /** A bump slower than this failed. */
+  bumpTimeoutMs?: number;
   /** Tags whose last change this instance remembers at most (past it, it serves nothing read before the oldest). */
   maxHeardTags?: number;
 }
@@ -83,6 +89,18 @@ export interface SharedTierStats {
  * and a bump costs this many scripts (sent at once). One node has one.
  */
 export const CLUSTER_PARTITIONS = 8;
+
+/** How long a read may take (a request waits on it): past it, a miss. */
+export const READ_TIMEOUT_MS = 250;
+
+/**
+ * How long a bump may take before it counts as failed (the cache then bypasses and flushes).
+ * No request waits on a bump and the tier is skipped while one is pending, so it is given as
+ * long as the feed may stay silent: a Redis slower than that also stops the heartbeats, and the
+ * feed goes down either way. Cut at the read bound, a bump Redis answered late under load (and
+ * applied) made a bypass-and-flush out of nothing.
+ */
+export const BUMP_TIMEOUT_MS = FEED_TIMEOUT_MS;
 
 /** The partition a cache key lives in: FNV-1a of the key, mixed (its low bits alone depend on the characters' low bits). */
 export function partitionOf(key: string, partitions: number): number {
@@ -126,13 +144,14 @@ export class SharedTier {
       const prefix = cachePartitionPrefix(options.tableName, i);
       return { prefix, counterKey: `${prefix}seq`, tagPrefix: `${prefix}t:` };
     });
-    this.timeoutMs = options.timeoutMs ?? 250;
+    this.timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
     this.maxHeardTags = options.maxHeardTags ?? 100_000;
     this.refusals = new RefusalCounter('shared cache entries in redis', options.log);
     this.redis = openRedis(options.redis, {
       role: 'response-cache',
       log: options.log,
-      commandTimeoutMs: this.timeoutMs,
+      // The longest bound of any call here (a bump's); reads and stores are cut shorter each.
+      commandTimeoutMs: Math.max(options.bumpTimeoutMs ?? BUMP_TIMEOUT_MS, this.timeoutMs),
     }) as Scripted;
     this.redis.defineCommand('tgRead', { numberOfKeys: 2, lua: READ });
     this.redis.defineCommand('tgStore', { numberOfKeys: 2, lua: STORE });
@@ -163,7 +182,7 @@ export class SharedTier {
     const { prefix, counterKey, tagPrefix } = this.partitionOf(key);
     let found: [string, string, number, ...string[]];
     try {
-      found = await this.redis.tgRead(prefix + key, counterKey, tagPrefix);
+      found = await answerWithin(this.redis.tgRead(prefix + key, counterKey, tagPrefix), this.timeoutMs);
     } catch {
       this.stats.errors++;
       return {};
@@ -216,17 +235,20 @@ export class SharedTier {
     if (Buffer.byteLength(text) > this.options.maxEntryBytes) return;
     const tagArgs = entry.tags.flatMap((tag) => [tag, readIndex && this.options.isIndexTag(tag) ? '1' : '0']);
     try {
-      const stored = await this.redis.tgStore(
-        prefix + key,
-        counterKey,
-        tagPrefix,
-        text,
-        mark.seq,
-        ttl,
-        this.options.maxAgeMs,
-        now,
-        this.options.holdDownMs,
-        ...tagArgs,
+      const stored = await answerWithin(
+        this.redis.tgStore(
+          prefix + key,
+          counterKey,
+          tagPrefix,
+          text,
+          mark.seq,
+          ttl,
+          this.options.maxAgeMs,
+          now,
+          this.options.holdDownMs,
+          ...tagArgs,
+        ),
+        this.timeoutMs,
       );
       if (stored > 0) this.stats.stores++;
       else this.stats.refused++;
@@ -237,7 +259,8 @@ export class SharedTier {
 
   /**
    * Invalidates `tags` for every instance, in every partition. Never rejects: resolves true once
-   * Redis took the bump everywhere, false when any part failed (then this instance serves nothing read before now, and tells
+   * Redis took the bump everywhere, false when any part failed or took longer than the bump's
+   * bound (then this instance serves nothing read before now, and tells
    * `onBumpFailed`). Until it is done this instance does not read the tier.
    */
   async bump(tags: readonly string[]): Promise<boolean> {
