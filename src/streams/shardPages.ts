@@ -23,8 +23,23 @@ import type { PublishChangeEvent, StreamLog } from './processor.js';
 import type { ShardPage, ShardReader } from './shardReader.js';
 import type { CheckpointWrites } from './checkpointWrites.js';
 
-/** How a shard's poll went: `records` keeps the consumer reading at once, `empty` counts toward caught up. */
-export type PollOutcome = 'records' | 'empty' | 'error' | 'waiting';
+/**
+ * How a shard's poll went: `records` keeps the consumer reading at once, `empty` counts toward
+ * caught up, `checkpointing` is nothing new while the shard's checkpoint write is still under way
+ * (not caught up yet: polled again after the interval).
+ */
+export type PollOutcome = 'records' | 'empty' | 'checkpointing' | 'error' | 'waiting';
+
+/** Whether `done` settled within `ms`. */
+async function settledWithin(done: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([done.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Runs work under the fence of a shard's lease; false when the shard is not (or no longer) ours. */
 export type Fenced = (shard: ShardReader, work: (fence: Fence | undefined) => Promise<void>) => Promise<boolean>;
@@ -122,11 +137,16 @@ export class ShardPages {
           return;
         }
         if (page.records.length === 0) {
-          // Caught up: the checkpoint is written (again, if a write failed) before saying so.
+          // Caught up: the checkpoint is written (again, if a write failed) before saying so. A
+          // write slower than the poll interval is not waited for: the shard is polled again
+          // meanwhile (new records go on behind it), and is caught up once the write is done.
           if (shard.checkpointDue) checkpoints.later(shard, fence);
-          await checkpoints.settled(shard);
-          if (page.next === undefined) await this.finish(shard, fence);
-          outcome = 'empty';
+          if (page.next === undefined) {
+            await this.finish(shard, fence);
+            outcome = 'empty';
+            return;
+          }
+          outcome = (await settledWithin(checkpoints.settled(shard), pollIntervalMs)) ? 'empty' : 'checkpointing';
           return;
         }
         const applied = this.handleBatch(shard, page, before, started, Date.now(), fence);
