@@ -31,6 +31,7 @@ import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { parseRedisUrl } from '../config/redisUrl.js';
 import type { RedisMode, RedisNode } from '../config/redisUrl.js';
+import { settledWithin } from '../settledWithin.js';
 
 export type { RedisMode, RedisNode } from '../config/redisUrl.js';
 
@@ -153,12 +154,7 @@ export function openNode(settings: RedisSettings, nodeKey: string, options: Open
  * whether or not Redis is up, and its connections keep trying in the background.
  */
 export async function connectWithin(connecting: Promise<unknown>, waitMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    connecting.catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, waitMs))),
-  ]);
-  clearTimeout(timer);
+  await settledWithin(connecting, waitMs);
 }
 
 /**

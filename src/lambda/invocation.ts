@@ -13,6 +13,7 @@ import type { Context } from 'aws-lambda';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { LambdaTelemetrySettings, ProcessConfig } from '../config/index.js';
+import { settledWithin } from '../settledWithin.js';
 import { EmfWriter } from '../telemetry/emf.js';
 import type { Telemetry } from '../telemetry/start.js';
 
@@ -29,17 +30,6 @@ export interface InvocationEndOptions {
   log: Pick<Logger, 'warn'>;
   /** Where EMF lines go (tests); stdout by default. */
   writeEmf?: ((line: string) => void) | undefined;
-}
-
-/** Resolves after `ms`, or at once when `promise` settles first; true if `promise` did. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The function to await at the end of each invocation (never rejects). */
@@ -67,7 +57,7 @@ export function invocationEnd({
       0,
       Math.min(config.telemetry.flushTimeoutMs, left === undefined ? Infinity : left - DEADLINE_MARGIN_MS),
     );
-    const flushed = await within(
+    const flushed = await settledWithin(
       telemetry.flush().catch((error: unknown) => log.warn({ err: error }, 'telemetry flush failed')),
       bound,
     );

@@ -17,6 +17,7 @@ import type { Dynamo } from '../db/client.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence, LeaseStore } from './leases.js';
 import type { BatchReport } from './consumerEvents.js';
+import { settledWithin } from '../settledWithin.js';
 import { processRecords } from './processor.js';
 import { describeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
@@ -29,17 +30,6 @@ import type { CheckpointWrites } from './checkpointWrites.js';
  * (not caught up yet: polled again after the interval).
  */
 export type PollOutcome = 'records' | 'empty' | 'checkpointing' | 'error' | 'waiting';
-
-/** Whether `done` settled within `ms`. */
-async function settledWithin(done: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([done.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Runs work under the fence of a shard's lease; false when the shard is not (or no longer) ours. */
 export type Fenced = (shard: ShardReader, work: (fence: Fence | undefined) => Promise<void>) => Promise<boolean>;

@@ -5,6 +5,7 @@
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { TelemetrySettings } from '../config/index.js';
+import { settledWithin } from '../settledWithin.js';
 import type { Sdk } from './sdk.js';
 import { setTracing } from './tracing.js';
 
@@ -38,12 +39,7 @@ export async function startTelemetry(settings: TelemetrySettings, serviceName: s
       }
       // Bounded: a collector that never answers would otherwise hold the stop for an export
       // timeout per batch still queued.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        sdk.shutdown().catch(() => undefined),
-        new Promise((resolve) => (timer = setTimeout(resolve, settings.timeoutMs))),
-      ]);
-      clearTimeout(timer);
+      await settledWithin(sdk.shutdown(), settings.timeoutMs);
     },
     droppedSpans: () => sdk.droppedSpans(),
   };
