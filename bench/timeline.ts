@@ -2,7 +2,7 @@
  * `npm run bench:timeline`: where the wall time of one request goes, on tablegraph and the raw
  * chain side by side. Each system runs bundled, as the benchmark runs it, with a probe
  * (timelineProbe.ts) on Node's HTTP diagnostics channels; the requests go one at a time over a
- * keep-alive connection, the systems taking turns in batches. Printed per system and operation,
+ * keep-alive connection, the systems taking turns request by request. Printed per system and operation,
  * medians in ms from the request's headers being parsed: the body read, each DynamoDB call issued
  * and answered (its body's end), the answer finished; and the gaps that are the system's own
  * (before the first call, between an answer and the next call, after the last answer).
@@ -21,7 +21,6 @@ import { benchBundle } from './bundle.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { operations } from './operations.js';
-import type { Operation } from './operations.js';
 import { setSystemsRuntime } from './procs.js';
 import type { Child } from './procs.js';
 import { median } from './rounds.js';
@@ -31,28 +30,30 @@ import type { SystemId } from './systems.js';
 const COMMAND = {
   name: 'bench:timeline',
   run: 'npm run bench:timeline --',
-  usage: `[--ops orderDetail] [--requests 400] [--rounds 3]
+  usage: `[--ops orderDetail] [--requests 1000] [--warmup 300]
 
 The timeline of a request, one at a time, on tablegraph and the raw chain taking turns: when each
 DynamoDB call is issued and answered, and the gaps that are each system's own. Under two minutes;
 needs Java (DynamoDB Local).
 
   --ops <a,b>       operations (bench/operations.ts ids; default orderDetail)
-  --requests <n>    requests per system, operation and round, after a warm-up (default 400)
-  --rounds <n>      rounds, the systems taking turns (default 3)`,
+  --requests <n>    measured requests per system and operation (default 1000)
+  --warmup <n>      requests per system and operation before those (default 300)`,
   options: {
     ops: { type: 'string', default: 'orderDetail' },
-    requests: { type: 'string', default: '400' },
-    rounds: { type: 'string', default: '3' },
+    requests: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '300' },
   },
 } as const;
 
 const { values } = parseCommandLine(COMMAND);
 const requests = Number(values.requests);
-const rounds = Number(values.rounds);
-if (!(requests > 0) || !(rounds > 0)) exitWithUsageError(COMMAND, '--requests and --rounds must be positive');
+const warmup = Number(values.warmup);
+if (!(requests > 0) || !(warmup >= 0))
+  exitWithUsageError(COMMAND, '--requests must be positive, --warmup not negative');
 
 interface Call {
+  command: string;
   issued: number;
   headers?: number;
   answered?: number;
@@ -97,26 +98,10 @@ function send(child: Child, headers: Record<string, string>, body: string): Prom
   });
 }
 
-async function batch(
-  child: Child,
-  headers: Record<string, string>,
-  op: Operation,
-  variables: () => unknown,
-  n: number,
-) {
-  for (let i = 0; i < n; i += 1) {
-    await send(
-      child,
-      headers,
-      JSON.stringify({ operationName: op.operationName, query: op.query, variables: variables() }),
-    );
-  }
-}
-
 const fmt = (value: number) => value.toFixed(3).padStart(7);
 
 /** The medians of a system's timelines of one operation, all calls of the same count. */
-function summary(label: string, timelines: Timeline[]): string {
+function summary(label: string, timelines: Timeline[], latencies: number[]): string {
   const counts = new Map<number, number>();
   for (const t of timelines) counts.set(t.calls.length, (counts.get(t.calls.length) ?? 0) + 1);
   const calls = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
@@ -128,7 +113,7 @@ function summary(label: string, timelines: Timeline[]): string {
   lines.push(`  body -> call 1     ${fmt(own)}   (own)`);
   for (let k = 0; k < calls; k += 1) {
     const call = (t: Timeline) => t.calls[k] as Call;
-    lines.push(`  call ${k + 1} issued      ${fmt(at((t) => call(t).issued))}`);
+    lines.push(`  call ${k + 1} issued      ${fmt(at((t) => call(t).issued))}   ${usable[0]?.calls[k]?.command ?? ''}`);
     lines.push(`  call ${k + 1} in flight   ${fmt(at((t) => (call(t).answered as number) - call(t).issued))}`);
     if (k + 1 < calls) {
       const gap = at((t) => (t.calls[k + 1] as Call).issued - (call(t).answered as number));
@@ -141,6 +126,7 @@ function summary(label: string, timelines: Timeline[]): string {
   lines.push(`  last answer -> end ${fmt(tail)}   (own)`);
   lines.push(`  finished           ${fmt(at((t) => t.finished))}`);
   lines.push(`  own, summed        ${fmt(own)}`);
+  lines.push(`  at the client      ${fmt(median(latencies))}   (request written -> answer read)`);
   return lines.join('\n');
 }
 
@@ -181,18 +167,19 @@ try {
     systems.set(id, child);
   }
   // Which request of which system and operation each timeline line is: they come in the order sent.
-  const order: { system: SystemId; op: string; measured: boolean }[] = [];
+  const order: { system: SystemId; op: string; latency?: number }[] = [];
   for (const op of ops) {
     const variables = op.variables(config.seed, 'timeline');
-    for (let round = 0; round < rounds; round += 1) {
-      const turn = round % 2 ? [...SYSTEM_IDS].reverse() : SYSTEM_IDS;
-      for (const id of turn) {
-        const child = systems.get(id) as Child;
-        const warm = round === 0 ? requests : Math.ceil(requests / 10);
-        await batch(child, headers, op, variables, warm);
-        await batch(child, headers, op, variables, requests);
-        for (let i = 0; i < warm; i += 1) order.push({ system: id, op: op.id, measured: false });
-        for (let i = 0; i < requests; i += 1) order.push({ system: id, op: op.id, measured: true });
+    const body = () => JSON.stringify({ operationName: op.operationName, query: op.query, variables: variables() });
+    // One request to each system in turn, the first of each pair alternating, so that both see
+    // the same machine from one moment to the next; the warm-up's requests are not measured.
+    for (let i = 0; i < warmup + requests; i += 1) {
+      for (const id of i % 2 ? [...SYSTEM_IDS].reverse() : SYSTEM_IDS) {
+        const text = body();
+        const started = performance.now();
+        await send(systems.get(id) as Child, headers, text);
+        const latency = performance.now() - started;
+        order.push({ system: id, op: op.id, ...(i < warmup ? {} : { latency }) });
       }
     }
   }
@@ -212,8 +199,10 @@ try {
     for (const id of SYSTEM_IDS) {
       const all = bySystem.get(id) as Timeline[];
       const mine = order.filter((entry) => entry.system === id);
-      const picked = all.filter((_t, i) => mine[i]?.op === op.id && mine[i]?.measured);
-      process.stdout.write(`${summary(`${op.id} on ${SYSTEMS[id].label}`, picked)}\n`);
+      const measured = (i: number) => mine[i]?.op === op.id && mine[i].latency !== undefined;
+      const picked = all.filter((_t, i) => measured(i));
+      const latencies = mine.filter((_e, i) => measured(i)).map((entry) => entry.latency as number);
+      process.stdout.write(`${summary(`${op.id} on ${SYSTEMS[id].label}`, picked, latencies)}\n`);
     }
   }
 } finally {
