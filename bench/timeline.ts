@@ -4,8 +4,9 @@
  * (timelineProbe.ts) on Node's HTTP diagnostics channels; the requests go one at a time over a
  * keep-alive connection, the systems taking turns request by request. Printed per system and operation,
  * medians in ms from the request's headers being parsed: the body read, each DynamoDB call issued
- * and answered (its body's end), the answer finished; and the gaps that are the system's own
- * (before the first call, between an answer and the next call, after the last answer).
+ * and answered (its body's end), the answer finished; and the gaps in which the system works
+ * (before the first call, between an answer and the next call, after the last answer), which
+ * include the SDK's building of each request and reading of each answer, the same code on both.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -33,8 +34,8 @@ const COMMAND = {
   usage: `[--ops orderDetail] [--requests 1000] [--warmup 300]
 
 The timeline of a request, one at a time, on tablegraph and the raw chain taking turns: when each
-DynamoDB call is issued and answered, and the gaps that are each system's own. Under two minutes;
-needs Java (DynamoDB Local).
+DynamoDB call is issued and answered, and the gaps in which each system works. A few minutes, most of
+them seeding; needs Java (DynamoDB Local).
 
   --ops <a,b>       operations (bench/operations.ts ids; default orderDetail)
   --requests <n>    measured requests per system and operation (default 1000)
@@ -110,7 +111,7 @@ function summary(label: string, timelines: Timeline[], latencies: number[]): str
   const lines = [`${label}: ${usable.length} requests of ${calls} DynamoDB calls (of ${timelines.length})`];
   lines.push(`  body read          ${fmt(at((t) => t.body ?? 0))}`);
   let own = at((t) => (t.calls[0]?.issued ?? t.finished) - (t.body ?? 0));
-  lines.push(`  body -> call 1     ${fmt(own)}   (own)`);
+  lines.push(`  body -> call 1     ${fmt(own)}   (the system, SDK included)`);
   for (let k = 0; k < calls; k += 1) {
     const call = (t: Timeline) => t.calls[k] as Call;
     lines.push(`  call ${k + 1} issued      ${fmt(at((t) => call(t).issued))}   ${usable[0]?.calls[k]?.command ?? ''}`);
@@ -118,14 +119,14 @@ function summary(label: string, timelines: Timeline[], latencies: number[]): str
     if (k + 1 < calls) {
       const gap = at((t) => (t.calls[k + 1] as Call).issued - (call(t).answered as number));
       own += gap;
-      lines.push(`  answer ${k + 1} -> call ${k + 2} ${fmt(gap)}   (own)`);
+      lines.push(`  answer ${k + 1} -> call ${k + 2} ${fmt(gap)}   (the system, SDK included)`);
     }
   }
   const tail = at((t) => t.finished - (t.calls.at(-1)?.answered ?? t.body ?? 0));
   own += tail;
-  lines.push(`  last answer -> end ${fmt(tail)}   (own)`);
+  lines.push(`  last answer -> end ${fmt(tail)}   (the system, SDK included)`);
   lines.push(`  finished           ${fmt(at((t) => t.finished))}`);
-  lines.push(`  own, summed        ${fmt(own)}`);
+  lines.push(`  those, summed      ${fmt(own)}`);
   lines.push(`  at the client      ${fmt(median(latencies))}   (request written -> answer read)`);
   return lines.join('\n');
 }
