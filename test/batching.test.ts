@@ -102,6 +102,41 @@ describe('batchGetItems against DynamoDB Local', () => {
     for (const pks of sent) expect(new Set(pks).size).toBe(pks.length);
     expect(new Set(sent.flat())).toEqual(new Set(distinct.map((key) => key.PK)));
   });
+  // A key as the table's codecs would never build it (they refuse such ids before any read).
+  const hostile: ItemKey = { PK: 'PRODUCT#x\u0000"}<script>', SK: '#PRODUCT#\u{1F4A3}' };
+  it.each([
+    ['an item present', () => productKey(stored[0]!.productId)],
+    ['an item absent', () => productKey('missing-one')],
+    ['a hostile key', () => hostile],
+  ])('reads one key (%s) as one GetItem, answering as a batch with it does', async (_, keyOf) => {
+    const key = keyOf();
+    const cost = newRequestCost();
+    const [alone] = await batchGetItems(costed(reader.doc, cost), server.tableName, [key, key], {
+      consistentRead: true,
+    });
+    expect(cost.requests).toBe(1);
+    expect(cost.byOperation).toEqual({ GetItem: 1 });
+    expect(sent).toHaveLength(0);
+    // The same key beside another distinct key goes in a BatchGetItem.
+    const other = productKey(stored[1]!.productId);
+    const [batched] = await batchGetItems(reader.doc, server.tableName, [key, other], { consistentRead: true });
+    expect(sent).toHaveLength(1);
+    expect(alone).toEqual(batched);
+  });
+
+  it('refuses one malformed key as a batch with it is refused, counting the one request', async () => {
+    const malformed: ItemKey = { PK: 'PRODUCT#x', SK: '' }; // DynamoDB refuses an empty key attribute
+    const cost = newRequestCost();
+    const alone = await batchGetItems(costed(reader.doc, cost), server.tableName, [malformed]).catch((e: Error) => e);
+    const batched = await batchGetItems(reader.doc, server.tableName, [malformed, productKey('x')]).catch(
+      (e: Error) => e,
+    );
+    expect(alone).toBeInstanceOf(Error);
+    expect((alone as Error).name).toBe('ValidationException');
+    expect((batched as Error).name).toBe((alone as Error).name);
+    expect(cost).toMatchObject({ requests: 1, byOperation: { GetItem: 1 } });
+  });
+
   it('counts a call that fails, and leaves commands without consumed capacity uncounted', async () => {
     const cost = newRequestCost();
     const doc = costed(reader.doc, cost);
@@ -195,21 +230,23 @@ describe('BatchGetItem through the API when DynamoDB leaves keys unprocessed', (
     expect([...(asked[1] ?? [])].sort()).toEqual([...(withheld[0] ?? [])].sort());
   });
 
+  // Two keys: one alone is read with a GetItem, which leaves nothing unprocessed.
+  const TWO_PRODUCTS =
+    '{ a: product(productId: "unprocessed-0") { productId } b: product(productId: "unprocessed-1") { productId } }';
+
   it('gives the field a SERVICE_UNAVAILABLE error, not a null, when keys stay unprocessed', async () => {
     Object.assign(withholding, { responses: Number.POSITIVE_INFINITY, keys: 1 });
-    const response = await server.gql<{ product: { productId: string } | null }>(
-      '{ product(productId: "unprocessed-0") { productId } }',
-    );
-    expect(errorCodes(response)).toEqual(['SERVICE_UNAVAILABLE']);
-    expect(response.errors?.[0]?.path).toEqual(['product']);
+    const response = await server.gql<{ a: { productId: string } | null }>(TWO_PRODUCTS);
+    expect(errorCodes(response)).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
+    expect(response.errors?.map((error) => error.path)).toEqual([['a'], ['b']]);
     expect(response.errors?.[0]?.message).toMatch(/unread after \d+ attempts; try again/);
-    expect(response.data?.product).toBeNull();
+    expect(response.data).toEqual({ a: null, b: null });
   });
 
   it('gives up after the bounded number of attempts', async () => {
     Object.assign(withholding, { responses: Number.POSITIVE_INFINITY, keys: 1 });
-    const response = await server.gql('{ product(productId: "unprocessed-0") { productId } }');
-    expect(errorCodes(response)).toEqual(['SERVICE_UNAVAILABLE']);
+    const response = await server.gql(TWO_PRODUCTS);
+    expect(errorCodes(response)).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
     expect(asked).toHaveLength(DEFAULT_BATCH_RETRY.maxAttempts);
     expect(response.extensions?.cost?.dynamodb.requests).toBe(DEFAULT_BATCH_RETRY.maxAttempts);
   });

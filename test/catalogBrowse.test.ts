@@ -169,7 +169,7 @@ describe('totalCount', () => {
   it('is the category counter for a whole category, read beside the page', async () => {
     const response = await ask(COUNTED, { category: 'stoves' });
     expect(response.data.products.totalCount).toBe(products.filter((p) => p.category === 'stoves').length);
-    // The page's Query and the counter's BatchGetItem.
+    // The page's Query and the counter's GetItem.
     expect(response.extensions.cost.dynamodb.requests).toBe(2);
   });
 

@@ -136,8 +136,8 @@ describe('a user with the first page of their orders', () => {
     ['a placedAt window', { first: 5, placedAfter: '2000-01-01T00:00:00.000Z' }],
   ])('with %s reads the user and the page side by side', async (_case, args) => {
     const { operations, requests } = await both(ORDERS, { userId: buyer.userId, ...args });
-    // The user's BatchGetItem beside the page's Query, then the products' BatchGetItem.
-    expect({ operations, requests }).toEqual({ operations: ['BatchGetItem', 'BatchGetItem', 'Query'], requests: 3 });
+    // The user's GetItem (one key) beside the page's Query, then the products' BatchGetItem.
+    expect({ operations, requests }).toEqual({ operations: ['BatchGetItem', 'GetItem', 'Query'], requests: 3 });
   });
 
   it('fuses one of two first pages and reads the other beside it', async () => {
@@ -163,7 +163,7 @@ describe('a user with the first page of their orders', () => {
   });
 
   it('counts a prefetched page that is still in flight when its user turns out missing', async () => {
-    // The user's BatchGetItem answers null first; the response waits for the page's Query.
+    // The user's GetItem answers null first; the response waits for the page's Query.
     const query = '{ user(userId: "nobody-at-all") { orders(last: 2) { nodes { orderId } } } }';
     for (let i = 0; i < 5; i++) {
       const { data, requests } = await both(query, {});

@@ -65,7 +65,7 @@ describe('metrics', () => {
     const after = await metricsText();
     const count = 'graphql_request_duration_seconds_count{operation="UserOrdersPage"}';
     expect(sample(after, count) - sample(before, count)).toBe(1);
-    for (const operation of ['BatchGetItem', 'Query']) {
+    for (const operation of ['GetItem', 'Query']) {
       const series = `dynamodb_requests_total{operation="${operation}",outcome="ok"}`;
       expect(sample(after, series) - sample(before, series)).toBe(1);
     }

@@ -204,7 +204,7 @@ describe('User.orders, walked forward', () => {
   });
 
   it.each([10, 7])(
-    'costs one Query for the first page with the user, then a BatchGetItem and a Query per page of %i',
+    'costs one Query for the first page with the user, then a GetItem and a Query per page of %i',
     async (first) => {
       const costs: { requests: number | undefined; operations: string[] }[] = [];
       await walkForward(async (after) => {
@@ -216,7 +216,7 @@ describe('User.orders, walked forward', () => {
       // The first page comes with the profile (the user's item collection); after a cursor, the
       // user's read and the page's Query run side by side (lookahead), in either order.
       expect(costs[0]).toEqual({ requests: 1, operations: ['Query'] });
-      for (const cost of costs.slice(1)) expect(cost).toEqual({ requests: 2, operations: ['BatchGetItem', 'Query'] });
+      for (const cost of costs.slice(1)) expect(cost).toEqual({ requests: 2, operations: ['GetItem', 'Query'] });
     },
   );
 
@@ -282,12 +282,12 @@ describe('User.orders, walked backward', () => {
     expect(pages.slice(0, -1).every((page) => page.pageInfo.hasPreviousPage)).toBe(true);
   });
 
-  it('costs one BatchGetItem and one Query per page', async () => {
+  it('costs one GetItem and one Query per page', async () => {
     const { page } = await ordersPage(shopper.userId, { last: 10 });
     const second = await ordersPage(shopper.userId, { last: 10, before: page.pageInfo.startCursor! });
     expect({ ...second, operations: second.operations.sort() }).toMatchObject({
       requests: 2,
-      operations: ['BatchGetItem', 'Query'],
+      operations: ['GetItem', 'Query'],
     });
   });
 });
@@ -361,7 +361,7 @@ describe('User.orders totalCount and status filter', () => {
     expect(orderIdsOf([...pages].reverse())).toEqual(expected);
   });
 
-  it('costs one BatchGetItem and one Query for a page of one status', async () => {
+  it('costs one GetItem and one Query for a page of one status', async () => {
     const first = await ordersPage(shopper.userId, { first: 4, status: 'PLACED' });
     const second = await ordersPage(shopper.userId, {
       first: 4,
@@ -370,7 +370,7 @@ describe('User.orders totalCount and status filter', () => {
     });
     expect({ ...second, operations: second.operations.sort() }).toMatchObject({
       requests: 2,
-      operations: ['BatchGetItem', 'Query'],
+      operations: ['GetItem', 'Query'],
     });
   });
 });
@@ -507,7 +507,7 @@ describe('cursors from elsewhere', () => {
     expect(response.errors?.[0]?.extensions?.argumentName).toBe(argumentName);
     expect(response.errors?.[0]?.path).toEqual(['user', 'orders']);
     // The user is read first (the connection hangs off it); the cursor is refused before the Query.
-    expect(operations).toEqual(['BatchGetItem']);
+    expect(operations).toEqual(['GetItem']);
     expect(response.extensions?.cost?.dynamodb.requests).toBe(1);
   });
 

@@ -92,7 +92,7 @@ describe('every event', () => {
     const { iterator, first } = await subscribe(connect(await tokenFor(alice.userId)), WITH_STOCK);
     await placeOrder('costed');
     const { value } = (await first) as { value: { extensions: { cost: { dynamodb: { requests: number } } } } };
-    // The product read of this event (one BatchGetItem), not the subscription's history.
+    // The product read of this event (one GetItem), not the subscription's history.
     expect(value.extensions.cost.dynamodb.requests).toBe(1);
     await iterator.return?.();
   });

@@ -3,8 +3,10 @@
  * refuses them), results returned in key order (DynamoDB returns them unordered), and
  * UnprocessedKeys retried with exponential backoff and full jitter. After `maxAttempts`
  * requests with keys still unprocessed it throws IncompleteBatchError: never a silent null.
+ * One distinct key goes as a GetItem instead: the same read (table, key, consistency, consumed
+ * capacity), which DynamoDB answers sooner than a batch of one and which has no unprocessed keys.
  */
-import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IncompleteBatchError } from '../errors.js';
 import { noteCommand } from '../telemetry/dynamoSpans.js';
@@ -46,6 +48,7 @@ export function batchGetItems<R = (Item | null)[]>(
   const answer = (): (Item | null)[] => ids.map((id) => found.get(id) ?? null);
   const read = { doc, tableName, consistentRead, retry, found };
   if (all.length === 0) return Promise.resolve().then(() => settle(then, answer));
+  if (all.length === 1) return readOne(read, all[0] as ItemKey, then, answer);
   if (all.length <= BATCH_GET_LIMIT) return readChunk(read, all, 0, then, answer);
   const chunks: ItemKey[][] = [];
   for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
@@ -63,6 +66,24 @@ interface ChunkRead {
   consistentRead: boolean;
   retry: RetryPolicy;
   found: Map<string, Item>;
+}
+
+/** One GetItem of `key`: a batch of one key, with nothing left unprocessed to retry. */
+function readOne<R>(
+  read: ChunkRead,
+  key: ItemKey,
+  then: Continuation<(Item | null)[], R>,
+  answer: () => (Item | null)[],
+): Promise<R> {
+  const { doc, tableName, consistentRead, found } = read;
+  const command = new GetItemCommand({ TableName: tableName, Key: keyAttributes(key), ConsistentRead: consistentRead });
+  return doc.send(command).then((result) => {
+    if (result.Item) {
+      const item = unmarshallItem(result.Item);
+      found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
+    }
+    return settle(then, answer);
+  }, then.failed);
 }
 
 /**
