@@ -111,7 +111,9 @@ export class ShardPages {
     let reading = true;
     try {
       const held = await this.options.fenced(shard, async (fence) => {
+        const readStarted = performance.now();
         const page = await shard.read();
+        const getRecordsMs = performance.now() - readStarted;
         reading = false;
         if (page.records.length === 0 && before) {
           // Nothing new yet while a page is applied: look again after the poll interval, or as
@@ -139,7 +141,7 @@ export class ShardPages {
           outcome = (await settledWithin(checkpoints.settled(shard), pollIntervalMs)) ? 'empty' : 'checkpointing';
           return;
         }
-        const applied = this.handleBatch(shard, page, before, started, Date.now(), fence);
+        const applied = this.handleBatch(shard, page, before, started, { readAt: Date.now(), getRecordsMs }, fence);
         const done = applied.then(
           () => undefined,
           () => undefined,
@@ -175,14 +177,16 @@ export class ShardPages {
     { records, next, generation }: ShardPage,
     before: Promise<void> | undefined,
     started: number,
-    readAt: number,
+    { readAt, getRecordsMs }: { readAt: number; getRecordsMs: number },
     fence: Fence | undefined,
   ): Promise<void> {
     const { dynamo, tableName, onRecords, log } = this.options;
     // Whether this page follows on from what was processed once the page before it is done:
     // not when that one failed a record or was abandoned (reading went back to before this page).
+    let beforeDoneAt: number | undefined;
     const follows = (async () => {
       await before;
+      beforeDoneAt = Date.now();
       return shard.current(generation);
     })();
     try {
@@ -243,8 +247,11 @@ export class ShardPages {
           shardId: shard.info.shardId,
           records: records.length,
           readAt,
+          getRecordsMs: Math.round(getRecordsMs),
+          beforeDoneAt,
           processedAt,
           checkedAt,
+          transactions: result.transactions.map(({ lines, actions, ms }) => ({ lines, actions, ms: Math.round(ms) })),
           published: result.events.map((event, i) => ({ ...describeEvent(event), at: publishedAt[i] })),
         },
         'stream events published',
