@@ -74,6 +74,8 @@ export interface ProcessorDeps {
    * it. Once a write is refused for it (LeaseLostError, in `failures`) nothing more is applied.
    */
   fence?: Fence | undefined;
+  /** Told of each soldCount transaction once it is answered, before the events it applied are published. */
+  onTransaction?: ((timing: TransactionTiming) => void) | undefined;
 }
 
 export interface RecordFailure {
@@ -181,7 +183,10 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         fence: deps.fence,
         maxLines: deps.maxLinesPerTransaction,
         docOf: (sale) => sales[sale]?.doc,
-        onTransaction: (timing) => result.transactions.push(timing),
+        onTransaction: (timing) => {
+          result.transactions.push(timing);
+          deps.onTransaction?.(timing);
+        },
         onApplied: (sale, outcome) => {
           const pending = sales[sale] as PendingSale;
           done.add(sale);

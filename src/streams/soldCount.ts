@@ -44,6 +44,8 @@ export interface TransactionTiming {
   lines: number;
   actions: number;
   ms: number;
+  /** It committed: under a fence, the tenure was current when it did. */
+  committed: boolean;
 }
 
 export interface SoldCountOutcome {
@@ -121,7 +123,12 @@ export async function settleLines(
     const transaction = transactionOf(tableName, pending, now, fence);
     const started = performance.now();
     const result = await transactWrite(doc, transaction);
-    observe?.({ lines: pending.length, actions: transaction.names.length, ms: performance.now() - started });
+    observe?.({
+      lines: pending.length,
+      actions: transaction.names.length,
+      ms: performance.now() - started,
+      committed: result.committed,
+    });
     if (result.committed) {
       for (const line of pending)
         count(line, line.expect === 'absent' && line.target === 'CANCELLED' ? 'unchanged' : 'changed');
