@@ -11,10 +11,10 @@
  * sees exactly the items the first one saw.
  *
  * A call is matched by its command and its input (a batch's keys in any order). Loaders may batch
- * differently when answers come back at once instead of over the network; a BatchGetItem that
- * matches no recorded call is then answered item by item from every item the first execution
- * read (by BatchGetItem, or by a Query of the table whose items a loader may have been primed
- * with), and the replay is marked inexact (its request counts no longer comparable). A call the
+ * differently when answers come back at once instead of over the network (and a batch of one key
+ * goes as a GetItem); a BatchGetItem or GetItem that matches no recorded call is then answered item
+ * by item from every item the first execution read (by BatchGetItem, by GetItem, or by a Query of
+ * the table whose items a loader may have been primed with), and the replay is marked inexact (its request counts no longer comparable). A call the
  * first execution never made cannot be answered: it fails with ReplayMissError.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -73,6 +73,12 @@ const itemKey = (table: string, key: Item): string =>
 
 /** BatchGetItem in the document client's form or the low-level one (what batchGet.ts sends). */
 const BATCH_GETS = new Set(['BatchGetCommand', 'BatchGetItemCommand']);
+/** GetItem in the low-level form batchGet.ts sends for a batch of one key (items in the same form as its batches'). */
+const GET_ITEM = 'GetItemCommand';
+interface GetInput {
+  TableName?: string;
+  Key?: Item;
+}
 
 /** A command's name and input as one string; a batch's keys sorted (DynamoDB answers a batch unordered anyway). */
 export function callKey(command: object): string {
@@ -105,7 +111,7 @@ export function taped(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
 
 export class DynamoTape {
   private readonly calls: (Recorded & { input: unknown })[] = [];
-  /** Items by table and key, from every BatchGetItem recorded: null for a key asked and not found. */
+  /** Items by table and key, from every BatchGetItem and GetItem recorded: null for a key asked and not found. */
   private readonly items = new Map<string, Item | null>();
   /** False once a call was answered item by item: request counts are then not comparable. */
   exact = true;
@@ -151,10 +157,12 @@ export class DynamoTape {
         if (!outcome.ok) throw outcome.error;
         return structuredClone(outcome.output);
       }
-      if (BATCH_GETS.has(command.constructor.name)) {
-        // Item by item needs every batch the first execution read.
+      const name = command.constructor.name;
+      if (BATCH_GETS.has(name) || name === GET_ITEM) {
+        // Item by item needs every read the first execution made.
         await Promise.all(this.calls.map((call) => call.outcome));
-        const answer = this.itemByItem((command as { input: BatchGetInput }).input);
+        const input = (command as { input: unknown }).input;
+        const answer = name === GET_ITEM ? this.oneItem(input as GetInput) : this.itemByItem(input as BatchGetInput);
         if (answer) {
           this.exact = false;
           return answer;
@@ -180,6 +188,15 @@ export class DynamoTape {
       for (const item of Items ?? [])
         if (typeof keyText(item.PK) === 'string') this.items.set(itemKey(table, item), item);
     }
+    if (key.startsWith(`${GET_ITEM}:`)) {
+      const { TableName: got, Key } = input as GetInput;
+      const found = (outcome.output as { Item?: Item }).Item;
+      if (!got || !Key) return;
+      const id = itemKey(got, Key);
+      if (found) this.items.set(id, found);
+      else if (!this.items.has(id)) this.items.set(id, null);
+      return;
+    }
     if (![...BATCH_GETS].some((name) => key.startsWith(`${name}:`))) return;
     const { RequestItems = {} } = input as BatchGetInput;
     const { Responses = {}, UnprocessedKeys = {} } = outcome.output as BatchGetOutput;
@@ -195,6 +212,13 @@ export class DynamoTape {
     for (const [table, items] of Object.entries(Responses)) {
       for (const item of items) this.items.set(itemKey(table, item), item);
     }
+  }
+
+  private oneItem({ TableName: table, Key }: GetInput): { Item?: Item } | undefined {
+    if (!table || !Key) return undefined;
+    const item = this.items.get(itemKey(table, Key));
+    if (item === undefined) return undefined;
+    return item ? { Item: structuredClone(item) } : {};
   }
 
   private itemByItem(input: BatchGetInput): BatchGetOutput | undefined {
