@@ -134,3 +134,54 @@ export function watchEventLoop(): { stop(): string } {
     },
   };
 }
+
+/** One page of the reader's log line `stream events published`, as far as its stages go. */
+interface ReaderPage {
+  records: number;
+  events: number;
+  getRecordsMs: number;
+  /** Read → the page before it done (0 when none was under way). */
+  waitedMs: number;
+  transactions: { lines: number; actions: number; ms: number }[];
+}
+
+/**
+ * The stream reader's pages (those that published events): how big they were, how long their
+ * GetRecords took and how long each waited behind the page before it, and the soldCount
+ * transactions each made (lines, actions, round trip), as lines to print.
+ */
+export function readerPages(logs: readonly Record<string, unknown>[]): string[] {
+  const pages: ReaderPage[] = [];
+  for (const line of logs) {
+    if (line.msg !== 'stream events published' || line.getRecordsMs === undefined) continue;
+    pages.push({
+      records: line.records as number,
+      events: (line.published as unknown[]).length,
+      getRecordsMs: line.getRecordsMs as number,
+      waitedMs: ((line.beforeDoneAt as number | undefined) ?? (line.readAt as number)) - (line.readAt as number),
+      transactions: (line.transactions as ReaderPage['transactions'] | undefined) ?? [],
+    });
+  }
+  if (pages.length === 0) return ['no pages logged'];
+  const count = (values: number[]) => spread(values).replaceAll(' ms', '');
+  const transactions = pages.flatMap((page) => page.transactions);
+  /** The transactions' round trips by their number of actions. */
+  const bySize = [
+    [1, 10],
+    [11, 40],
+    [41, 70],
+    [71, 100],
+  ].map(([low, high]) => {
+    const times = transactions.filter((t) => t.actions >= low! && t.actions <= high!).map((t) => t.ms);
+    return `${low}-${high} actions: ${spread(times)}`;
+  });
+  return [
+    `pages with events: ${pages.length}; records per page ${count(pages.map((page) => page.records))}`,
+    `events per page ${count(pages.map((page) => page.events))}`,
+    `soldCount transactions per page ${count(pages.map((page) => page.transactions.length))}`,
+    `actions per transaction ${count(transactions.map((t) => t.actions))}`,
+    `GetRecords: ${spread(pages.map((page) => page.getRecordsMs))}`,
+    `page read → the page before it done: ${spread(pages.map((page) => page.waitedMs))}`,
+    `soldCount transaction round trip, ${bySize.join('; ')}`,
+  ];
+}

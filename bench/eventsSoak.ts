@@ -34,7 +34,7 @@ import { SseStream } from '../test/support/sseStream.js';
 import { waitUntil } from '../test/support/waitUntil.js';
 import { PLACE_ORDER } from '../test/support/writes.js';
 import { startBenchTable } from './benchServer.js';
-import { InstanceHistogram, readerTimesByOrder, spread, wallNow, watchEventLoop } from './eventStages.js';
+import { InstanceHistogram, readerPages, readerTimesByOrder, spread, wallNow, watchEventLoop } from './eventStages.js';
 import type { ReaderTimes } from './eventStages.js';
 
 const { values } = parseCommandLine({
@@ -316,6 +316,7 @@ try {
     out(
       `      page read → every record of its page applied (soldCount): ${stage((_, t) => [t.processedAt - t.readAt])}`,
     );
+    for (const line of readerPages(consumer.node.logs)) out(`      ${line}`);
     out(`    published → instance receipt (per event and instance):      ${await delivery.spread()}`);
     out(`    receipt → answer ready for the socket (per subscriber):     ${await fanOut.spread()}`);
     out(

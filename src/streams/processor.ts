@@ -35,7 +35,7 @@ import type { Applied } from './publishInOrder.js';
 import { startRecordTrace } from './recordTrace.js';
 import type { RecordTrace } from './recordTrace.js';
 import type { Fence } from './leases.js';
-import type { Sale } from './soldCount.js';
+import type { Sale, TransactionTiming } from './soldCount.js';
 import { applySales } from './soldCountBatch.js';
 
 /**
@@ -74,6 +74,8 @@ export interface ProcessorDeps {
    * it. Once a write is refused for it (LeaseLostError, in `failures`) nothing more is applied.
    */
   fence?: Fence | undefined;
+  /** Told of each soldCount transaction once it is answered, before the events it applied are published. */
+  onTransaction?: ((timing: TransactionTiming) => void) | undefined;
 }
 
 export interface RecordFailure {
@@ -101,6 +103,8 @@ export interface ProcessResult {
    * or a lease hand-over). Only records that move soldCount can be recognised as such.
    */
   duplicates: number;
+  /** The soldCount transactions sent, in order: their lines, actions and round trip (stage figures). */
+  transactions: TransactionTiming[];
 }
 
 /** A record whose event moves soldCount: applied with the page's others (soldCountBatch.ts). */
@@ -132,6 +136,7 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
     failures: [],
     skipped: 0,
     duplicates: 0,
+    transactions: [],
   };
   const inOrder = new PublishInOrder(records.map(sequenceOf), deps.publish, result);
   const sales: PendingSale[] = [];
@@ -178,6 +183,10 @@ export async function processRecords(records: readonly ChangeRecord[], deps: Pro
         fence: deps.fence,
         maxLines: deps.maxLinesPerTransaction,
         docOf: (sale) => sales[sale]?.doc,
+        onTransaction: (timing) => {
+          result.transactions.push(timing);
+          deps.onTransaction?.(timing);
+        },
         onApplied: (sale, outcome) => {
           const pending = sales[sale] as PendingSale;
           done.add(sale);

@@ -10,7 +10,8 @@
  * - A page is checkpointed after it is processed, never before, behind the next page and in
  *   order (src/streams/checkpointWrites.ts); a shard read to its end is finished at once.
  * - On leases every write runs under the shard's fence, and events go out only once the tenure
- *   was found current (see handleBatch).
+ *   was found current since the page was read: by one of its fenced soldCount writes
+ *   committing, else by a read of the lease (see handleBatch).
  */
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Dynamo } from '../db/client.js';
@@ -21,6 +22,7 @@ import { settledWithin } from '../settledWithin.js';
 import { processRecords } from './processor.js';
 import { describeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
+import type { TransactionTiming } from './soldCount.js';
 import type { ShardPage, ShardReader } from './shardReader.js';
 import type { CheckpointWrites } from './checkpointWrites.js';
 
@@ -111,7 +113,9 @@ export class ShardPages {
     let reading = true;
     try {
       const held = await this.options.fenced(shard, async (fence) => {
+        const readStarted = performance.now();
         const page = await shard.read();
+        const getRecordsMs = performance.now() - readStarted;
         reading = false;
         if (page.records.length === 0 && before) {
           // Nothing new yet while a page is applied: look again after the poll interval, or as
@@ -139,7 +143,7 @@ export class ShardPages {
           outcome = (await settledWithin(checkpoints.settled(shard), pollIntervalMs)) ? 'empty' : 'checkpointing';
           return;
         }
-        const applied = this.handleBatch(shard, page, before, started, Date.now(), fence);
+        const applied = this.handleBatch(shard, page, before, started, { readAt: Date.now(), getRecordsMs }, fence);
         const done = applied.then(
           () => undefined,
           () => undefined,
@@ -164,25 +168,27 @@ export class ShardPages {
    * and every earlier one are applied (processor.ts) and the page before it is done, then has
    * it checkpointed (under the fence, behind the next page: checkpointWrites.ts). A page whose
    * predecessor failed a record is abandoned: nothing of it is published or recorded.
-   * Events cannot be fenced by DynamoDB: on leases they go out only once a consistent read,
-   * begun as the page's processing begins, has found the tenure current (a record's own soldCount
-   * write is fenced too, later still); a holder stalled between that read and a publish can
-   * still publish events twice, which every API instance drops by `seq`. Throws LeaseLostError
-   * when fenced off.
+   * Events cannot be fenced by DynamoDB: on leases they go out only once the tenure was found
+   * current after the page was read, by a soldCount transaction of the page that committed under
+   * the fence or else by a consistent read of the lease (made only for an event ready before any
+   * such commit); a holder stalled between that proof and a publish can still publish events
+   * twice, which every API instance drops by `seq`. Throws LeaseLostError when fenced off.
    */
   private async handleBatch(
     shard: ShardReader,
     { records, next, generation }: ShardPage,
     before: Promise<void> | undefined,
     started: number,
-    readAt: number,
+    { readAt, getRecordsMs }: { readAt: number; getRecordsMs: number },
     fence: Fence | undefined,
   ): Promise<void> {
     const { dynamo, tableName, onRecords, log } = this.options;
     // Whether this page follows on from what was processed once the page before it is done:
     // not when that one failed a record or was abandoned (reading went back to before this page).
+    let beforeDoneAt: number | undefined;
     const follows = (async () => {
       await before;
+      beforeDoneAt = Date.now();
       return shard.current(generation);
     })();
     try {
@@ -190,18 +196,24 @@ export class ShardPages {
     } catch (error) {
       log.warn({ err: error }, 'stream consumer onRecords hook failed');
     }
-    // On leases, the tenure's check runs alongside the processing; every publish waits for it.
+    // On leases an event goes out only once the tenure was found current at some point since the
+    // page was read: by a soldCount transaction of the page committed under the fence (what most
+    // events wait for anyway), else by a consistent read of the lease, made only when an event
+    // is ready before any such commit (an event that moves no counter, a redelivery).
     let checkedAt: number | undefined;
     const leaseStore = this.options.leaseStore();
-    const current =
-      fence && leaseStore
-        ? leaseStore.isCurrent(fence.tenure).then((held) => {
-            checkedAt = Date.now();
-            return held;
-          })
-        : undefined;
-    // A check that failed with no event waiting for it is nobody's error.
-    void current?.catch(() => undefined);
+    let check: Promise<boolean> | undefined;
+    const current = (): boolean | Promise<boolean> => {
+      if (!fence || !leaseStore || checkedAt !== undefined) return true;
+      check ??= leaseStore.isCurrent(fence.tenure).then((held) => {
+        if (held) checkedAt ??= Date.now();
+        return held;
+      });
+      return check;
+    };
+    const onTransaction = ({ committed }: TransactionTiming) => {
+      if (committed && fence) checkedAt ??= Date.now();
+    };
     // When each event went out: how long a change waits between its page's read and its publish.
     const publishedAt: number[] = [];
     const given = this.options.publish;
@@ -209,7 +221,7 @@ export class ShardPages {
       given &&
       (async (event) => {
         if (!(await follows)) throw new PageAbandonedError();
-        if (fence && current && !(await current)) throw new LeaseLostError(fence.tenure);
+        if (fence && !(await current())) throw new LeaseLostError(fence.tenure);
         await given(event);
         publishedAt.push(Date.now());
       });
@@ -219,6 +231,7 @@ export class ShardPages {
       publish,
       log,
       fence,
+      onTransaction,
     });
     const processedAt = Date.now();
     const lost = result.failures.find((failure) => failure.error instanceof LeaseLostError);
@@ -243,8 +256,11 @@ export class ShardPages {
           shardId: shard.info.shardId,
           records: records.length,
           readAt,
+          getRecordsMs: Math.round(getRecordsMs),
+          beforeDoneAt,
           processedAt,
           checkedAt,
+          transactions: result.transactions.map(({ lines, actions, ms }) => ({ lines, actions, ms: Math.round(ms) })),
           published: result.events.map((event, i) => ({ ...describeEvent(event), at: publishedAt[i] })),
         },
         'stream events published',

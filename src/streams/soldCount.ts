@@ -39,6 +39,15 @@ const BUYER_ENTITY_TYPE = BUYER.type;
 /** At most 100 actions per transaction, one of them the fence. */
 export const MAX_ACTIONS = 100;
 
+/** One TransactWriteItems of soldCount lines (conflict retries within it included): for the stage figures. */
+export interface TransactionTiming {
+  lines: number;
+  actions: number;
+  ms: number;
+  /** It committed: under a fence, the tenure was current when it did. */
+  committed: boolean;
+}
+
 export interface SoldCountOutcome {
   /** Lines whose product's soldCount changed now. */
   changed: number;
@@ -100,6 +109,7 @@ export async function settleLines(
   now: Date,
   fence: Fence | undefined,
   outcomes: SoldCountOutcome[],
+  observe?: (attempt: TransactionTiming) => void,
 ): Promise<void> {
   let pending = [...lines];
   const count = (line: PendingLine, field: keyof SoldCountOutcome) => {
@@ -110,7 +120,15 @@ export async function settleLines(
   // changes state at most twice, so a healthy table needs far fewer attempts than this.
   const maxAttempts = 2 * lines.length + 2;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
-    const result = await transactWrite(doc, transactionOf(tableName, pending, now, fence));
+    const transaction = transactionOf(tableName, pending, now, fence);
+    const started = performance.now();
+    const result = await transactWrite(doc, transaction);
+    observe?.({
+      lines: pending.length,
+      actions: transaction.names.length,
+      ms: performance.now() - started,
+      committed: result.committed,
+    });
     if (result.committed) {
       for (const line of pending)
         count(line, line.expect === 'absent' && line.target === 'CANCELLED' ? 'unchanged' : 'changed');

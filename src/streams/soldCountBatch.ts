@@ -21,7 +21,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Fence } from './leases.js';
 import { MAX_ACTIONS, linesOf, namesOf, settleLines } from './soldCount.js';
-import type { PendingLine, Sale, SaleState, SoldCountOutcome } from './soldCount.js';
+import type { PendingLine, Sale, SaleState, SoldCountOutcome, TransactionTiming } from './soldCount.js';
 
 export interface ApplySalesOptions {
   now?: Date | undefined;
@@ -36,6 +36,8 @@ export interface ApplySalesOptions {
   maxLines?: number | undefined;
   /** Called once per sale, as soon as every line of it has settled. */
   onApplied?: ((sale: number, outcome: SoldCountOutcome) => void) | undefined;
+  /** Told of each TransactWriteItems sent, once it is answered (for the stage figures). */
+  onTransaction?: ((timing: TransactionTiming) => void) | undefined;
 }
 
 const none = (): SoldCountOutcome => ({ changed: 0, unchanged: 0, missingProducts: 0 });
@@ -61,7 +63,7 @@ export async function applySales(
   for (let start = 0; start < lines.length;) {
     const chunk = pack(lines, start, options.maxLines ?? MAX_ACTIONS);
     const first = chunk[0] as PendingLine;
-    await settleLines(docOf?.(first.sale) ?? doc, tableName, chunk, now, fence, outcomes);
+    await settleLines(docOf?.(first.sale) ?? doc, tableName, chunk, now, fence, outcomes, options.onTransaction);
     for (const line of chunk) {
       remaining[line.sale] = (remaining[line.sale] ?? 1) - 1;
       if (remaining[line.sale] === 0) onApplied?.(line.sale, outcomes[line.sale] ?? none());

@@ -39,7 +39,7 @@ export function originAllowed(origin: string, { origins, allowLocalhost }: CorsO
 export type CorsHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
 export function corsHandler(options: CorsOptions): CorsHandler {
-  return cors({
+  const handler: CorsHandler = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(origin, options)),
     methods: ['GET', 'POST'],
     allowedHeaders: [...CORS_REQUEST_HEADERS],
@@ -48,6 +48,10 @@ export function corsHandler(options: CorsOptions): CorsHandler {
     credentials: false,
     maxAge: 600,
   });
+  // A request without an Origin header (no browser sent it cross-site: a server, a native app,
+  // curl) gets nothing from `cors`, whose origin check refuses an absent origin before it adds a
+  // header: it goes on at once, without the package's per-request options copy and callbacks.
+  return (req, res, next) => (req.headers.origin === undefined ? next() : handler(req, res, next));
 }
 
 /**
