@@ -4,17 +4,21 @@
  * and a stream reader would hold), what a listener is told when the node serving its channel
  * dies and comes back, and the shared tier: an entry one instance stores is a hit for another,
  * a bump makes it invalid in every partition, and in a cluster the partitions spread over the
- * primaries while each script stays in one slot.
+ * primaries while each script stays in one slot. A stream reader bumps a batch's tags before
+ * its message goes out, so an instance that hears it finds them invalid without bumping; an
+ * entry stored while that bump runs, or read while the message was on its way, is never served.
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisInvalidationBus } from '../src/events/invalidationBus.js';
+import { BUMP_WAIT_MS, RedisInvalidationBus } from '../src/events/invalidationBus.js';
 import type { InvalidationEvent } from '../src/events/invalidationBus.js';
 import { RedisChannels } from '../src/events/redisChannels.js';
 import { partitionOf } from '../src/events/invalidationPartitions.js';
 import { cachePartitionPrefix } from '../src/events/redisNames.js';
 import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
+import { PublisherBumps } from '../src/pipeline/responseCache/tagBumps.js';
+import { redisInvalidations } from '../src/streams/redisInvalidations.js';
 import { isIndexTag } from '../src/table/dependencies.js';
 import { RedisCluster } from './support/redisCluster.js';
 import { REDIS_MODES, startRedis } from './support/testRedis.js';
@@ -175,6 +179,126 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     expect(tier.readable).toBe(true);
     expect((await tier.get(key)).hit).toBeUndefined();
   });
+
+  /** `count` public entries stored through `tier`, each under `tags`, spread over the partitions. */
+  async function storedEntries(tier: SharedTier, name: string, count: number, tags: string[]): Promise<string[]> {
+    const keys = Array.from({ length: count }, (_, i) => `${name}-${i}|Op|{}|public`);
+    for (const [i, key] of keys.entries()) {
+      const { mark } = await tier.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      await tier.set(key, { json: `{"n":${i}}`, etag: `"e${i}"`, tags, public: true }, mark, false);
+    }
+    return keys;
+  }
+
+  function publisherBumps(tableName: string): PublisherBumps {
+    const bumps = new PublisherBumps({
+      redis: { ...redis.settings, signingSecret: SECRET },
+      tableName,
+      tagTtlMs: 60_000,
+      log,
+    });
+    closing.push(() => bumps.stop());
+    return bumps;
+  }
+
+  it('has a stream reader bump a batch’s tags before its message goes out: the instance that hears it finds them invalid, and bumps nothing', async () => {
+    const tableName = `pub-${process.pid}-${++tableNo}`;
+    const [a, b] = [aTier(tableName), aTier(tableName)];
+    const bumps = publisherBumps(tableName);
+    await Promise.all([a.start(), b.start(), bumps.start()]);
+    const keys = await storedEntries(a, 'published', 24, ['product:pub', 'category:books']);
+    for (const key of keys) expect((await b.get(key)).hit).toBeDefined();
+    const reader = await aBus(tableName, false, 'reader-bumps');
+    const instance = await aBus(tableName, true);
+    // Read the moment the message is heard, as an instance's next request would.
+    const readOnHearing = new Promise<(string | undefined)[]>((resolve) =>
+      instance.bus.subscribe((event) => {
+        if (event.kind === 'tags' && event.tags.includes('product:pub'))
+          resolve(Promise.all(keys.map(async (key) => (await b.get(key)).hit?.json)));
+      }),
+    );
+    const output = redisInvalidations(reader.bus, 'processor', (tags) => bumps.bump(tags));
+    expect(await output.tags({ tags: ['product:pub'], changedAtMs: Date.now(), traceparents: [] })).toBe(true);
+    expect(await readOnHearing).toEqual(keys.map(() => undefined));
+    expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({ bumped: true });
+    // Hearing it, the instance remembers the change and sends nothing: the tier is readable at once.
+    b.heardBumped(['product:pub']);
+    expect(b.readable).toBe(true);
+    expect(bumps.failed).toBe(0);
+  });
+
+  it('serves no entry stored while a publisher’s bump of its tags runs, whichever lands first', async () => {
+    const tableName = `race-${process.pid}-${++tableNo}`;
+    const [a, b] = [aTier(tableName), aTier(tableName)];
+    const bumps = publisherBumps(tableName);
+    await Promise.all([a.start(), b.start(), bumps.start()]);
+    const keys = Array.from({ length: 60 }, (_, i) => `raced-${i}|Op|{}|public`);
+    // Every read begins before the bump; the stores go out with it, some before and some after.
+    const marks = await Promise.all(keys.map(async (key) => (await a.get(key)).mark));
+    const stores = keys.map((key, i) => async () => {
+      const mark = marks[i];
+      if (!mark) throw new Error('the tier is not readable');
+      await a.set(key, { json: `{"old":${i}}`, etag: `"o${i}"`, tags: ['product:raced'], public: true }, mark, false);
+    });
+    const half = keys.length / 2;
+    await Promise.all([
+      ...stores.slice(0, half).map((store) => store()),
+      bumps.bump(['product:raced']),
+      ...stores.slice(half).map((store) => store()),
+    ]);
+    b.heardBumped(['product:raced']);
+    for (const key of keys) expect((await b.get(key)).hit).toBeUndefined();
+    // Both orders happened: some stores landed before the bump (then invalid), the rest were refused.
+    expect(a.stats.stores).toBeGreaterThan(0);
+    expect(a.stats.refused + a.stats.errors).toBeGreaterThan(0);
+  });
+
+  it('serves no entry whose look-up was under way when the instance heard of a change of its tags, whatever the clock of its writer', async () => {
+    const tableName = `flight-${process.pid}-${++tableNo}`;
+    const [a, b] = [aTier(tableName), aTier(tableName)];
+    await Promise.all([a.start(), b.start()]);
+    const key = 'in-flight|Op|{}|public';
+    const { mark } = await a.get(key);
+    if (!mark) throw new Error('the tier is not readable');
+    // Written by an instance whose clock runs ahead: its read seems to begin after any change heard here.
+    const ahead = { seq: mark.seq, at: Date.now() + 30_000 };
+    await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:flight'], public: true }, ahead, false);
+    expect((await b.get(key)).hit?.json).toBe('{"n":1}');
+    redis.pause();
+    let lookup: ReturnType<SharedTier['get']>;
+    try {
+      // Redis reads it before the publisher's bump; the instance hears of the change meanwhile.
+      lookup = b.get(key);
+      b.heardBumped(['product:flight']);
+    } finally {
+      redis.resume();
+    }
+    expect((await lookup).hit).toBeUndefined();
+  });
+
+  if (mode === 'single') {
+    it('sends an invalidation whose bump is late without the flag, after a bounded wait, and counts it', async () => {
+      const tableName = `late-${process.pid}-${++tableNo}`;
+      const reader = await aBus(tableName, false, 'reader-late');
+      const instance = await aBus(tableName, true);
+      const sent = performance.now();
+      const never = new Promise<boolean>(() => undefined);
+      expect(
+        await reader.bus.publishTags({ tags: ['product:late'], kinds: [], everything: false }, { bumped: never }),
+      ).toBe(true);
+      expect(performance.now() - sent).toBeGreaterThanOrEqual(BUMP_WAIT_MS - 5);
+      await waitUntil(() => instance.heard.some((event) => event.kind === 'tags'), {
+        timeoutMs: 5000,
+        what: 'the tags',
+      });
+      expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({
+        tags: ['product:late'],
+        bumped: false,
+      });
+      expect(reader.bus.notBumped.total).toBe(1);
+    });
+  }
 
   // What the names promise in a cluster (on one node they are only names).
   if (mode === 'cluster') {

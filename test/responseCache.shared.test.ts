@@ -5,7 +5,9 @@
  * instance; a viewer's answer is never served to another; after a gap in the feed nothing stored
  * before it is served; and a Redis outage makes the cache bypass, never fail. Everything is
  * signed with REDIS_SIGNING_SECRET: entries written into Redis by anyone else (forged, moved to
- * another viewer's key, written back after a change) are never served.
+ * another viewer's key, written back after a change) are never served. A change is bumped in
+ * Redis once, by the consumer that publishes it, not by every instance that hears it; a consumer
+ * whose bumps fail still publishes, and the instances bump for it, so nothing stale is served.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -16,6 +18,7 @@ import { decodeEntry, encodeEntry } from '../src/pipeline/responseCache/sharedEn
 import { createDynamo } from '../src/db/client.js';
 import type { Dynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
+import { cachePartitionPrefix } from '../src/events/redisNames.js';
 import { productKey } from '../src/table/keys.js';
 import { ChildServers } from './support/childServers.js';
 import type { ChildServer } from './support/childServers.js';
@@ -23,6 +26,7 @@ import { anOrder, aProduct, aUser, store } from './support/factories.js';
 import { endpoint, tokenFor } from './support/harness.js';
 import { pollUntil } from './support/load.js';
 import { RedisServer } from './support/redisServer.js';
+import { checkStaleReads } from './support/staleReads.js';
 
 const children = new ChildServers();
 const product = aProduct({ category: 'shared-tier', stock: 10 });
@@ -144,9 +148,10 @@ const setStock = (stock: number) =>
     }),
   );
 
-const startConsumer = async () => {
+/** The consumer, on Redis as `redisUrl` (another user's credentials, say). */
+const startConsumer = async (redisUrl = redis.url) => {
   consumer = await children.startConsumer(endpoint(), tableName, {
-    REDIS_URL: redis.url,
+    REDIS_URL: redisUrl,
     REDIS_SIGNING_SECRET: SECRET,
     STREAM_POLL_MS: '50',
   });
@@ -429,5 +434,64 @@ describe('the shared tier in Redis', () => {
       variables,
     );
     expect((await ask(b, query, variables)).cache).toMatchObject({ status: 'hit', tier: 'shared' });
+  }, 60_000);
+});
+
+describe('who bumps the shared tier', () => {
+  /** The invalidation counter of the tier's one partition (one redis-server). */
+  const counter = async () => Number((await raw.get(`${cachePartitionPrefix(tableName, 0)}seq`)) ?? 0);
+
+  it('bumps a change read from the stream once, before any instance hears it: none of the three bumps it again', async () => {
+    await Promise.all(apis.map(liveOn));
+    const counts = await lagCounts();
+    const before = await counter();
+    await setStock(50);
+    await streamEvictionsPast(counts);
+    // Three instances heard it; the consumer bumped it, in one batch of one record.
+    expect((await counter()) - before).toBe(1);
+  });
+
+  it('serves nothing stale when the consumer cannot bump: it publishes without the flag, and every instance bumps', async () => {
+    // A Redis user that may publish but not run the tier's scripts: the consumer's bumps fail.
+    const password = 'no-bumps-for-this-consumer-0123456789';
+    await raw.call(
+      'ACL',
+      'SETUSER',
+      'nobumps',
+      'on',
+      `>${password}`,
+      '~*',
+      '&*',
+      '+@all',
+      '-evalsha',
+      '-eval',
+      '-script',
+    );
+    // Stopped, it hands its lease over at once: the next one reads the stream from the start.
+    await children.stop(consumer);
+    await startConsumer(redis.url.replace('redis://', `redis://nobumps:${password}@`));
+    await consumer.node.waitForLog((line) => line.msg === 'stream consumer started', 'the stream read');
+    const counts = await lagCounts();
+    await setStock(60);
+    await streamEvictionsPast(counts);
+    for (const api of apis) await liveOn(api);
+    const before = await counter();
+    const report = await checkStaleReads({
+      urls: apis.map((api) => api.url),
+      doc: dynamo.doc,
+      tableName,
+      productId: product.productId,
+      category: product.category,
+      admin,
+      writes: 6,
+    });
+    expect(report).toMatchObject({ stale: 0, overdue: 0 });
+    // The check ran on cached answers, the consumer said its bumps failed, and each change read
+    // from the stream was bumped by each of the three instances.
+    expect(report.hits).toBeGreaterThan(0);
+    expect(consumer.node.logs.some((line) => line.msg.startsWith('publisher bumps of the shared cache tier'))).toBe(
+      true,
+    );
+    expect((await counter()) - before).toBeGreaterThanOrEqual(3 * report.writes);
   }, 60_000);
 });

@@ -16,7 +16,7 @@ export { DEFAULT_EVENT_DEDUPE_WINDOW, DEFAULT_SSE_REPLAY_EVENTS, DEFAULT_WEBSOCK
 export type { SubscriptionsConfig, WebSocketLimits } from './subscriptions.js';
 export { DEFAULT_STREAM_POLL_MS } from './streams.js';
 export type { ConsumerConfig, InProcessConsumerConfig, StreamOutputConfig } from './streams.js';
-export type { ResponseCacheConfig } from './responseCache.js';
+export type { ResponseCacheConfig, SharedBumpsConfig } from './responseCache.js';
 export type { LambdaTelemetrySettings, TelemetrySettings } from './telemetry.js';
 export {
   loadConsumerConfig,

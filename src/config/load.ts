@@ -14,8 +14,8 @@ import type { QueryLimits } from './limits.js';
 import { readProcess } from './process.js';
 import type { ProcessConfig } from './process.js';
 import type { Env } from './read.js';
-import { readResponseCache } from './responseCache.js';
-import type { ResponseCacheConfig } from './responseCache.js';
+import { readResponseCache, readSharedBumps } from './responseCache.js';
+import type { ResponseCacheConfig, SharedBumpsConfig } from './responseCache.js';
 import { readListener, readServer } from './server.js';
 import type { ListenerConfig, ServerConfig } from './server.js';
 import { readConsumer, readInProcessConsumer, readStreamOutput } from './streams.js';
@@ -75,7 +75,7 @@ export function loadGraphQLLambdaConfig(env: Env = process.env): GraphQLLambdaCo
 /** The stream Lambda function: the stream's records in, change events and purges out. */
 export type StreamLambdaConfig = ProcessConfig &
   DatabaseConfig &
-  StreamOutputConfig & { telemetry: LambdaTelemetrySettings };
+  StreamOutputConfig & { sharedBumps: SharedBumpsConfig | undefined; telemetry: LambdaTelemetrySettings };
 
 export function loadStreamLambdaConfig(env: Env = process.env): StreamLambdaConfig {
   const proc = readProcess(env);
@@ -83,6 +83,7 @@ export function loadStreamLambdaConfig(env: Env = process.env): StreamLambdaConf
     ...proc,
     ...readDatabase(env, proc),
     ...readStreamOutput(env, proc),
+    ...readSharedBumps(env),
     telemetry: readLambdaTelemetry(env, { resolvers: false }),
   };
 }
@@ -93,7 +94,7 @@ export type ConsumerProcessConfig = ProcessConfig &
   LocalDatabaseConfig &
   ListenerConfig &
   StreamOutputConfig &
-  ConsumerConfig & { telemetry: TelemetrySettings };
+  ConsumerConfig & { sharedBumps: SharedBumpsConfig | undefined; telemetry: TelemetrySettings };
 
 export function loadConsumerConfig(env: Env = process.env): ConsumerProcessConfig {
   const proc = readProcess(env);
@@ -104,6 +105,7 @@ export function loadConsumerConfig(env: Env = process.env): ConsumerProcessConfi
     ...readListener(env, proc),
     ...readStreamOutput(env, proc),
     ...readConsumer(env),
+    ...readSharedBumps(env),
     telemetry: readTelemetry(env, { resolvers: false }),
   };
 }

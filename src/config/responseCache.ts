@@ -21,3 +21,20 @@ export function readResponseCache(env: Env): { responseCache: ResponseCacheConfi
   };
   return { responseCache: on && cache.maxAgeSeconds > 0 ? cache : undefined };
 }
+
+/** What a stream reader that publishes invalidations over Redis needs to bump the shared tier first. */
+export interface SharedBumpsConfig {
+  /** How long a bumped tag's version is kept: the instances' maximum age (RESPONSE_CACHE_MAX_AGE). */
+  tagTtlMs: number;
+}
+
+/**
+ * The shared tier's bumps of a stream reader (`npm run consumer`, the stream Lambda): on unless
+ * RESPONSE_CACHE=off, RESPONSE_CACHE_SHARED=off or RESPONSE_CACHE_MAX_AGE=0 say the instances
+ * keep no shared tier (then the instances bump what they hear, as when a bump fails).
+ */
+export function readSharedBumps(env: Env): { sharedBumps: SharedBumpsConfig | undefined } {
+  const on = oneOf(env, 'RESPONSE_CACHE') === 'on' && oneOf(env, 'RESPONSE_CACHE_SHARED') === 'on';
+  const maxAgeSeconds = seconds(env, 'RESPONSE_CACHE_MAX_AGE');
+  return { sharedBumps: on && maxAgeSeconds > 0 ? { tagTtlMs: maxAgeSeconds * 1000 } : undefined };
+}

@@ -27,9 +27,11 @@ import { openDatabase } from '../db/open.js';
 import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';
 import type { EventBus } from '../events/eventBus.js';
-import { startRedisMessaging } from '../events/redisFromConfig.js';
+import { redisSettingsOf, startRedisMessaging } from '../events/redisFromConfig.js';
 import type { RedisMessaging } from '../events/redisFromConfig.js';
 import { baselineNewTable } from '../migrations/runner.js';
+import { startPublisherBumps } from '../pipeline/responseCache/tagBumps.js';
+import type { PublisherBumps } from '../pipeline/responseCache/tagBumps.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
@@ -53,6 +55,7 @@ async function main(): Promise<Logger> {
   let bus: EventBus | undefined;
   let redis: RedisMessaging | undefined;
   let purger: CdnPurger | undefined;
+  let bumps: PublisherBumps | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
   const shutdown = handleStopSignals(log, async () => {
@@ -62,6 +65,7 @@ async function main(): Promise<Logger> {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await bus?.close();
     await redis?.close();
+    await bumps?.stop();
     streams?.destroy();
     await db?.close();
   });
@@ -85,9 +89,18 @@ async function main(): Promise<Logger> {
     // The consumer purges the CDN: it is the one process that sees every change once.
     purger = cdnPurgerFrom(config, log);
     if (purger) registerCdnPurgeMetrics(metrics.registry, purger);
+    // Each batch's tags bumped in the shared cache tier before they go out: the instances need not.
+    const bumper = (bumps = await startPublisherBumps({
+      redis: redisSettingsOf(config),
+      tagTtlMs: config.sharedBumps?.tagTtlMs,
+      tableName: config.tableName,
+      log,
+    }));
     const outputs = new StreamOutputs({
       publish: (event) => eventBus.publish(event),
-      invalidations: invalidations && redisInvalidations(invalidations, config.consumerGroup),
+      invalidations:
+        invalidations &&
+        redisInvalidations(invalidations, config.consumerGroup, bumper && ((tags) => bumper.bump(tags))),
       purge: purger,
     });
     consumer = new StreamConsumer({

@@ -31,6 +31,7 @@
  * plant one.
  */
 import type { Logger } from 'pino';
+import { settledWithin } from '../settledWithin.js';
 import {
   heartbeatBody,
   MAX_INVALIDATION_MESSAGE_BYTES,
@@ -47,6 +48,20 @@ import type { Refusal } from './signedEnvelope.js';
 
 /** What a partition's messages are signed for: a message of one partition is forged on another. */
 export const invalidationPurpose = (partition: number): string => `invalidation:${partition}`;
+
+/**
+ * How long an invalidation waits for its publisher's bump before it goes out saying it was not
+ * bumped (every receiver then bumps it): the bump's own bound is the feed's timeout, and an
+ * instance's memory must not keep a changed answer that long for a slow Redis.
+ */
+export const BUMP_WAIT_MS = 1000;
+
+/** Whether `bumped` (a publisher's bump) resolved true within BUMP_WAIT_MS. Never rejects. */
+async function bumpDone(bumped: boolean | Promise<boolean> | undefined): Promise<boolean> {
+  if (typeof bumped !== 'object') return bumped === true;
+  const outcome = bumped.catch(() => false);
+  return (await settledWithin(outcome, BUMP_WAIT_MS)) && (await outcome);
+}
 
 /** Publishers whose numbers a partition remembers at most (a flood of names forgets them all). */
 const MAX_NUMBERED_PUBLISHERS = 10_000;
@@ -91,6 +106,8 @@ export class RedisInvalidationBus {
   private readonly widenings: RefusalCounter;
   /** Messages a batch was split into beyond the first of each partition. */
   splits = 0;
+  /** Invalidations published without the bumped flag although their publisher bumps: it failed or was late. */
+  readonly notBumped: RefusalCounter;
 
   constructor(private readonly options: InvalidationBusOptions) {
     this.names = invalidationChannels(options.tableName);
@@ -112,6 +129,11 @@ export class RedisInvalidationBus {
         }),
     );
     this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
+    this.notBumped = new RefusalCounter(
+      'publisher bumps of the shared cache tier (the instances bump instead)',
+      options.log,
+      options.warnIntervalMs,
+    );
     this.widenings = new RefusalCounter(
       'invalidation tags outside the tag pattern (widened, not dropped)',
       options.log,
@@ -131,14 +153,28 @@ export class RedisInvalidationBus {
    */
   async publishTags(
     invalidation: Invalidation,
-    extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined } = {},
+    {
+      bumped,
+      ...extra
+    }: {
+      changedAt?: number | undefined;
+      traceparents?: readonly string[] | undefined;
+      /**
+       * The publisher's bump of `invalidation.tags` in the response cache's shared tier, sent
+       * before this call: the messages wait for it (at most BUMP_WAIT_MS) and say whether it
+       * was done. Without it, or false, late or failed, they say not, and receivers bump.
+       */
+      bumped?: boolean | Promise<boolean> | undefined;
+    } = {},
   ): Promise<boolean> {
     if (invalidation.everything || invalidation.kinds.length > 0) {
       this.widenings.count(invalidation.everything ? 'everything' : 'kind', { kinds: invalidation.kinds });
     }
+    const done = await bumpDone(bumped);
+    if (bumped !== undefined && !done) this.notBumped.count('bump failed or late: every instance bumps');
     const sends = byPartition(invalidation).flatMap((part, partition) => {
       if (isEmpty(part)) return [];
-      const bodies = tagsBodies(part, extra);
+      const bodies = tagsBodies(part, { ...extra, bumped: done });
       this.splits += bodies.length - 1;
       return bodies.map((body) => this.send(partition, body));
     });

@@ -61,6 +61,11 @@ export type InvalidationMessage =
       changedAt?: number | undefined;
       /** The W3C traceparents of the writes that made the changes, when they were traced. */
       traceparents?: string[] | undefined;
+      /**
+       * The publisher bumped `tags` in the response cache's shared tier before it sent this (a
+       * receiver need not bump them); false: it did not, or could not (a receiver bumps them).
+       */
+      bumped: boolean;
     })
   | Heartbeat;
 
@@ -102,7 +107,7 @@ const validTraceparents = (value: unknown): string[] =>
  */
 export function tagsBodies(
   invalidation: Invalidation,
-  extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined } = {},
+  extra: { changedAt?: number | undefined; traceparents?: readonly string[] | undefined; bumped?: boolean } = {},
   maxBytes = MAX_INVALIDATION_MESSAGE_BYTES,
 ): string[] {
   const traceparents = validTraceparents(extra.traceparents);
@@ -110,6 +115,8 @@ export function tagsBodies(
     kind: 'tags',
     ...(extra.changedAt === undefined ? {} : { changedAt: extra.changedAt }),
     ...(traceparents.length > 0 ? { traceparents } : {}),
+    // Only ever true: a message without it (any older publisher's too) asks the receiver to bump.
+    ...(extra.bumped === true ? { bumped: true } : {}),
   };
   const bodies: string[] = [];
   let chunk: string[] = [];
@@ -193,6 +200,7 @@ export function parseInvalidation(body: string, from: string): { message?: Inval
       everything: sorted.everything,
       changedAt,
       ...(traceparents.length > 0 ? { traceparents } : {}),
+      bumped: m.bumped === true,
     },
   };
 }

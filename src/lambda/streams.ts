@@ -32,10 +32,11 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { pino } from 'pino';
 import { loadStreamLambdaConfig } from '../config/index.js';
 import { createDynamo } from '../db/client.js';
-import { startRedisMessaging } from '../events/redisFromConfig.js';
+import { redisSettingsOf, startRedisMessaging } from '../events/redisFromConfig.js';
 import { registerRedisMetrics } from '../events/redisMetrics.js';
 import { describeEvent } from '../events/changeEvent.js';
 import { createMetrics, instrumentClient } from '../pipeline/report/metrics.js';
+import { startPublisherBumps } from '../pipeline/responseCache/tagBumps.js';
 import { cdnPurgerFrom } from '../streams/cdnPurge.js';
 import type { CdnPurger } from '../streams/cdnPurge.js';
 import { registerCdnPurgeMetrics } from '../streams/cdnPurgeMetrics.js';
@@ -154,6 +155,13 @@ export async function streamHandlerFromEnv(
   const log = pino({ level: config.logLevel });
   const metrics = lambdaMetrics(dynamo.client);
   const redis = await startRedisMessaging(config, { log, subscribe: false, invalidations: 'publish' });
+  // Each batch's tags bumped in the shared cache tier before they go out: the instances need not.
+  const bumps = await startPublisherBumps({
+    redis: redis && redisSettingsOf(config),
+    tagTtlMs: config.sharedBumps?.tagTtlMs,
+    tableName: config.tableName,
+    log,
+  });
   // Invalidations it could not publish, in its EMF lines as in a consumer's /metrics.
   if (redis) registerRedisMetrics(metrics.registry, [], redis.invalidations);
   const purger = cdnPurgerFrom(config, log);
@@ -163,7 +171,9 @@ export async function streamHandlerFromEnv(
       doc: dynamo.doc,
       tableName: config.tableName,
       publish: redis && ((event) => redis.events.publish(event)),
-      invalidations: redis?.invalidations && redisInvalidations(redis.invalidations, STREAM_LAMBDA_READER),
+      invalidations:
+        redis?.invalidations &&
+        redisInvalidations(redis.invalidations, STREAM_LAMBDA_READER, bumps && ((tags) => bumps.bump(tags))),
       log,
       purger,
       observe: metrics.observe,
@@ -178,6 +188,7 @@ export async function streamHandlerFromEnv(
     }),
     close: async () => {
       await redis?.close();
+      await bumps?.stop();
       dynamo.client.destroy();
     },
   };

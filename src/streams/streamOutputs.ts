@@ -7,7 +7,10 @@
  * 1. before a batch is processed, its **dependency tags** (changedTags.ts) go to the response
  *    caches (this process's, or every instance's over Redis) and the public ones to the **CDN
  *    purge** hook, so no answer outlives the change by more than the trip;
- * 2. while it is processed (src/streams/processor.ts), each **change event** goes to the event bus;
+ * 2. while it is processed (src/streams/processor.ts), each **change event** goes to the event bus,
+ *    once the tags of the batches read so far are out (sent or failed): a client that refetches
+ *    on an event is answered after its instance evicted what the change touched, although the
+ *    tags wait for the shared tier's bump (redisInvalidations.ts) and an event may be ready first;
  * 3. after it, or after a round that found every shard drained, a **heartbeat**: proof that
  *    changes reach the caches now. It names the reader's lease tenures (consumers) and the
  *    newest feed probe the batch held (any reader; see feedProbe.ts): a stream Lambda has no
@@ -78,12 +81,16 @@ export class StreamOutputs {
   /** Whether the tags sent since the last heartbeat went out (a heartbeat vouches for them). */
   private tagsSent: Promise<boolean>[] = [];
   private readonly pending = new Set<Promise<unknown>>();
+  /** While tags of a batch are on their way: settles once every batch's tags sent so far are out. */
+  private tagsOut: Promise<boolean> | undefined;
+  /** Where each change event goes: to the event bus, after the tags sent before it. */
+  readonly publish: PublishChangeEvent;
 
-  constructor(private readonly options: StreamOutputsOptions) {}
-
-  /** Where each change event goes. */
-  get publish(): PublishChangeEvent {
-    return this.options.publish;
+  constructor(private readonly options: StreamOutputsOptions) {
+    this.publish = (event) => {
+      const out = this.tagsOut;
+      return out ? out.then(() => options.publish(event)) : options.publish(event);
+    };
   }
 
   /** A batch read, before it is processed: its tags out, its probe remembered. */
@@ -94,7 +101,17 @@ export class StreamOutputs {
     if (probe !== undefined && (this.probe === undefined || probe > this.probe)) this.probe = probe;
     const changed = changedTagsOf(records);
     if (changed.tags.length === 0) return;
-    if (invalidations) this.tagsSent.push(this.track(sending(() => invalidations.tags(changed))));
+    if (invalidations) {
+      const sent = this.track(sending(() => invalidations.tags(changed)));
+      this.tagsSent.push(sent);
+      // Events wait for these tags and for any earlier ones still on their way (one may be slower).
+      const before = this.tagsOut;
+      const out = before ? Promise.all([before, sent]).then(() => true) : sent;
+      this.tagsOut = out;
+      void out.then(() => {
+        if (this.tagsOut === out) this.tagsOut = undefined;
+      });
+    }
     purge?.purge(changed.tags);
   }
 

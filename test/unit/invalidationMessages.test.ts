@@ -35,7 +35,26 @@ describe('invalidation messages', () => {
       kinds: ['product'],
       everything: true,
       changedAt: 5,
+      bumped: false,
     });
+  });
+
+  it('say whether their publisher bumped the tags in the shared tier, and anything but true is no', () => {
+    const [bumped] = tagsBodies({ tags: ['product:p1'], kinds: [], everything: false }, { bumped: true });
+    const [unbumped] = tagsBodies({ tags: ['product:p1'], kinds: [], everything: false }, { bumped: false });
+    expect(tagsOf(bumped!)).toMatchObject({ tags: ['product:p1'], bumped: true });
+    expect(tagsOf(unbumped!)).toMatchObject({ tags: ['product:p1'], bumped: false });
+    for (const claim of ['true', 1, 'yes', null])
+      expect(tagsOf(JSON.stringify({ kind: 'tags', tags: ['product:p1'], bumped: claim }))).toMatchObject({
+        bumped: false,
+      });
+  });
+
+  it('carry the flag in every message a large invalidation is split into', () => {
+    const tags = Array.from({ length: 200 }, (_, i) => `product:p${i}`);
+    const bodies = tagsBodies({ tags, kinds: [], everything: false }, { bumped: true }, 2000);
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const body of bodies) expect(tagsOf(body)).toMatchObject({ bumped: true });
   });
 
   it('are judged again on receipt, tag by tag, never dropped whole for one bad tag', () => {
@@ -93,6 +112,13 @@ describe('invalidation messages', () => {
     expect(message).toMatchObject({ kind: 'tags', tags: ['categories'] });
     expect(message?.kind === 'tags' && message.traceparents).toEqual(traceparents.slice(0, MAX_TRACEPARENTS));
     const onlyBad = tagsOf('{"kind":"tags","tags":["categories"],"traceparents":["x"]}');
-    expect(onlyBad).toEqual({ kind: 'tags', tags: ['categories'], kinds: [], everything: false, changedAt: undefined });
+    expect(onlyBad).toEqual({
+      kind: 'tags',
+      tags: ['categories'],
+      kinds: [],
+      everything: false,
+      changedAt: undefined,
+      bumped: false,
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { Heartbeat } from '../../src/events/invalidationMessages.js';
 import { InvalidationFeed } from '../../src/pipeline/responseCache/invalidationFeed.js';
 import { CLUSTER_PARTITIONS, partitionOf } from '../../src/pipeline/responseCache/sharedTier.js';
 import { newestProbeIn } from '../../src/streams/feedProbe.js';
+import type { ChangeEvent } from '../../src/events/changeEvent.js';
 import type { ChangeRecord } from '../../src/streams/processor.js';
 import { HEARTBEAT_INTERVAL_MS, redisInvalidations } from '../../src/streams/redisInvalidations.js';
 import { StreamOutputs } from '../../src/streams/streamOutputs.js';
@@ -76,6 +77,40 @@ describe('streamOutputs', () => {
     outputs.alive();
     await outputs.settle();
     expect(seen.at(-1)).toEqual({ tenures: [], probe: 2000 });
+  });
+
+  it('publishes a change event only once the tags of every batch read before it are out, sent or failed', async () => {
+    const seen: string[] = [];
+    const held: ((sent: boolean) => void)[] = [];
+    const outputs = new StreamOutputs({
+      publish: (event) => void seen.push(`event ${event.type}`),
+      invalidations: {
+        tags: ({ tags }) =>
+          new Promise<boolean>((resolve) =>
+            held.push((sent) => {
+              seen.push(`tags ${tags.filter((tag) => tag.startsWith('product:')).join(' ')}`);
+              resolve(sent);
+            }),
+          ),
+        beat: () => undefined,
+      },
+    });
+    const event = { type: 'ORDER_PLACED' } as unknown as ChangeEvent;
+    outputs.changed([aStockChange('p1')]);
+    outputs.changed([aStockChange('p2')]);
+    const published = outputs.publish(event);
+    // The later batch's tags out first: the event still waits for the earlier batch's.
+    held[1]?.(true);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(seen).toEqual(['tags product:p2']);
+    held[0]?.(false);
+    await published;
+    expect(seen).toEqual(['tags product:p2', 'tags product:p1', 'event ORDER_PLACED']);
+    // Nothing on its way: the event goes at once (in the same turn).
+    void outputs.publish(event);
+    expect(seen.at(-1)).toBe('event ORDER_PLACED');
+    expect(seen).toHaveLength(4);
   });
 
   it('finds a probe only in a write of the probe item with its time', () => {

@@ -6,8 +6,8 @@ export const RESPONSE_CACHE_SPEC = {
     type: ['on', 'off'],
     default: 'on',
     description:
-      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live; the GraphQL Lambda never caches (it has no feed)',
-    readBy: ['server'],
+      'keep query answers until the table changes what they read (evicted through the stream on every instance); served only while the invalidation feed is live; the GraphQL Lambda never caches (it has no feed); `off` on a consumer or the stream Lambda: it does not bump the shared tier (the instances do)',
+    readBy: ['server', 'consumer', 'stream-lambda'],
   },
   RESPONSE_CACHE_MAX_BYTES: {
     type: 'integer',
@@ -18,8 +18,9 @@ export const RESPONSE_CACHE_SPEC = {
   RESPONSE_CACHE_MAX_AGE: {
     type: 'seconds',
     default: '300',
-    description: 'the oldest a cached answer may be, whatever the invalidations; `0` turns the cache off',
-    readBy: ['server'],
+    description:
+      'the oldest a cached answer may be, whatever the invalidations; `0` turns the cache off; on a consumer or the stream Lambda: how long the tag versions it bumps in the shared tier are kept',
+    readBy: ['server', 'consumer', 'stream-lambda'],
   },
   RESPONSE_CACHE_INDEX_HOLD_MS: {
     type: 'integer',
@@ -32,7 +33,7 @@ export const RESPONSE_CACHE_SPEC = {
     type: ['on', 'off'],
     default: 'on',
     description:
-      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:{<table>:p<partition>}:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy',
-    readBy: ['server'],
+      'with REDIS_URL: also keep answers in Redis (keys `tablegraph:rc:{<table>:p<partition>}:*`, each with a TTL), read by every instance on a miss in its own cache; give that Redis a `maxmemory` with the `volatile-lru` policy. A consumer or the stream Lambda bumps the tags of each invalidation there before publishing it (`off`: the instances bump them)',
+    readBy: ['server', 'consumer', 'stream-lambda'],
   },
 } as const satisfies Record<string, VarSpec>;

@@ -15,6 +15,9 @@
  * spell (of any partition) calls `onGap` first: invalidations of the spell may have been lost,
  * so the cache flushes.
  */
+/** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
+export const FEED_TIMEOUT_MS = 5000;
+
 export interface InvalidationFeedOptions {
   /** How long without a beat the feed counts as dead. */
   timeoutMs: number;

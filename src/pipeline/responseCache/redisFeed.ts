@@ -71,13 +71,14 @@ export function feedFromRedis(
         traceInvalidation(
           traceparents,
           tags.length,
-          () => cache.invalidate(tags, changedAt) + cache.invalidateWide(event),
+          () => cache.invalidate(tags, changedAt, event.bumped) + cache.invalidateWide(event),
           bus.names[partition] ?? '',
         );
       }
     }
   });
   bus.onDown(down);
-  cache.onWrite((tags) => void bus.publishTags(sortTags(tags)));
+  // Sent once the bump is done, saying so: the instances that hear it need not bump again.
+  cache.onWrite((tags, bumped) => void bus.publishTags(sortTags(tags), { bumped }));
   return unsubscribe;
 }

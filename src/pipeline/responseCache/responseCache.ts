@@ -19,10 +19,12 @@
  * - An entry holds its answer's `data` as JSON text, which a hit writes as it is, and the
  *   compressed bodies of its hits once a transport made them (`keepEncoded`), counted in its size.
  * - With a shared tier (sharedTier.ts, Redis), a miss here is looked up there before executing,
- *   a stored answer is written there too, and every invalidation bumps its tags there. A
- *   mutation does not wait for its bump (a hung Redis must not hold writes up): the bump is
- *   sent before the answer leaves, and one that fails is a gap in this instance's feed (it
- *   bypasses until Redis answers again, then flushes).
+ *   a stored answer is written there too, and every invalidation's tags are bumped there once,
+ *   by its publisher (tagBumps.ts): this instance bumps its mutations' tags, and those of an
+ *   invalidation it hears only when the message says its publisher did not. A mutation does
+ *   not wait for its bump (a hung Redis must not hold writes up): the bump is sent before the
+ *   answer leaves, and one that fails is a gap in this instance's feed (it bypasses until Redis
+ *   answers again, then flushes).
  */
 import { etagOf } from './cacheKey.js';
 import type { GraphQLSchema } from 'graphql';
@@ -37,8 +39,7 @@ import type { ReadMark, SharedTier } from './sharedTier.js';
 
 export type { CacheOutcome, CacheStatus, ResponseCacheStats } from './cacheOutcome.js';
 
-/** How long an instance serves without proof that invalidations reach it: it notices a dead feed this fast. */
-export const FEED_TIMEOUT_MS = 5000;
+export { FEED_TIMEOUT_MS } from './invalidationFeed.js';
 
 export interface ResponseCacheOptions {
   schema: GraphQLSchema;
@@ -59,6 +60,9 @@ export interface ResponseCacheOptions {
 }
 
 export type ResponseCache = ReturnType<typeof createResponseCache>;
+
+/** Told a mutation's tags, and its bump in the shared tier (true once Redis took it, false when it failed; none without a tier). */
+export type WriteListener = (tags: readonly string[], bumped: Promise<boolean> | undefined) => void;
 
 /** A stored answer found for a request: its entry (the store's, not a copy) and what the cache did. */
 export interface CacheHit {
@@ -91,7 +95,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     unvouchedBeats: 0,
   };
   const lagObservers = new Set<(seconds: number) => void>();
-  const writeListeners = new Set<(tags: readonly string[]) => void>();
+  const writeListeners = new Set<WriteListener>();
   const entries = new EntryStore({
     maxBytes: options.maxBytes,
     maxAgeMs: options.maxAgeMs,
@@ -123,13 +127,26 @@ export function createResponseCache(options: ResponseCacheOptions) {
     for (const observe of lagObservers) observe(lag);
   };
 
-  /** Evicts `tags` here and bumps them in the shared tier (never waited for); returns how many entries went here. */
-  function invalidate(tags: readonly string[], createdAtMs?: number): number {
+  /** Evicts `tags` from this instance's memory; returns how many entries went. */
+  function evict(tags: readonly string[], createdAtMs: number | undefined): number {
     const evicted = entries.invalidate(tags);
-    if (shared) void shared.bump(tags);
     observeLag(createdAtMs);
     const publicTags = tags.filter(isPublicTag);
     if (publicTags.length > 0) options.onPublicInvalidation?.(publicTags);
+    return evicted;
+  }
+
+  /**
+   * Evicts `tags` here; returns how many entries went here. `bumped`: the invalidation's
+   * publisher bumped them in the shared tier before it was sent, so this instance only
+   * remembers the change there; otherwise it bumps them itself (never waited for).
+   */
+  function invalidate(tags: readonly string[], createdAtMs?: number, bumped = false): number {
+    const evicted = evict(tags, createdAtMs);
+    if (shared) {
+      if (bumped) shared.heardBumped(tags);
+      else void shared.bump(tags);
+    }
     return evicted;
   }
 
@@ -258,16 +275,18 @@ export function createResponseCache(options: ResponseCacheOptions) {
 
   /**
    * After a mutation: evicts the tags of what it wrote here and bumps them in the shared tier
-   * before its answer leaves, and hands them to `onWrite` listeners.
+   * before its answer leaves, and hands them to `onWrite` listeners with the bump's outcome.
    */
   function wrote(tags: readonly string[]): void {
     if (tags.length === 0) return;
     // The bump is on its way to Redis before the answer leaves (ioredis writes a command as it
     // is called), and Redis runs commands in the order they arrive: a read another instance
     // sends once the writer has its answer comes after it. Not waiting for it keeps a hung
-    // Redis from holding writes up; one that fails is a gap (onBumpFailed above).
-    invalidate(tags);
-    for (const listener of writeListeners) listener(tags);
+    // Redis from holding writes up; one that fails is a gap (onBumpFailed above). The other
+    // instances hear of the write once it is done (or failed): they need not bump it again.
+    evict(tags, undefined);
+    const bumped = shared?.bump(tags);
+    for (const listener of writeListeners) listener(tags, bumped);
   }
 
   return {
@@ -292,8 +311,11 @@ export function createResponseCache(options: ResponseCacheOptions) {
     get bytes() {
       return entries.bytes;
     },
-    /** Calls `listener` with the tags of each mutation's writes, after the local eviction (to reach the other instances). */
-    onWrite(listener: (tags: readonly string[]) => void): void {
+    /**
+     * Calls `listener` with the tags of each mutation's writes, after the local eviction (to
+     * reach the other instances), and whether the shared tier took their bump.
+     */
+    onWrite(listener: WriteListener): void {
       writeListeners.add(listener);
     },
     /** Calls `observe` with each invalidation's lag (seconds from the change to the eviction here). */

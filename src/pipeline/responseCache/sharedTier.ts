@@ -24,8 +24,15 @@
  * Bounds: every key but the counter has a TTL (an entry: what remains of the maximum age from
  * the start of its execution, or the end of an index hold-down; a tag: the maximum age, renewed
  * by each store), so a Redis with `maxmemory-policy volatile-lru` bounds the total; an entry is
- * at most `maxEntryBytes`. Each instance bumps the tags of every invalidation it hears (the
- * counter only needs to move), and skips this tier while one of its own bumps is in flight.
+ * at most `maxEntryBytes`.
+ *
+ * Who bumps (tagBumps.ts): the publisher of an invalidation, once, before its message goes out
+ * (this tier's `bump` for the mutations of this instance, whose answer does not wait for it; it
+ * skips this tier while one of them is in flight). An instance that hears a message saying so
+ * only remembers the change (`heardBumped`); one that does not say so (the publisher's bump
+ * failed or was late, or it has no tier) it bumps itself (`bump`), skipping this tier until done.
+ * An entry whose look-up was under way when this instance heard of a change of one of its tags
+ * is not served: Redis may have read it before the bump.
  *
  * Redis errors never fail a request: a read that fails or takes longer than `timeoutMs` is a
  * miss, a store that fails or takes as long is counted. A bump has a longer bound of its own,
@@ -38,15 +45,16 @@
  */
 import type { Logger } from 'pino';
 import { answerWithin, closeAll, connectWithin, openRedis } from '../../events/redisConnection.js';
-import { cachePartitionPrefix } from '../../events/redisNames.js';
-import type { RedisClient, RedisSettings } from '../../events/redisConnection.js';
+import type { RedisSettings } from '../../events/redisConnection.js';
 import { RefusalCounter } from '../../events/signedEnvelope.js';
 import { decodeEntry, encodeEntry, isCurrent } from './sharedEntry.js';
-import { FEED_TIMEOUT_MS } from './responseCache.js';
-import { BUMP, READ, STORE } from './sharedScripts.js';
+import { READ, STORE } from './sharedScripts.js';
+import { BUMP_TIMEOUT_MS, bumpPartitions, defineBump, tierPartitions } from './tagBumps.js';
+import type { Bumping, Partition } from './tagBumps.js';
 import type { ReadMark, SharedEntry } from './sharedEntry.js';
 
 export type { ReadMark, SharedEntry } from './sharedEntry.js';
+export { BUMP_TIMEOUT_MS, CLUSTER_PARTITIONS } from './tagBumps.js';
 
 /** A valid entry read from Redis. */
 export interface SharedHit extends SharedEntry {
@@ -84,23 +92,8 @@ export interface SharedTierStats {
   errors: number;
 }
 
-/**
- * Partitions of the tier in a cluster: reads and stores spread over up to this many primaries,
- * and a bump costs this many scripts (sent at once). One node has one.
- */
-export const CLUSTER_PARTITIONS = 8;
-
 /** How long a read may take (a request waits on it): past it, a miss. */
 export const READ_TIMEOUT_MS = 250;
-
-/**
- * How long a bump may take before it counts as failed (the cache then bypasses and flushes).
- * No request waits on a bump and the tier is skipped while one is pending, so it is given as
- * long as the feed may stay silent: a Redis slower than that also stops the heartbeats, and the
- * feed goes down either way. Cut at the read bound, a bump Redis answered late under load (and
- * applied) made a bypass-and-flush out of nothing.
- */
-export const BUMP_TIMEOUT_MS = FEED_TIMEOUT_MS;
 
 /** The partition a cache key lives in: FNV-1a of the key, mixed (its low bits alone depend on the characters' low bits). */
 export function partitionOf(key: string, partitions: number): number {
@@ -111,16 +104,9 @@ export function partitionOf(key: string, partitions: number): number {
   return ((hash ^ (hash >>> 16)) >>> 0) % partitions;
 }
 
-interface Partition {
-  prefix: string;
-  counterKey: string;
-  tagPrefix: string;
-}
-
-type Scripted = RedisClient & {
+type Scripted = Bumping & {
   tgRead(key: string, counterKey: string, tagPrefix: string): Promise<[string, string, number, ...string[]]>;
   tgStore(entryKey: string, counterKey: string, ...args: (string | number)[]): Promise<number>;
-  tgBump(counterKey: string, ...args: (string | number)[]): Promise<number>;
 };
 
 export class SharedTier {
@@ -139,23 +125,21 @@ export class SharedTier {
   readonly refusals: RefusalCounter;
 
   constructor(private readonly options: SharedTierOptions) {
-    const count = options.redis.mode === 'cluster' ? CLUSTER_PARTITIONS : 1;
-    this.partitions = Array.from({ length: count }, (_, i) => {
-      const prefix = cachePartitionPrefix(options.tableName, i);
-      return { prefix, counterKey: `${prefix}seq`, tagPrefix: `${prefix}t:` };
-    });
+    this.partitions = tierPartitions(options.redis, options.tableName);
     this.timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
     this.maxHeardTags = options.maxHeardTags ?? 100_000;
     this.refusals = new RefusalCounter('shared cache entries in redis', options.log);
-    this.redis = openRedis(options.redis, {
-      role: 'response-cache',
-      log: options.log,
-      // The longest bound of any call here (a bump's); reads and stores are cut shorter each.
-      commandTimeoutMs: Math.max(options.bumpTimeoutMs ?? BUMP_TIMEOUT_MS, this.timeoutMs),
-    }) as Scripted;
-    this.redis.defineCommand('tgRead', { numberOfKeys: 2, lua: READ });
-    this.redis.defineCommand('tgStore', { numberOfKeys: 2, lua: STORE });
-    this.redis.defineCommand('tgBump', { numberOfKeys: 1, lua: BUMP });
+    const redis = defineBump(
+      openRedis(options.redis, {
+        role: 'response-cache',
+        log: options.log,
+        // The longest bound of any call here (a bump's); reads and stores are cut shorter each.
+        commandTimeoutMs: Math.max(options.bumpTimeoutMs ?? BUMP_TIMEOUT_MS, this.timeoutMs),
+      }),
+    );
+    redis.defineCommand('tgRead', { numberOfKeys: 2, lua: READ });
+    redis.defineCommand('tgStore', { numberOfKeys: 2, lua: STORE });
+    this.redis = redis as Scripted;
   }
 
   /** Connects; resolves once connected or after `waitMs` (it keeps reconnecting). */
@@ -203,8 +187,15 @@ export class SharedTier {
       return { mark };
     }
     const { entry } = decoded;
-    // `readable` again: a bump of this instance may have begun while Redis answered.
-    if (entry.mark.at <= this.floor || this.heardSince(entry) || !isCurrent(entry.mark, versions) || !this.readable) {
+    // Heard of since `at`: Redis may have read the entry before the publisher's bump, and this
+    // instance heard of the change (the bump done) while the answer was on its way; and
+    // `readable` again: a bump of this instance may have begun meanwhile. Both on this clock.
+    if (
+      entry.mark.at <= this.floor ||
+      this.heardSince(entry.tags, Math.min(entry.mark.at, at)) ||
+      !isCurrent(entry.mark, versions) ||
+      !this.readable
+    ) {
       this.stats.invalid++;
       return { mark };
     }
@@ -269,11 +260,7 @@ export class SharedTier {
     this.remember(tags, now);
     this.pendingBumps++;
     try {
-      await Promise.all(
-        this.partitions.map(({ counterKey, tagPrefix }) =>
-          this.redis.tgBump(counterKey, tagPrefix, now, this.options.maxAgeMs, ...tags),
-        ),
-      );
+      await bumpPartitions(this.redis, this.partitions, tags, now, this.options.maxAgeMs);
       return true;
     } catch {
       // Entries under `tags` may still look valid: none read before now is served here.
@@ -284,6 +271,15 @@ export class SharedTier {
     } finally {
       this.pendingBumps--;
     }
+  }
+
+  /**
+   * This instance heard of a change of `tags` whose publisher bumped them before publishing it:
+   * nothing to send, but entries read before now are not served here (the versions in Redis are
+   * not signed: one written back to an older value must not revive them).
+   */
+  heardBumped(tags: readonly string[]): void {
+    this.remember(tags, Date.now());
   }
 
   private partitionOf(key: string): Partition {
@@ -300,11 +296,14 @@ export class SharedTier {
     this.floor = Math.max(this.floor, at);
   }
 
-  /** Whether this instance heard of a change of one of `entry`'s tags after its read began. */
-  private heardSince(entry: { tags: readonly string[]; mark: ReadMark }): boolean {
-    for (const tag of entry.tags) {
+  /**
+   * Whether this instance heard of a change of one of `tags` at or after `since` (an entry's
+   * read began then, or this instance's look-up of it).
+   */
+  private heardSince(tags: readonly string[], since: number): boolean {
+    for (const tag of tags) {
       const at = this.heard.get(tag);
-      if (at !== undefined && at >= entry.mark.at) return true;
+      if (at !== undefined && at >= since) return true;
     }
     return false;
   }
