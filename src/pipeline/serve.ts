@@ -20,7 +20,6 @@
  * and hands those forward; no stage keeps a table keyed by the request.
  */
 import { GraphQLError, OperationTypeNode } from 'graphql';
-import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Viewer } from '../auth/tokens.js';
 import { newRequestCost } from '../db/capacity.js';
 import { ErrorCode } from '../errors.js';
@@ -40,6 +39,7 @@ import { answerJson, answerOf, explainOf, visibleCost } from './report/report.js
 import type { Answer, CostDetails, ReportContext, Reporter } from './report/report.js';
 import { cacheKeyOf, etagOf, scopeOf } from './responseCache/cacheKey.js';
 import type { CacheHit, CacheMiss, ResponseCache } from './responseCache/responseCache.js';
+import { mapEvents } from './execution/mapEvents.js';
 
 /** One operation as a transport hands it to the core. */
 export interface CoreRequest {
@@ -207,7 +207,7 @@ export function createServe({
       answer.notOpened = true;
       return answer;
     }
-    const answers = mapAsyncIterator(opened, async ({ result, context: eventContext, event, startedAt }) =>
+    const answers = mapEvents(opened, ({ result, context: eventContext, event, startedAt }) =>
       reporter.settle({
         ...report,
         startedAt,

@@ -72,4 +72,24 @@ describe("settle's answer", () => {
       JSON.stringify({ data: { a: 1 }, extensions: { note: 'kept', cost: costExtension(cost) } }),
     );
   });
+
+  it("is made once for the subscriptions that shared an event's execution, each still an answer of its own", () => {
+    const reporter = reporterOf('admin');
+    const event = { seq: '1' };
+    const cost = costOf(1, 0.5, 0);
+    const shared = { data: { order: { orderId: 'o1' } } };
+    const settle = (result: typeof shared, viewerRole: string, of = cost) =>
+      reporter.settle({ ...base, transport: 'ws', result, cost: of, viewerRole, event });
+    const first = settle(shared, 'admin');
+    const second = settle(shared, 'admin');
+    expect(second).not.toBe(first);
+    expect(second.body).toBe(first.body);
+    expect(second.result).toBe(first.result);
+    // Anything that would change the answer makes it again: another viewer's role, another cost, another result.
+    expect(settle(shared, 'customer').body).toBe(
+      JSON.stringify({ ...shared, extensions: { cost: { dynamodb: { requests: 1 } } } }),
+    );
+    expect(settle(shared, 'admin', costOf(2, 1, 0)).body).toContain('"requests":2');
+    expect(settle({ data: { order: { orderId: 'o2' } } }, 'admin').body).toContain('"o2"');
+  });
 });

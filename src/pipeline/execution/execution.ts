@@ -15,7 +15,6 @@
  */
 import { createSourceEventStream, execute } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import type { Logger } from 'pino';
 import { createVerifier } from '../../auth/tokens.js';
 import type { Viewer } from '../../auth/tokens.js';
@@ -36,10 +35,12 @@ import type { PlanFallback, PlannedExecutor } from './plan/plannedExecutor.js';
 import { runMetered } from './meter.js';
 import type { OperationBudgets } from './meter.js';
 import { finishOperationSpan, nameOperationSpan } from '../report/operationSpans.js';
-import { createSharedEvents, sharingKey } from './sharedEvents.js';
+import { createSharedEvents, JoinedContext, sharingKey } from './sharedEvents.js';
+import type { OwnReport } from './sharedEvents.js';
 import type { ExecutedResult } from '../report/responseSize.js';
 import { createSubscribeReadLimiter } from './subscribeReads.js';
 import type { SubscribeReadBudgets } from './subscribeReads.js';
+import { mapEvents } from './mapEvents.js';
 
 /**
  * What admission decided about the operation an executor runs, handed forward so that no
@@ -230,7 +231,7 @@ export function createExecution({
       // trace of the write that caused the event (the event's traceparent).
       finishOperationSpan(cost, []);
       if (!(Symbol.asyncIterator in opened)) return opened;
-      // mapAsyncIterator passes a client's `return()` straight to the source, which ends at once
+      // mapEvents passes a client's `return()` straight to the source, which ends at once
       // even while it waits for the next event (an async generator would wait for that event).
       // The subscriptions of this viewer to this operation share each event's execution
       // (sharedEvents.ts); each keeps its own request id in its log line.
@@ -238,8 +239,8 @@ export function createExecution({
       // This subscription's log fields, and its logger made once (the first time it logs) rather than once per event.
       const ownFields = { requestId, ...(viewer ? { viewer: viewer.userId } : {}) };
       let ownLog: Logger | undefined;
-      const logOf = () => (ownLog ??= log.child(ownFields));
-      return mapAsyncIterator(opened, async (event): Promise<ExecutedEvent> => {
+      const reported: OwnReport = { requestId, logFields: ownFields, log: () => (ownLog ??= log.child(ownFields)) };
+      return mapEvents(opened, async (event): Promise<ExecutedEvent> => {
         // A share of a large fan-out per turn of the event loop (turnPacer.ts): this waits only
         // past the turn's share. The next event is taken only once this one is answered, so a
         // subscription's events keep their order.
@@ -258,15 +259,7 @@ export function createExecution({
         // The subscriptions that shared one execution go on together once it is done: paced again.
         const shares = events.pacer.pace();
         if (shares) await shares;
-        const eventContext = {
-          ...executed.context,
-          requestId,
-          logFields: ownFields,
-          get log() {
-            return logOf();
-          },
-        };
-        return { result: executed.result, context: eventContext, event, startedAt };
+        return { result: executed.result, context: new JoinedContext(executed.context, reported), event, startedAt };
       });
     },
   };

@@ -325,6 +325,11 @@ export function createReporter({
    * then the log line and the metrics.
    */
   function settle(executed: Executed): Answer {
+    const shared = executed.event !== undefined ? sameAnswer(executed) : undefined;
+    if (shared) {
+      report(executed, executed.cost, shared.answer.errors ?? []);
+      return finish(executed, shared);
+    }
     const { result, cost, viewerRole } = executed;
     const { formatted, head } = result.errors?.length
       ? formatErrors(result.errors)
@@ -358,13 +363,21 @@ export function createReporter({
       status = 400;
     }
     report(executed, cost, answer.errors ?? []);
+    const made: MadeAnswer = { answer, body, status, headers: head.headers };
+    // With errors, each subscription's are formatted (and an unexpected one logged) on their own, as before.
+    if (executed.event !== undefined && !formatted) remember(executed, made);
+    return finish(executed, made);
+  }
+
+  /** The Answer of `executed` made of `made`, and the fan-out's timing of a subscription's event. */
+  function finish(executed: Executed, { answer, body, status, headers }: MadeAnswer): Answer {
     if (executed.arrivedAt !== undefined) metrics?.eventFanOut.observe((performance.now() - executed.arrivedAt) / 1000);
     return answerOf(
       {
         body,
         status,
-        headers: new Map(head.headers),
-        cost,
+        headers: new Map(headers),
+        cost: executed.cost,
         cache: executed.cache,
         refused: false,
         event: executed.event,
@@ -375,7 +388,41 @@ export function createReporter({
     );
   }
 
+  /**
+   * A subscription event's answer, by its execution's result: the subscriptions that shared one
+   * execution (sharedEvents.ts) settle one result, with one cost and one viewer, into the same
+   * answer, so it is made once (its JSON, its extensions) and each subscription still reports
+   * on its own (its log line, its metrics) and gets an Answer of its own. Kept while the result
+   * is held.
+   */
+  const madeFor = new WeakMap<object, { of: Executed; made: MadeAnswer }>();
+  const remember = (executed: Executed, made: MadeAnswer): void =>
+    void madeFor.set(executed.result, { of: executed, made });
+  /** The answer made for the same result, when everything it was made of is the same. */
+  function sameAnswer(executed: Executed): MadeAnswer | undefined {
+    const kept = madeFor.get(executed.result);
+    if (!kept) return undefined;
+    const { of } = kept;
+    const same =
+      of.cost === executed.cost &&
+      of.viewerRole === executed.viewerRole &&
+      of.costed === executed.costed &&
+      of.dataJson === executed.dataJson &&
+      !of.explain &&
+      !executed.explain &&
+      of.cache === executed.cache;
+    return same ? kept.made : undefined;
+  }
+
   return { report, refuse, settle, formatErrors };
+}
+
+/** What an answer is made of, which subscriptions that shared an execution share. */
+interface MadeAnswer {
+  answer: FormattedExecutionResult;
+  body: string;
+  status: number;
+  headers: ReadonlyMap<string, string> | undefined;
 }
 
 /** `extensions.cache`: what the cache did for this answer (development only). */

@@ -22,7 +22,6 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { GraphQLError, parse } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import { mapAsyncIterator } from 'graphql/execution/mapAsyncIterator.js';
 import { CloseCode } from 'graphql-ws';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -42,6 +41,7 @@ import { EventsEnded } from '../../pipeline/serve.js';
 import type { Events } from '../../pipeline/serve.js';
 import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
 import { createSocketHolds } from './socketHolds.js';
+import { mapEvents } from '../../pipeline/execution/mapEvents.js';
 
 export interface SubscriptionOptions {
   httpServer: http.Server;
@@ -234,7 +234,7 @@ export function serveSubscriptions({
       },
       execute: (args) => ((args.contextValue as Settled).served as Answer).result as ExecutionResult,
       subscribe: (args) =>
-        mapAsyncIterator(
+        mapEvents(
           ((args.contextValue as Settled).served as Events).events,
           (answer) => answer.result as ExecutionResult,
         ),
