@@ -180,13 +180,14 @@ function wsSubscriptions(
  */
 const metric = (server: ChildServer, name: string) => readMetric(server, name).catch(() => readMetric(server, name));
 
-/** The warning and error lines of `servers` so far, counted by message. */
+/** The warning and error lines of `servers` so far, counted by message (and reason, when the line gives one). */
 const warningsOf = (servers: ChildServer[]) => {
   const counts = new Map<string, number>();
   for (const [i, server] of servers.entries()) {
     for (const line of server.node.logs) {
       if (line.level < 40) continue;
-      const key = `${i < servers.length - 1 ? `api ${i}` : 'consumer'}: ${line.msg}`;
+      const reason = typeof line.reason === 'string' ? ` (${line.reason})` : '';
+      const key = `${i < servers.length - 1 ? `api ${i}` : 'consumer'}: ${line.msg}${reason}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
   }
