@@ -13,7 +13,7 @@ import type { Selection } from './plan.js';
  * then), so that the whole answer is one JSON.stringify.
  */
 export class ObjectNode {
-  readonly data: Record<string, unknown> = {};
+  readonly data: Record<string, unknown>;
   constructor(
     readonly selection: Selection,
     /** The value its fields are resolved on. */
@@ -21,7 +21,11 @@ export class ObjectNode {
     /** Where it sits (the path of an error or of a resolver's `info`). */
     readonly parent: Container | undefined,
     readonly key: string | number,
-  ) {}
+  ) {
+    // The root starts empty: a mutation's root fields are put one by one, and an answer cut short
+    // has only those done. Any other object has its selection's keys from the start (plan.ts).
+    this.data = parent === undefined ? {} : selection.blank();
+  }
 }
 
 /** One list of the answer: `values` is the array itself. */
