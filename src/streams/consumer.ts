@@ -149,13 +149,19 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
 
   /** Stops polling once the current batch is processed and checkpointed, then gives up its leases. */
   async stop(): Promise<void> {
+    const at = Date.now();
     this.stopping = true;
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    const readingMs = Date.now() - at;
     await this.pages.settled();
+    const pagesMs = Date.now() - at;
     await this.checkpoints.settled();
+    const checkpointsMs = Date.now() - at;
     await this.leases?.stop();
+    // When each step of the stop was over, from its start: what a hand-over waited for.
+    this.log.info({ at, readingMs, pagesMs, checkpointsMs, ms: Date.now() - at }, 'stream consumer stopped');
   }
 
   /** Shards whose lease this consumer holds now (undefined without leases). */

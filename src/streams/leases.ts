@@ -166,9 +166,9 @@ export class LeaseStore {
     return this.conditional(new UpdateCommand(this.renewParams(tenure, now)));
   }
 
-  /** Gives the lease up if the tenure is still current. */
-  async release(tenure: Tenure): Promise<void> {
-    await this.conditional(new UpdateCommand(this.releaseParams(tenure)));
+  /** Gives the lease up if the tenure is still current: true when it was, false when it was over already. */
+  release(tenure: Tenure): Promise<boolean> {
+    return this.conditional(new UpdateCommand(this.releaseParams(tenure)));
   }
 
   /** Whether `tenure` is still current (a strongly consistent read). */

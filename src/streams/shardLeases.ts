@@ -29,11 +29,32 @@ interface Held {
   until: number;
 }
 
+/**
+ * What one heartbeat saw and did, logged at debug level as `stream lease round`: enough to tell
+ * from a consumer's own log why it took a free lease when it did and not earlier (when it
+ * looked, what the table said, how long each write took).
+ */
+interface RoundTrace {
+  /** When the beat began, and how long after the beat before it (the period, or later: a slow beat, a busy event loop). */
+  at: number;
+  sinceLastMs: number | undefined;
+  /** Timer ticks skipped since the last beat because a beat was still under way. */
+  skippedTicks: number;
+  announceMs?: number;
+  renewed: { shardId: string; ms: number; ok: boolean; expiresAt?: number }[];
+  /** When the lease list came back, and each lease as read then (owner, expiresAt). */
+  listedAt?: number;
+  leases: { shardId: string; owner: string | undefined; expiresAt: number }[];
+  takes: { shardId: string; sentAt: number; ms: number; outcome: 'taken' | 'refused' | 'failed' }[];
+}
+
 export class ShardLeases {
   private readonly held = new Map<string, Held>();
   private readonly taken = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private beat: Promise<void> | undefined;
+  private lastBeatAt: number | undefined;
+  private skippedTicks = 0;
 
   constructor(
     private readonly store: LeaseStore,
@@ -120,21 +141,33 @@ export class ShardLeases {
   async maintain(shards: Iterable<LeasedShard>): Promise<void> {
     const all = [...shards];
     const at = Date.now();
+    const trace: RoundTrace = {
+      at,
+      sinceLastMs: this.lastBeatAt === undefined ? undefined : at - this.lastBeatAt,
+      skippedTicks: this.skippedTicks,
+      renewed: [],
+      leases: [],
+      takes: [],
+    };
+    this.lastBeatAt = at;
+    this.skippedTicks = 0;
     await this.store.announce(at).catch((error: unknown) => {
       this.log.warn({ err: error }, 'stream consumer not announced; retrying');
     });
-    await Promise.all(all.map((shard) => this.keep(shard)));
+    trace.announceMs = Date.now() - at;
+    await Promise.all(all.map((shard) => this.keep(shard, trace)));
     const unfinished = all.filter((shard) => !shard.finished).map((shard) => shard.info.shardId);
     try {
-      await this.balance(unfinished, at);
+      await this.balance(unfinished, at, trace);
     } catch (error) {
       this.log.warn({ err: error }, 'stream shard leases not balanced; retrying');
     }
+    this.log.debug({ owner: this.owner, ...trace, ms: Date.now() - at }, 'stream lease round');
     if (this.taken.size > 0) this.onTaken();
   }
 
   /** Renews a held lease, or releases it once its shard is finished. */
-  private async keep({ info: { shardId }, finished }: LeasedShard): Promise<void> {
+  private async keep({ info: { shardId }, finished }: LeasedShard, trace: RoundTrace): Promise<void> {
     const held = this.held.get(shardId);
     if (!held) return;
     const at = Date.now();
@@ -143,9 +176,11 @@ export class ShardLeases {
         this.held.delete(shardId);
         await this.store.release(held.tenure);
       } else if (await this.store.renew(held.tenure, at)) {
+        trace.renewed.push({ shardId, ms: Date.now() - at, ok: true, expiresAt: at + this.ttlMs });
         // A fenced write may have dropped the tenure meanwhile: do not bring it back.
         if (this.held.get(shardId) === held) held.until = at + this.ttlMs;
       } else if (this.held.get(shardId) === held) {
+        trace.renewed.push({ shardId, ms: Date.now() - at, ok: false });
         this.held.delete(shardId);
         this.log.warn({ shardId, owner: this.owner }, 'stream shard lease lost to another consumer');
       }
@@ -155,9 +190,11 @@ export class ShardLeases {
   }
 
   /** Takes, sheds or takes over leases so that this consumer holds its share of `unfinished`. */
-  private async balance(unfinished: string[], at: number): Promise<void> {
+  private async balance(unfinished: string[], at: number, trace: RoundTrace): Promise<void> {
     if (unfinished.length === 0) return;
     const [records, running] = await Promise.all([this.store.list(), this.store.running(at)]);
+    trace.listedAt = Date.now();
+    trace.leases = records.map(({ shardId, owner, expiresAt }) => ({ shardId, owner, expiresAt }));
     const consumers = new Set([...running, this.owner]);
     const most = Math.ceil(unfinished.length / consumers.size);
     const least = Math.floor(unfinished.length / consumers.size);
@@ -184,6 +221,7 @@ export class ShardLeases {
       await this.take(
         shardId,
         at,
+        trace,
         unexpired ? { shardId, owner: record.owner as string, epoch: record.epoch } : undefined,
       );
     }
@@ -200,7 +238,7 @@ export class ShardLeases {
       if (!richest || richest.length <= mine().length + 1) break;
       const victim = richest[richest.length - 1] as LeaseRecord;
       byShard.delete(victim.shardId);
-      await this.take(victim.shardId, at, {
+      await this.take(victim.shardId, at, trace, {
         shardId: victim.shardId,
         owner: victim.owner as string,
         epoch: victim.epoch,
@@ -208,19 +246,33 @@ export class ShardLeases {
     }
   }
 
-  private async take(shardId: string, now: number, from?: Tenure): Promise<void> {
+  private async take(shardId: string, now: number, trace: RoundTrace, from?: Tenure): Promise<void> {
     // The lease runs from when this write is sent, whatever the beat spent before it.
     const at = Math.max(now, Date.now());
+    const outcome = (result: 'taken' | 'refused' | 'failed') =>
+      trace.takes.push({ shardId, sentAt: at, ms: Date.now() - at, outcome: result });
     try {
       const tenure = await this.store.acquire(shardId, at, from);
-      if (!tenure) return;
+      if (!tenure) {
+        outcome('refused');
+        return;
+      }
+      outcome('taken');
       this.held.set(shardId, { tenure, until: at + this.ttlMs });
       this.taken.add(shardId);
       this.log.info(
-        { shardId, owner: this.owner, epoch: tenure.epoch, ...(from ? { from: from.owner } : {}) },
+        {
+          shardId,
+          owner: this.owner,
+          epoch: tenure.epoch,
+          ...(from ? { from: from.owner } : {}),
+          sentAt: at,
+          ms: Date.now() - at,
+        },
         'stream shard lease taken',
       );
     } catch (error) {
+      outcome('failed');
       this.log.warn({ err: error, shardId }, 'stream shard lease not taken; retrying');
     }
   }
@@ -228,6 +280,7 @@ export class ShardLeases {
   /** Beats every renewal period until stop(). */
   start(shards: () => Iterable<LeasedShard>): void {
     this.timer = setInterval(() => {
+      if (this.beat) this.skippedTicks++;
       this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
     }, this.periodMs);
   }
@@ -242,14 +295,28 @@ export class ShardLeases {
       this.store.withdraw().catch((error: unknown) => {
         this.log.warn({ err: error }, 'stream consumer not withdrawn; it expires on its own');
       }),
-      ...held.map(({ tenure }) =>
-        this.store.release(tenure).catch((error: unknown) => {
+      ...held.map(async ({ tenure }) => {
+        const sentAt = Date.now();
+        try {
+          const released = await this.store.release(tenure);
+          this.log.info(
+            {
+              shardId: tenure.shardId,
+              owner: this.owner,
+              epoch: tenure.epoch,
+              released,
+              sentAt,
+              ms: Date.now() - sentAt,
+            },
+            'stream shard lease released',
+          );
+        } catch (error) {
           this.log.warn(
             { err: error, shardId: tenure.shardId },
             'stream shard lease not released; it expires on its own',
           );
-        }),
-      ),
+        }
+      }),
     ]);
   }
 }
