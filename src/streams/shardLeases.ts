@@ -12,8 +12,17 @@
  * A consumer reads only the shards `holds()` says are its own: a lease whose renewal keeps
  * failing (DynamoDB unreachable) stops counting as held once its TTL has passed, as it does for
  * everyone else. A write refused by the fence (`drop()`) ends the tenure at once.
+ *
+ * Fail-over: a consumer that reads a lease held by another and due to expire before its own next
+ * beat (the holder missed a renewal: stalled, paused or gone) looks again just after that
+ * expiry, not at its next beat; a healthy holder's lease is always further off than that, so
+ * this costs nothing while the holders are well. A stopping consumer releases what it holds
+ * without waiting for a beat under way (stop()).
  */
 import type { CheckpointStore } from './checkpoints.js';
+import { LeaseHeartbeat } from './leaseHeartbeat.js';
+import type { BeatReason, RoundTrace } from './leaseHeartbeat.js';
+import { renewalPeriodMs } from './leases.js';
 import type { LeaseRecord, LeaseStore, Tenure } from './leases.js';
 import type { StreamLog } from './processor.js';
 import type { ShardSet } from './shardSet.js';
@@ -29,32 +38,12 @@ interface Held {
   until: number;
 }
 
-/**
- * What one heartbeat saw and did, logged at debug level as `stream lease round`: enough to tell
- * from a consumer's own log why it took a free lease when it did and not earlier (when it
- * looked, what the table said, how long each write took).
- */
-interface RoundTrace {
-  /** When the beat began, and how long after the beat before it (the period, or later: a slow beat, a busy event loop). */
-  at: number;
-  sinceLastMs: number | undefined;
-  /** Timer ticks skipped since the last beat because a beat was still under way. */
-  skippedTicks: number;
-  announceMs?: number;
-  renewed: { shardId: string; ms: number; ok: boolean; expiresAt?: number }[];
-  /** When the lease list came back, and each lease as read then (owner, expiresAt). */
-  listedAt?: number;
-  leases: { shardId: string; owner: string | undefined; expiresAt: number }[];
-  takes: { shardId: string; sentAt: number; ms: number; outcome: 'taken' | 'refused' | 'failed' }[];
-}
-
 export class ShardLeases {
   private readonly held = new Map<string, Held>();
   private readonly taken = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private beat: Promise<void> | undefined;
+  private heartbeat: LeaseHeartbeat | undefined;
   private lastBeatAt: number | undefined;
-  private skippedTicks = 0;
+  private stopping = false;
 
   constructor(
     private readonly store: LeaseStore,
@@ -70,7 +59,7 @@ export class ShardLeases {
 
   /** How often the heartbeat runs: the renewal period. */
   get periodMs(): number {
-    return Math.max(50, Math.floor(this.ttlMs / 3));
+    return renewalPeriodMs(this.ttlMs);
   }
 
   holds(shardId: string, now = Date.now()): boolean {
@@ -138,30 +127,34 @@ export class ShardLeases {
   }
 
   /** One heartbeat over `shards`. Never rejects: failures are logged, and retried next beat. */
-  async maintain(shards: Iterable<LeasedShard>): Promise<void> {
+  async maintain(shards: Iterable<LeasedShard>, why: BeatReason = 'beat'): Promise<void> {
     const all = [...shards];
     const at = Date.now();
     const trace: RoundTrace = {
+      why,
       at,
       sinceLastMs: this.lastBeatAt === undefined ? undefined : at - this.lastBeatAt,
-      skippedTicks: this.skippedTicks,
+      skippedTicks: this.heartbeat?.takeSkipped() ?? 0,
       renewed: [],
       leases: [],
       takes: [],
     };
     this.lastBeatAt = at;
-    this.skippedTicks = 0;
-    await this.store.announce(at).catch((error: unknown) => {
-      this.log.warn({ err: error }, 'stream consumer not announced; retrying');
-    });
-    trace.announceMs = Date.now() - at;
+    // The announcement goes out beside the renewals and the look at the leases, not before
+    // them: a slow write of it must not put off taking a free lease (balance counts this
+    // consumer as running either way).
+    const announced = this.store.announce(at).then(
+      () => void (trace.announceMs = Date.now() - at),
+      (error: unknown) => this.log.warn({ err: error }, 'stream consumer not announced; retrying'),
+    );
     await Promise.all(all.map((shard) => this.keep(shard, trace)));
     const unfinished = all.filter((shard) => !shard.finished).map((shard) => shard.info.shardId);
     try {
-      await this.balance(unfinished, at, trace);
+      await this.balance(unfinished, trace);
     } catch (error) {
       this.log.warn({ err: error }, 'stream shard leases not balanced; retrying');
     }
+    await announced;
     this.log.debug({ owner: this.owner, ...trace, ms: Date.now() - at }, 'stream lease round');
     if (this.taken.size > 0) this.onTaken();
   }
@@ -190,11 +183,16 @@ export class ShardLeases {
   }
 
   /** Takes, sheds or takes over leases so that this consumer holds its share of `unfinished`. */
-  private async balance(unfinished: string[], at: number, trace: RoundTrace): Promise<void> {
-    if (unfinished.length === 0) return;
-    const [records, running] = await Promise.all([this.store.list(), this.store.running(at)]);
-    trace.listedAt = Date.now();
+  private async balance(unfinished: string[], trace: RoundTrace): Promise<void> {
+    if (unfinished.length === 0 || this.stopping) return;
+    const [records, running] = await Promise.all([this.store.list(), this.store.running(trace.at)]);
+    // Expiry is judged as of when the leases were read, not when the beat began.
+    const at = Date.now();
+    trace.listedAt = at;
     trace.leases = records.map(({ shardId, owner, expiresAt }) => ({ shardId, owner, expiresAt }));
+    // Another's lease due to expire before the next tick: its holder missed a renewal.
+    const due = records.filter((r) => r.owner !== undefined && r.owner !== this.owner && r.expiresAt >= at);
+    if (due.length > 0) this.heartbeat?.lookAt(Math.min(...due.map((r) => r.expiresAt)), at);
     const consumers = new Set([...running, this.owner]);
     const most = Math.ceil(unfinished.length / consumers.size);
     const least = Math.floor(unfinished.length / consumers.size);
@@ -210,14 +208,19 @@ export class ShardLeases {
       this.log.info({ shardId, owner: this.owner }, 'stream shard lease handed on (balancing)');
     }
 
+    // Ours in the table but not here: a take whose answer was lost (it is taken again).
     const isFree = (record: LeaseRecord | undefined) =>
-      !record || record.owner === undefined || record.expiresAt < at || !consumers.has(record.owner);
+      !record ||
+      record.owner === undefined ||
+      record.expiresAt < at ||
+      !consumers.has(record.owner) ||
+      (record.owner === this.owner && !this.held.has(record.shardId));
     for (const shardId of unfinished) {
-      if (mine().length >= most) break;
+      if (mine().length >= most || this.stopping) break;
       const record = byShard.get(shardId);
       if (this.held.has(shardId) || !isFree(record)) continue;
       // A holder that stopped announcing itself is gone, but its lease may not have expired yet.
-      const unexpired = record?.owner !== undefined && record.expiresAt >= at;
+      const unexpired = record?.owner !== undefined && record.owner !== this.owner && record.expiresAt >= at;
       await this.take(
         shardId,
         at,
@@ -227,7 +230,7 @@ export class ShardLeases {
     }
 
     // Nothing free left and still short: take over from whoever holds the most.
-    while (mine().length < least) {
+    while (mine().length < least && !this.stopping) {
       const counts = new Map<string, LeaseRecord[]>();
       for (const shardId of unfinished) {
         const record = byShard.get(shardId);
@@ -277,25 +280,36 @@ export class ShardLeases {
     }
   }
 
-  /** Beats every renewal period until stop(). */
+  /** Beats every renewal period (and just after an expiry it read: LeaseHeartbeat) until stop(). */
   start(shards: () => Iterable<LeasedShard>): void {
-    this.timer = setInterval(() => {
-      if (this.beat) this.skippedTicks++;
-      this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
-    }, this.periodMs);
+    this.stopping = false;
+    this.heartbeat = new LeaseHeartbeat(this.periodMs, (why) => this.maintain(shards(), why));
+    this.heartbeat.start();
   }
 
-  /** Stops the heartbeat and releases every lease still held, so a successor starts at once. */
+  /**
+   * Stops the heartbeat and releases every lease still held, so a successor starts at once: at
+   * once, not after a beat under way (whose renewals then fail harmlessly, and which takes
+   * nothing more); whatever that beat still took is released after it.
+   */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.beat;
-    const held = [...this.held.values()];
-    this.held.clear();
-    await Promise.all([
+    this.stopping = true;
+    const beat = this.heartbeat?.stop();
+    const releasing = [
+      this.releaseHeld(),
       this.store.withdraw().catch((error: unknown) => {
         this.log.warn({ err: error }, 'stream consumer not withdrawn; it expires on its own');
       }),
-      ...held.map(async ({ tenure }) => {
+    ];
+    await beat;
+    await Promise.all([...releasing, this.releaseHeld()]);
+  }
+
+  private async releaseHeld(): Promise<void> {
+    const held = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(
+      held.map(async ({ tenure }) => {
         const sentAt = Date.now();
         try {
           const released = await this.store.release(tenure);
@@ -317,6 +331,6 @@ export class ShardLeases {
           );
         }
       }),
-    ]);
+    );
   }
 }
