@@ -39,6 +39,7 @@ export interface FailoverParts {
 
 interface Round {
   owner: string;
+  why?: string;
   at: number;
   listedAt?: number;
   sinceLastMs?: number;
@@ -56,7 +57,10 @@ const rounds = (owner: string, logs: readonly LogLine[]): Round[] =>
 const faultsIn = (logs: readonly LogLine[], from: number, to: number): string[] =>
   logs
     .filter((line) => line.msg === 'fault injected' && (line.time as number) >= from && (line.time as number) <= to)
-    .map((line) => `${String(line.kind)} ${typeof line.command === 'string' ? line.command : ''}@${(line.time as number) - from}`);
+    .map(
+      (line) =>
+        `${String(line.kind)} ${typeof line.command === 'string' ? line.command : ''}@${(line.time as number) - from}`,
+    );
 
 const short = (owner: string | undefined) => (owner ? owner.split(':').slice(1).join(':') : '-');
 
@@ -68,10 +72,13 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
 
   // When the lease was free: released by the holder, else the expiry of its last renewal.
   let freeAt: number | undefined;
-  const stopping = holder.logs.find((line) => line.msg === 'stopping' && (line.time as number) >= at);
-  const stopped = holder.logs.find((line) => line.msg === 'stream consumer stopped' && (line.time as number) >= at);
+  // This stop's lines only (the same consumer may be stopped in a later round).
+  const ofThisStop = (line: LogLine, slackMs: number) =>
+    (line.time as number) >= at && (line.time as number) <= takenAt + slackMs;
+  const stopping = holder.logs.find((line) => line.msg === 'stopping' && ofThisStop(line, 0));
+  const stopped = holder.logs.find((line) => line.msg === 'stream consumer stopped' && ofThisStop(line, 20_000));
   const released = holder.logs.find(
-    (line) => line.msg === 'stream shard lease released' && (line.time as number) >= at && line.released === true,
+    (line) => line.msg === 'stream shard lease released' && ofThisStop(line, 0) && line.released === true,
   );
   if (stopping) lines.push(`holder ${short(holder.owner)}: stopping ${rel(stopping.time as number)}`);
   if (stopped) {
@@ -80,11 +87,17 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
       readingMs: number;
       pagesMs: number;
       checkpointsMs: number;
+      releasedMs?: number;
+      drainedInTime?: boolean;
       ms: number;
     };
+    const release =
+      s.releasedMs === undefined
+        ? ''
+        : `release begun ${rel(s.at + s.releasedMs)} (${s.drainedInTime ? 'drained by then' : 'not drained by then'}), `;
     lines.push(
       `  reading stopped ${rel(s.at + s.readingMs)}, pages settled ${rel(s.at + s.pagesMs)}, ` +
-        `checkpoints settled ${rel(s.at + s.checkpointsMs)}, stop done ${rel(s.at + s.ms)}` +
+        `checkpoints settled ${rel(s.at + s.checkpointsMs)}, ${release}stop done ${rel(s.at + s.ms)}` +
         ` (faults: ${faultsIn(holder.logs, at, s.at + s.ms).join(', ') || 'none'})`,
     );
   }
@@ -109,6 +122,8 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
     );
   if (lastRenewal) lines.push(`holder's last renewal at ${rel(lastRenewal.at)}: expires ${rel(expiresAt)}`);
   if (freeAt === undefined && expiresAt > 0) freeAt = expiresAt;
+  // A lease already expired at the signal (its holder had missed its renewals) was free from then.
+  if (freeAt !== undefined) freeAt = Math.max(at, freeAt);
 
   // Each other consumer's heartbeats in the window.
   let noticedAt: number | undefined;
@@ -125,7 +140,7 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
         : 'no lease read';
       const takes = r.takes.map((t) => `${t.outcome} (write sent ${rel(t.sentAt)}, ${t.ms} ms)`).join(', ');
       lines.push(
-        `  round ${rel(r.at)} (${r.sinceLastMs ?? '-'} ms after the last, ${r.skippedTicks} ticks skipped; ` +
+        `  ${r.why === 'expiry' ? 'look after expiry' : 'round'} ${rel(r.at)} (${r.sinceLastMs ?? '-'} ms after the last, ${r.skippedTicks} ticks skipped; ` +
           `announce ${r.announceMs ?? '?'} ms) listed ${rel(r.listedAt)}: ${what}${takes ? `; ${takes}` : ''}` +
           `; done ${rel(r.at + r.ms)}` +
           (faultsIn(other.logs, r.at, r.at + r.ms).length > 0
@@ -138,7 +153,7 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
         r.listedAt !== undefined &&
         lease &&
         (lease.owner === undefined || lease.expiresAt < r.listedAt) &&
-        r.at >= at - ttlMs / 3
+        r.listedAt >= (freeAt ?? at)
       ) {
         noticedAt = r.listedAt;
       }
