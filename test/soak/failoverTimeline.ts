@@ -76,10 +76,13 @@ export function explainFailover(record: FailoverRecord, ttlMs: number): Failover
   const ofThisStop = (line: LogLine, slackMs: number) =>
     (line.time as number) >= at && (line.time as number) <= takenAt + slackMs;
   const stopping = holder.logs.find((line) => line.msg === 'stopping' && ofThisStop(line, 0));
-  const stopped = holder.logs.find((line) => line.msg === 'stream consumer stopped' && ofThisStop(line, 20_000));
-  const released = holder.logs.find(
-    (line) => line.msg === 'stream shard lease released' && ofThisStop(line, 0) && line.released === true,
-  );
+  const stopped =
+    stopping && holder.logs.find((line) => line.msg === 'stream consumer stopped' && ofThisStop(line, 20_000));
+  const released =
+    stopping &&
+    holder.logs.find(
+      (line) => line.msg === 'stream shard lease released' && ofThisStop(line, 0) && line.released === true,
+    );
   if (stopping) lines.push(`holder ${short(holder.owner)}: stopping ${rel(stopping.time as number)}`);
   if (stopped) {
     const s = stopped as unknown as {
