@@ -290,19 +290,22 @@ export class ShardLeases {
   /**
    * Stops the heartbeat and releases every lease still held, so a successor starts at once: at
    * once, not after a beat under way (whose renewals then fail harmlessly, and which takes
-   * nothing more); whatever that beat still took is released after it.
+   * nothing more); whatever that beat still took is released after it, and the announcement
+   * withdrawn.
    */
   async stop(): Promise<void> {
     this.stopping = true;
     const beat = this.heartbeat?.stop();
-    const releasing = [
+    const releasing = this.releaseHeld();
+    await beat;
+    // Withdrawn after the beat, whose announcement would otherwise outlive the withdrawal.
+    await Promise.all([
+      releasing,
       this.releaseHeld(),
       this.store.withdraw().catch((error: unknown) => {
         this.log.warn({ err: error }, 'stream consumer not withdrawn; it expires on its own');
       }),
-    ];
-    await beat;
-    await Promise.all([...releasing, this.releaseHeld()]);
+    ]);
   }
 
   private async releaseHeld(): Promise<void> {
