@@ -235,7 +235,6 @@ export class SharedTier {
           mark.seq,
           ttl,
           this.options.maxAgeMs,
-          now,
           this.options.holdDownMs,
           ...tagArgs,
         ),
@@ -260,7 +259,7 @@ export class SharedTier {
     this.remember(tags, now);
     this.pendingBumps++;
     try {
-      await bumpPartitions(this.redis, this.partitions, tags, now, this.options.maxAgeMs);
+      await bumpPartitions(this.redis, this.partitions, tags, this.options.maxAgeMs);
       return true;
     } catch {
       // Entries under `tags` may still look valid: none read before now is served here.
