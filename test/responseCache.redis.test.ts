@@ -338,6 +338,63 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     });
   }
 
+  if (mode === 'cluster') {
+    it('sends a batch whose bump one primary did not answer without the flag; an instance’s own bump fails there too, and it serves nothing read before', async () => {
+      const cluster = redis as RedisCluster;
+      const tableName = `partial-${process.pid}-${++tableNo}`;
+      const tier = new SharedTier({
+        redis: { ...redis.settings, signingSecret: SECRET },
+        tableName,
+        maxAgeMs: 60_000,
+        holdDownMs: 0,
+        maxEntryBytes: 100_000,
+        isIndexTag,
+        log,
+        bumpTimeoutMs: 300,
+      });
+      const bumps = new PublisherBumps({
+        redis: { ...redis.settings, signingSecret: SECRET },
+        tableName,
+        tagTtlMs: 60_000,
+        log,
+        timeoutMs: 300,
+      });
+      closing.push(
+        () => tier.stop(),
+        () => bumps.stop(),
+      );
+      await Promise.all([tier.start(), bumps.start()]);
+      const keys = await storedEntries(tier, 'partial', 24, ['product:partial']);
+      const reader = await aBus(tableName, false, 'reader-partial');
+      const instance = await aBus(tableName, true);
+      let failed = 0;
+      tier.onBumpFailed(() => failed++);
+      // The primary of one partition of the tier stops answering; the others (and the channels
+      // served elsewhere) go on.
+      const stopped = await cluster.ownerOf(`${cachePartitionPrefix(tableName, 0)}seq`);
+      const output = redisInvalidations(reader.bus, 'processor', (tags) => bumps.bump(tags));
+      stopped.pause();
+      try {
+        await output.tags({ tags: ['product:partial'], changedAtMs: Date.now(), traceparents: [] });
+        expect(bumps.failed).toBe(1);
+        // The instance bumps what it heard unflagged; the same primary fails it: a gap, no entry served.
+        expect(await tier.bump(['product:partial'])).toBe(false);
+        expect(failed).toBe(1);
+      } finally {
+        stopped.resume();
+      }
+      await waitUntil(() => instance.heard.some((event) => event.kind === 'tags'), {
+        timeoutMs: 5000,
+        what: 'the tags',
+      });
+      expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({
+        tags: ['product:partial'],
+        bumped: false,
+      });
+      for (const key of keys) expect((await tier.get(key)).hit).toBeUndefined();
+    });
+  }
+
   // What the names promise in a cluster (on one node they are only names).
   if (mode === 'cluster') {
     it('names a topic’s keys in its channel’s slot, and the shared tier’s partitions apart', async () => {
