@@ -279,6 +279,28 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     expect((await lookup).hit).toBeUndefined();
   });
 
+  it('serves an entry stored by an instance whose clock runs ahead no longer than the maximum age since its execution began', async () => {
+    const tableName = `skew-${process.pid}-${++tableNo}`;
+    const [a, b] = [aTier(tableName), aTier(tableName)];
+    await Promise.all([a.start(), b.start()]);
+    const key = 'skewed|Op|{}|public';
+    const now = Date.now.bind(Date);
+    // a's clock runs 30 s ahead; its execution began 59 s ago (of the 60 s maximum age).
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => now() + 30_000);
+    try {
+      const { mark } = await a.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      const began = { seq: mark.seq, at: mark.at - 59_000 };
+      await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:skew'], public: true }, began, false);
+    } finally {
+      ahead.mockRestore();
+    }
+    const { hit } = await b.get(key);
+    expect(hit?.json).toBe('{"n":1}');
+    // By b's clock the answer seems 29 s old: what Redis keeps of it is what remains of 60 s.
+    expect(hit?.ttlMs).toBeLessThanOrEqual(1000);
+  });
+
   it('holds down an answer read from a global index from the bump as Redis dates it, whatever the clock of the publisher that bumped', async () => {
     const tableName = `held-${process.pid}-${++tableNo}`;
     const holdDownMs = 1000;
