@@ -17,6 +17,7 @@ import { partitionOf } from '../src/events/invalidationPartitions.js';
 import { cachePartitionPrefix } from '../src/events/redisNames.js';
 import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
+import type { SharedTierOptions } from '../src/pipeline/responseCache/sharedTier.js';
 import { PublisherBumps } from '../src/pipeline/responseCache/tagBumps.js';
 import { redisInvalidations } from '../src/streams/redisInvalidations.js';
 import { isIndexTag } from '../src/table/dependencies.js';
@@ -58,7 +59,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     return { bus, channels, heard, downs: () => downs };
   }
 
-  function aTier(tableName: string): SharedTier {
+  function aTier(tableName: string, options: Partial<SharedTierOptions> = {}): SharedTier {
     const tier = new SharedTier({
       redis: { ...redis.settings, signingSecret: SECRET },
       tableName,
@@ -67,6 +68,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
       maxEntryBytes: 100_000,
       isIndexTag,
       log,
+      ...options,
     });
     closing.push(() => tier.stop());
     return tier;
@@ -191,12 +193,17 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     return keys;
   }
 
-  function publisherBumps(tableName: string): PublisherBumps {
+  /** The first tags message `heard`, once there is one. */
+  const tagsHeard = (heard: InvalidationEvent[]) =>
+    waitUntil(() => heard.find((event) => event.kind === 'tags'), { timeoutMs: 5000, what: 'the tags' });
+
+  function publisherBumps(tableName: string, timeoutMs?: number): PublisherBumps {
     const bumps = new PublisherBumps({
       redis: { ...redis.settings, signingSecret: SECRET },
       tableName,
       tagTtlMs: 60_000,
       log,
+      timeoutMs,
     });
     closing.push(() => bumps.stop());
     return bumps;
@@ -304,16 +311,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
   it('holds down an answer read from a global index from the bump as Redis dates it, whatever the clock of the publisher that bumped', async () => {
     const tableName = `held-${process.pid}-${++tableNo}`;
     const holdDownMs = 1000;
-    const tier = new SharedTier({
-      redis: { ...redis.settings, signingSecret: SECRET },
-      tableName,
-      maxAgeMs: 60_000,
-      holdDownMs,
-      maxEntryBytes: 100_000,
-      isIndexTag,
-      log,
-    });
-    closing.push(() => tier.stop());
+    const tier = aTier(tableName, { holdDownMs });
     const bumps = publisherBumps(tableName);
     await Promise.all([tier.start(), bumps.start()]);
     // The stream reader's clock runs three seconds behind this instance's.
@@ -348,11 +346,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
         await reader.bus.publishTags({ tags: ['product:late'], kinds: [], everything: false }, { bumped: never }),
       ).toBe(true);
       expect(performance.now() - sent).toBeGreaterThanOrEqual(BUMP_WAIT_MS - 5);
-      await waitUntil(() => instance.heard.some((event) => event.kind === 'tags'), {
-        timeoutMs: 5000,
-        what: 'the tags',
-      });
-      expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({
+      expect(await tagsHeard(instance.heard)).toMatchObject({
         tags: ['product:late'],
         bumped: false,
       });
@@ -364,27 +358,8 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     it('sends a batch whose bump one primary did not answer without the flag; an instance’s own bump fails there too, and it serves nothing read before', async () => {
       const cluster = redis as RedisCluster;
       const tableName = `partial-${process.pid}-${++tableNo}`;
-      const tier = new SharedTier({
-        redis: { ...redis.settings, signingSecret: SECRET },
-        tableName,
-        maxAgeMs: 60_000,
-        holdDownMs: 0,
-        maxEntryBytes: 100_000,
-        isIndexTag,
-        log,
-        bumpTimeoutMs: 300,
-      });
-      const bumps = new PublisherBumps({
-        redis: { ...redis.settings, signingSecret: SECRET },
-        tableName,
-        tagTtlMs: 60_000,
-        log,
-        timeoutMs: 300,
-      });
-      closing.push(
-        () => tier.stop(),
-        () => bumps.stop(),
-      );
+      const tier = aTier(tableName, { bumpTimeoutMs: 300 });
+      const bumps = publisherBumps(tableName, 300);
       await Promise.all([tier.start(), bumps.start()]);
       const keys = await storedEntries(tier, 'partial', 24, ['product:partial']);
       const reader = await aBus(tableName, false, 'reader-partial');
@@ -405,11 +380,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
       } finally {
         stopped.resume();
       }
-      await waitUntil(() => instance.heard.some((event) => event.kind === 'tags'), {
-        timeoutMs: 5000,
-        what: 'the tags',
-      });
-      expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({
+      expect(await tagsHeard(instance.heard)).toMatchObject({
         tags: ['product:partial'],
         bumped: false,
       });
