@@ -263,28 +263,35 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     expect(a.stats.refused + a.stats.errors - refusedBefore).toBe(third);
   });
 
-  it('serves no entry whose look-up was under way when the instance heard of a change of its tags, whatever the clock of its writer', async () => {
-    const tableName = `flight-${process.pid}-${++tableNo}`;
-    const [a, b] = [aTier(tableName), aTier(tableName)];
-    await Promise.all([a.start(), b.start()]);
-    const key = 'in-flight|Op|{}|public';
-    const { mark } = await a.get(key);
-    if (!mark) throw new Error('the tier is not readable');
-    // Written by an instance whose clock runs ahead: its read seems to begin after any change heard here.
-    const ahead = { seq: mark.seq, at: Date.now() + 30_000 };
-    await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:flight'], public: true }, ahead, false);
-    expect((await b.get(key)).hit?.json).toBe('{"n":1}');
-    redis.pause();
-    let lookup: ReturnType<SharedTier['get']>;
-    try {
-      // Redis reads it before the publisher's bump; the instance hears of the change meanwhile.
-      lookup = b.get(key);
-      b.heardBumped(['product:flight']);
-    } finally {
-      redis.resume();
-    }
-    expect((await lookup).hit).toBeUndefined();
-  });
+  it.each([
+    // Redis reads it before the publisher's bump; the instance hears of the change meanwhile.
+    ['heard of a change of its tags', (tier: SharedTier) => tier.heardBumped(['product:flight'])],
+    // Redis reads it; the instance hears of a change of a whole kind (no tag version moves) or has a gap.
+    ['widened an invalidation or had a gap', (tier: SharedTier) => tier.gap()],
+  ])(
+    'serves no entry whose look-up was under way when the instance %s, whatever the clock of its writer',
+    async (_, meanwhile) => {
+      const tableName = `flight-${process.pid}-${++tableNo}`;
+      const [a, b] = [aTier(tableName), aTier(tableName)];
+      await Promise.all([a.start(), b.start()]);
+      const key = 'in-flight|Op|{}|public';
+      const { mark } = await a.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      // Written by an instance whose clock runs ahead: its read seems to begin after anything heard here.
+      const ahead = { seq: mark.seq, at: Date.now() + 30_000 };
+      await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:flight'], public: true }, ahead, false);
+      expect((await b.get(key)).hit?.json).toBe('{"n":1}');
+      redis.pause();
+      let lookup: ReturnType<SharedTier['get']>;
+      try {
+        lookup = b.get(key);
+        meanwhile(b);
+      } finally {
+        redis.resume();
+      }
+      expect((await lookup).hit).toBeUndefined();
+    },
+  );
 
   it('serves an entry stored by an instance whose clock runs ahead no longer than the maximum age since its execution began', async () => {
     const tableName = `skew-${process.pid}-${++tableNo}`;
