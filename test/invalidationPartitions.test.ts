@@ -335,6 +335,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
         what: 'the answer the lost tags named no longer served',
       });
       expect(instance.cache.feed.live).toBe(true);
+      expect(reader.lossesTold).toBe(1);
     });
   }
 
