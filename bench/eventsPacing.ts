@@ -152,7 +152,7 @@ export async function measureCapacity(
   dynamo: Dynamo,
   tableName: string,
   customers: readonly { userId: string; productId: string }[],
-  count = 40,
+  count = 24,
 ): Promise<Capacity> {
   const data = { dynamo, tableName, cursors: new CursorCodec('bench-capacity') };
   const timed = async (worker: number): Promise<number> => {

@@ -17,6 +17,7 @@
  *   npm run bench:events -- --subscriptions 10000 --reconnects 1000 --streams 300
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
@@ -36,7 +37,15 @@ import { waitUntil } from '../test/support/waitUntil.js';
 import { PLACE_ORDER } from '../test/support/writes.js';
 import { startBenchTable } from './benchServer.js';
 import { InstanceHistogram, readerPages, readerTimesByOrder, spread, wallNow, watchEventLoop } from './eventStages.js';
-import { AUTO_SHARE, MAX_IN_FLIGHT, measureCapacity, paceName, parseRates, placeOrders, placementLine } from './eventsPacing.js';
+import {
+  AUTO_SHARE,
+  MAX_IN_FLIGHT,
+  measureCapacity,
+  paceName,
+  parseRates,
+  placeOrders,
+  placementLine,
+} from './eventsPacing.js';
 import type { ReaderTimes } from './eventStages.js';
 import type { OrderPace } from './eventsPacing.js';
 import { childPid, gcPauses, machineLine, MachineSampler, slowestOrders } from './eventsTail.js';
@@ -85,7 +94,8 @@ const STREAMS = Number(values.streams);
 const PRODUCTS = Number(values.products);
 const RATES = parseRates(values['order-rate']);
 const ARRIVALS = values.arrivals;
-if (ARRIVALS !== 'poisson' && ARRIVALS !== 'even') throw new Error(`--arrivals: "${ARRIVALS}" is neither poisson nor even`);
+if (ARRIVALS !== 'poisson' && ARRIVALS !== 'even')
+  throw new Error(`--arrivals: "${ARRIVALS}" is neither poisson nor even`);
 const PHASES = new Set(values.phases.split(',').map((phase) => phase.trim()));
 for (const phase of PHASES) {
   if (!['fanout', 'resume', 'faults'].includes(phase)) throw new Error(`--phases: no phase "${phase}"`);
@@ -309,7 +319,11 @@ try {
       `(a) DynamoDB Local alone, placeOrder's work (BatchGetItem + TransactWriteItems) in process: one at a time ${capacity.alonePerSecond.toFixed(1)}/s (${spread(capacity.aloneMs)}); ${MAX_IN_FLIGHT} at a time ${capacity.saturatedPerSecond.toFixed(1)}/s (${spread(capacity.saturatedMs)}); auto = ${AUTO_SHARE} × ${capacity.saturatedPerSecond.toFixed(1)} = ${autoRate}/s`,
     );
     const processNames = ['DynamoDB Local', 'consumer', 'api 0', 'api 1', 'api 2'];
-    const machine = new MachineSampler([javaPid ?? NaN, consumer.node.child.pid ?? NaN, ...apis.map((api) => api.node.child.pid ?? NaN)]);
+    const machine = new MachineSampler([
+      javaPid ?? NaN,
+      consumer.node.child.pid ?? NaN,
+      ...apis.map((api) => api.node.child.pid ?? NaN),
+    ]);
     machine.start();
     const summary: string[] = [];
     for (const pace of paces) {
@@ -347,7 +361,9 @@ try {
         .flatMap((id) => (arrivals.get(id) ?? []).map(({ at }) => at - (answered.get(id)?.answeredAt ?? at)))
         .sort((a, b) => a - b);
       const headline = `deliveries ${latencies.length} of ${expected}; from the mutation's answer to the subscriber: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms`;
-      out(`(a) orders at ${name}, ${ARRIVALS === 'even' || pace.kind === 'max' ? '' : 'poisson, '}${placementLine(placement)}`);
+      out(
+        `(a) orders at ${name}, ${ARRIVALS === 'even' || pace.kind === 'max' ? '' : 'poisson, '}${placementLine(placement)}`,
+      );
       out(`(a) ${headline}`);
       summary.push(`    ${name}: ${placement.achievedPerSecond.toFixed(1)}/s achieved; ${headline}`);
       const clientLoop = ownLoop.stop();
@@ -582,5 +598,6 @@ try {
   await children.killAll();
   await redis.dispose();
   await table.stop();
+  rmSync(gcLog, { force: true });
 }
 process.exit(0);

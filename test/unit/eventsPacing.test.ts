@@ -8,8 +8,7 @@ describe("bench:events' order pacing", () => {
       { kind: 'rate', perSecond: 12.5 },
       'auto',
     ]);
-    for (const bad of ['0', '-3', 'fast', '', '10,,20'])
-      expect(() => parseRates(bad), bad).toThrow(/--order-rate/);
+    for (const bad of ['0', '-3', 'fast', '', '10,,20']) expect(() => parseRates(bad), bad).toThrow(/--order-rate/);
   });
 
   it('spaces even arrivals 1/rate apart', () => {
