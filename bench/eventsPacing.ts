@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dynamo } from '../src/db/client.js';
 import { CursorCodec } from '../src/db/cursor.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
 import { placeOrder } from '../src/writes/placeOrder.js';
 import { spread, wallNow } from './eventStages.js';
 
@@ -40,25 +41,13 @@ export function parseRates(text: string): ('auto' | OrderPace)[] {
 export const paceName = (pace: OrderPace): string =>
   pace.kind === 'max' ? `max (closed loop, ${pace.inFlight} in flight)` : `${pace.perSecond}/s`;
 
-/** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same arrivals every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * When each of `count` orders is sent, in ms from the start: `even` spaces them 1/rate apart,
  * `poisson` draws exponential gaps of mean 1/rate (independent customers), seeded.
  */
 export function arrivalTimes(count: number, perSecond: number, arrivals: 'even' | 'poisson', seed = 1): number[] {
   const gapMs = 1000 / perSecond;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const times: number[] = [];
   let at = 0;
   for (let i = 0; i < count; i++) {
