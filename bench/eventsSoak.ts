@@ -4,9 +4,11 @@
  * processes on one DynamoDB Local. Prints numbers; never part of `npm test`.
  *
  * (a) fan-out: `--subscriptions` graphql-ws subscriptions to the users' order events, spread over
- *     the 3 instances; one order per user; each event's delivery at each matching subscriber,
- *     timed from the mutation's answer (so it includes the consumer's stream polling), and the
- *     messages an instance with no listener for a topic receives (its delivery count's change).
+ *     the 3 instances; rounds of one order per user, placed at the rates of `--order-rate`
+ *     (eventsPacing.ts); each event's delivery at each matching subscriber, timed from the
+ *     mutation's answer (so it includes the consumer's stream polling), with the orders of the
+ *     slowest deliveries taken apart (eventsTail.ts), and the messages an instance with no
+ *     listener for a topic receives (its delivery count's change).
  * (b) resume: `--reconnects` SSE reconnects with `Last-Event-ID`, each to another instance than
  *     before, an order of the stream's user placed while it is away each time: lost and
  *     duplicated events counted.
@@ -130,13 +132,16 @@ await store(table.dynamo.doc, table.tableName, {
   users: [...users, lonely, ...probeUsers],
   products: [...products, ...probeProducts],
 });
-// What DynamoDB Local alone sustains of placeOrder's work, before anything else of the bench runs.
-const capacity = await measureCapacity(
-  table.dynamo,
-  table.tableName,
-  probeUsers.map((user, i) => ({ userId: user.userId, productId: probeProducts[i]!.productId })),
-);
-const autoRate = Math.max(1, Math.round(capacity.saturatedPerSecond * AUTO_SHARE));
+// What DynamoDB Local alone sustains of placeOrder's work, before anything else of the bench
+// runs (for the fan-out's rounds only).
+const capacity = PHASES.has('fanout')
+  ? await measureCapacity(
+      table.dynamo,
+      table.tableName,
+      probeUsers.map((user, i) => ({ userId: user.userId, productId: probeProducts[i]!.productId })),
+    )
+  : undefined;
+const autoRate = Math.max(1, Math.round((capacity?.saturatedPerSecond ?? 0) * AUTO_SHARE));
 const paces: OrderPace[] = RATES.map((rate) => (rate === 'auto' ? { kind: 'rate', perSecond: autoRate } : rate));
 const bounds = {
   WS_MAX_SOCKETS: '20000',
@@ -315,9 +320,10 @@ try {
     out(
       `(a) ${opened} graphql-ws subscriptions over 3 instances (${USERS} users, ${perUser} each) open in ${((performance.now() - openStart) / 1000).toFixed(1)} s`,
     );
-    out(
-      `(a) DynamoDB Local alone, placeOrder's work (BatchGetItem + TransactWriteItems) in process: one at a time ${capacity.alonePerSecond.toFixed(1)}/s (${spread(capacity.aloneMs)}); ${MAX_IN_FLIGHT} at a time ${capacity.saturatedPerSecond.toFixed(1)}/s (${spread(capacity.saturatedMs)}); auto = ${AUTO_SHARE} × ${capacity.saturatedPerSecond.toFixed(1)} = ${autoRate}/s`,
-    );
+    if (capacity)
+      out(
+        `(a) DynamoDB Local alone, placeOrder's work (BatchGetItem + TransactWriteItems) in process: one at a time ${capacity.alonePerSecond.toFixed(1)}/s (${spread(capacity.aloneMs)}); ${MAX_IN_FLIGHT} at a time ${capacity.saturatedPerSecond.toFixed(1)}/s (${spread(capacity.saturatedMs)}); auto = ${AUTO_SHARE} × ${capacity.saturatedPerSecond.toFixed(1)} = ${autoRate}/s`,
+      );
     const processNames = ['DynamoDB Local', 'consumer', 'api 0', 'api 1', 'api 2'];
     const machine = new MachineSampler([
       javaPid ?? NaN,
@@ -411,7 +417,9 @@ try {
         reader: reader.get(orderId),
         receipts: arrivals.get(orderId) ?? [],
       }));
-      out(`    the orders of the slowest 1% of deliveries (ms; last receipt by instance counted from the publish):`);
+      out(
+        `    the orders of the slowest 1% of deliveries (ms; the last receipt on each instance counted from the publish call's answer, so it can be negative):`,
+      );
       for (const line of slowestOrders(traces, roundStart, machine, pauses, processNames)) out(`      ${line}`);
       const missingBy = new Map<string, number>();
       for (const [u, id] of placed.entries()) {
