@@ -1,0 +1,447 @@
+/**
+ * `npm run bench:idle-cpu`: why a system's CPU per request is higher at concurrency 1 than at
+ * concurrency 16. Each system runs bundled, as the benchmark runs it, under `--trace-gc`; the
+ * cells (operation x concurrency) are measured round by round, the systems taking turns, and
+ * for each load run it reads, from /proc and the GC trace, per request:
+ *
+ * - the process's CPU split by thread: the main thread's user and kernel time, V8's worker
+ *   threads (concurrent marking, compilation), libuv's pool and the rest;
+ * - the main thread's sleeps (voluntary context switches: each is the event loop going idle and
+ *   woken again) and preemptions;
+ * - minor page faults (memory touched for the first time, or given back and touched again);
+ * - garbage collections by kind and reason, and their main-thread time from the trace.
+ *
+ * A cost paid per wake-up rather than per request shows as CPU per request that follows the
+ * sleeps per request; one paid by GC shows in the trace. A few minutes; needs Java.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { signToken } from '../src/auth/tokens.js';
+import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
+import { createDynamo } from '../src/db/client.js';
+import { ensureTable } from '../src/db/ensureTable.js';
+import { startLocalDynamo } from '../src/db/local.js';
+import { baselineNewTable } from '../src/migrations/runner.js';
+import { benchBundle } from './bundle.js';
+import { loadBenchConfig } from './config.js';
+import { buildDataset, seedDataset } from './dataset.js';
+import { runLoad, warmUp } from './load.js';
+import { settle } from './loadPhase.js';
+import { operations } from './operations.js';
+import { setSystemsRuntime, waitUntilIdle } from './procs.js';
+import type { Child } from './procs.js';
+import { median } from './rounds.js';
+import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
+import type { SystemId } from './systems.js';
+import { gcTraceLine, jitTraceLine, perfLayers, readThreads, threadGroup } from './idleCpuStats.js';
+import type { GcEvent, ThreadSample } from './idleCpuStats.js';
+
+const COMMAND = {
+  name: 'bench:idle-cpu',
+  run: 'npm run bench:idle-cpu --',
+  usage: `[--ops userOrders,nestedPage,categoryPage] [--connections 1,16] [--rounds 3] [--seconds 3]
+[--systems server,raw] [--node-args "--flag ..."] [--trace-jit] [--perf] [--warmup 3] [--users 60]
+
+CPU per request by thread, the main thread's sleeps and page faults per request, and garbage
+collections by kind and reason, for each system at each concurrency, the systems taking turns
+round by round. Medians of the rounds with their range. A few minutes; needs Java (DynamoDB Local).
+
+  --ops <a,b>           operations (bench/operations.ts ids)
+  --connections <a,b>   concurrencies (default 1,16)
+  --rounds <n>          rounds per cell (default 3)
+  --seconds <n>         seconds of load per run (default 3)
+  --systems <a,b>       systems (default server,raw)
+  --node-args <flags>   extra node flags for every system (e.g. "--single-threaded-gc")
+  --trace-jit           also count V8's compilations and deoptimizations (--trace-opt --trace-deopt)
+  --perf                also sample each run with perf (cpu-clock, every thread) and print the
+                        CPU per request by thread and layer: kernel, V8's GC, compilers, runtime
+                        and builtins, the JIT-compiled JavaScript, Node and libuv, libc
+  --warmup <n>          seconds of unmeasured load per operation and system at its first cell (default 3)
+  --users <n>           users seeded (default 60)`,
+  options: {
+    ops: { type: 'string', default: 'userOrders,nestedPage,categoryPage' },
+    connections: { type: 'string', default: '1,16' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '3' },
+    systems: { type: 'string', default: 'server,raw' },
+    'node-args': { type: 'string', default: '' },
+    users: { type: 'string', default: '60' },
+    warmup: { type: 'string', default: '3' },
+    'trace-jit': { type: 'boolean', default: false },
+    perf: { type: 'boolean', default: false },
+  },
+} as const;
+
+const { values } = parseCommandLine(COMMAND);
+const list = (text: string) => text.split(/[ ,]/).filter((part) => part !== '');
+const connections = list(values.connections).map(Number);
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const users = Number(values.users);
+const warmupSeconds = Number(values.warmup);
+const systems = list(values.systems) as SystemId[];
+if (!(warmupSeconds >= 0)) exitWithUsageError(COMMAND, '--warmup must be a number of seconds');
+if (![...connections, rounds, seconds, users].every((n) => Number.isInteger(n) && n > 0)) {
+  exitWithUsageError(COMMAND, '--connections, --rounds, --seconds and --users must be positive whole numbers');
+}
+const unknownSystem = systems.find((id) => !(id in SYSTEMS));
+if (unknownSystem) exitWithUsageError(COMMAND, `no system "${unknownSystem}" (${Object.keys(SYSTEMS).join(', ')})`);
+const extraNodeArgs = [...list(values['node-args']), ...(values['trace-jit'] ? ['--trace-opt', '--trace-deopt'] : [])];
+
+/** One load run's figures, per good request. */
+interface Sample {
+  requestsPerSecond: number;
+  cpuMs: number;
+  byThread: Record<string, number>;
+  mainSysMs: number;
+  sleeps: number;
+  preemptions: number;
+  migrations: number;
+  pageFaults: number;
+  gcCount: number;
+  gcMs: number;
+  gcByKind: Record<string, number>;
+  /** Optimized compilations finished, their compiler time, and deoptimizations (with --trace-jit). */
+  compiles: number;
+  compileMs: number;
+  bailouts: number;
+  /** With --perf: ms per request by `<thread group>: <layer>`. */
+  layers: Record<string, number>;
+}
+
+const config = { ...loadBenchConfig([]), users, scaleOrders: 0 };
+setSystemsRuntime('bundle');
+benchBundle();
+const local = await startLocalDynamo();
+const admin = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
+const children: Child[] = [];
+try {
+  const runId = `i${Date.now().toString(36)}`;
+  const tableName = `IdleCpu-${runId}`;
+  await ensureTable(admin.client, tableName, local.endpoint);
+  await baselineNewTable(admin.doc, tableName);
+  const data = buildDataset(config);
+  await seedDataset(admin.doc, tableName, data, config, () => undefined);
+  const ops = operations(data, runId).filter((op) => list(values.ops).includes(op.id));
+  if (ops.length === 0) exitWithUsageError(COMMAND, `no operation among "${values.ops}" (bench/operations.ts)`);
+  const token = await signToken(
+    { userId: 'bench-admin', role: 'admin' },
+    { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
+  );
+  const headers = { authorization: `Bearer ${token}` };
+
+  const gcEvents = new Map<SystemId, GcEvent[]>();
+  const jitOf = new Map<SystemId, GcEvent[]>(systems.map((system) => [system, []]));
+  const started = new Map<SystemId, Child>();
+  for (const system of systems) {
+    const events: GcEvent[] = [];
+    gcEvents.set(system, events);
+    const child = await startSystem(SYSTEMS[system], {
+      endpoint: local.endpoint,
+      tableName,
+      headers,
+      nodeArgs: ['--trace-gc', ...extraNodeArgs],
+      onOutputLine: (line) => {
+        const gc = gcTraceLine(line);
+        if (gc) events.push(gc);
+        const jit = gc ? undefined : jitTraceLine(line);
+        if (jit) jitOf.get(system)?.push(jit);
+      },
+    });
+    children.push(child);
+    started.set(system, child);
+  }
+  for (const child of children) await waitUntilIdle(child.pid);
+  const pids = [local.pid, ...children.map((child) => child.pid)];
+
+  const samples = new Map<string, Sample[]>();
+  for (const op of ops) {
+    // The concurrencies take turns round by round too: a process still compiling its hot code
+    // would otherwise charge that to whichever concurrency is measured first.
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const level of connections) {
+        // The systems take turns, and which goes first alternates by round.
+        const order = round % 2 === 1 ? systems : [...systems].reverse();
+        for (const system of order) {
+          const child = started.get(system) as Child;
+          const spec = {
+            target: { url: child.url, pid: child.pid },
+            dbPid: local.pid,
+            operationName: op.operationName,
+            query: op.query,
+            connections: level,
+            headers,
+          };
+          if (round === 1 && level === connections[0]) {
+            await warmUp({
+              ...spec,
+              connections: 4,
+              variables: op.variables(config.seed + 7, `idle-warm-${system}`),
+              seconds: warmupSeconds,
+            });
+          }
+          await settle(pids, config.quietWaitSeconds);
+          const events = gcEvents.get(system) as GcEvent[];
+          const gcFrom = events.length;
+          const jit = jitOf.get(system) as GcEvent[];
+          const jitFrom = jit.length;
+          const sampler = values.perf ? await startPerf(child.pid) : undefined;
+          const threadsBefore = readThreads(child.pid);
+          const result = await runLoad({
+            ...spec,
+            variables: op.variables(config.seed + 1000 * round + level, `idle-${system}-c${level}-r${round}`),
+            seconds,
+          });
+          const threadsAfter = readThreads(child.pid);
+          const layers = sampler ? await sampler.stop() : {};
+          // The trace reaches us through a pipe: let the last lines of the run arrive.
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const sample = describe(threadsBefore, threadsAfter, events.slice(gcFrom), child.pid, result.requests);
+          const compiled = jit.slice(jitFrom);
+          const perRequest = Math.max(result.requests, 1);
+          sample.compiles = compiled.filter((e) => e.kind.startsWith('compiled')).length / perRequest;
+          sample.compileMs = compiled.reduce((sum, e) => sum + e.ms, 0) / perRequest;
+          sample.bailouts = compiled.filter((e) => e.kind.startsWith('bailout')).length / perRequest;
+          sample.requestsPerSecond = result.requestsPerSecond;
+          sample.layers = Object.fromEntries(
+            Object.entries(layers).map(([layer, ms]) => [layer, ms / Math.max(result.requests, 1)]),
+          );
+          const key = `${op.id}|${level}|${system}`;
+          samples.set(key, [...(samples.get(key) ?? []), sample]);
+          process.stderr.write(
+            `${op.id} c=${level} ${system} r${round}: ${sample.cpuMs.toFixed(2)} ms/req, ${sample.sleeps.toFixed(1)} sleeps/req, ${sample.gcCount.toFixed(3)} GCs/req, ${(sample.compiles * 1000).toFixed(0)} compiles/1000 req\n`,
+          );
+        }
+      }
+    }
+  }
+  process.stdout.write(render(samples));
+  if (values.perf) process.stdout.write(`\n${renderLayers(samples)}`);
+} finally {
+  for (const child of children) await child.stop().catch(() => undefined);
+  admin.client.destroy();
+  await local.stop();
+}
+
+function describe(
+  before: Map<number, ThreadSample>,
+  after: Map<number, ThreadSample>,
+  gc: GcEvent[],
+  pid: number,
+  requests: number,
+): Sample {
+  const n = Math.max(requests, 1);
+  const byThread: Record<string, number> = {};
+  let cpuMs = 0;
+  let mainSysMs = 0;
+  let sleeps = 0;
+  let preemptions = 0;
+  let migrations = 0;
+  let pageFaults = 0;
+  for (const [tid, end] of after) {
+    const start = before.get(tid) ?? {
+      ...end,
+      userMs: 0,
+      sysMs: 0,
+      voluntary: 0,
+      involuntary: 0,
+      minorFaults: 0,
+      migrations: 0,
+    };
+    const used = end.userMs - start.userMs + (end.sysMs - start.sysMs);
+    const group = threadGroup(tid, pid, end.name);
+    byThread[group] = (byThread[group] ?? 0) + used / n;
+    cpuMs += used / n;
+    if (tid === pid) {
+      mainSysMs = (end.sysMs - start.sysMs) / n;
+      sleeps = (end.voluntary - start.voluntary) / n;
+      preemptions = (end.involuntary - start.involuntary) / n;
+      migrations = (end.migrations - start.migrations) / n;
+      // Minor faults are counted for the whole process on the main thread's line.
+      pageFaults = (end.minorFaults - start.minorFaults) / n;
+    }
+  }
+  const gcByKind: Record<string, number> = {};
+  for (const event of gc) gcByKind[event.kind] = (gcByKind[event.kind] ?? 0) + 1 / n;
+  return {
+    requestsPerSecond: 0,
+    cpuMs,
+    byThread,
+    mainSysMs,
+    sleeps,
+    preemptions,
+    migrations,
+    pageFaults,
+    gcCount: gc.length / n,
+    gcMs: gc.reduce((sum, event) => sum + event.ms, 0) / n,
+    gcByKind,
+    compiles: 0,
+    compileMs: 0,
+    bailouts: 0,
+    layers: {},
+  };
+}
+
+function render(all: Map<string, Sample[]>): string {
+  const format = (values: number[], digits: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = median(values).toFixed(digits);
+    return values.length > 1
+      ? `${mid} [${(sorted[0] as number).toFixed(digits)}–${(sorted.at(-1) as number).toFixed(digits)}]`
+      : mid;
+  };
+  const groups = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s.byThread))))].sort();
+  const kinds = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s.gcByKind))))].sort();
+  const header = [
+    'operation',
+    'c',
+    'system',
+    'req/s',
+    'CPU ms/req',
+    ...groups.map((group) => `${group} ms/req`),
+    'main kernel ms/req',
+    'main sleeps/req',
+    'preemptions/req',
+    'main migrations/req',
+    'page faults/req',
+    'GC main ms/req',
+    'GCs/1000 req',
+    ...kinds.map((kind) => `${kind} /1000 req`),
+    'compiles /1000 req',
+    'compiler ms/req',
+    'deopts /1000 req',
+  ];
+  const rows = [...all].map(([key, list]) => {
+    const [op, level, system] = key.split('|');
+    return [
+      op,
+      level,
+      system,
+      format(
+        list.map((s) => s.requestsPerSecond),
+        0,
+      ),
+      format(
+        list.map((s) => s.cpuMs),
+        2,
+      ),
+      ...groups.map((group) =>
+        format(
+          list.map((s) => s.byThread[group] ?? 0),
+          3,
+        ),
+      ),
+      format(
+        list.map((s) => s.mainSysMs),
+        3,
+      ),
+      format(
+        list.map((s) => s.sleeps),
+        2,
+      ),
+      format(
+        list.map((s) => s.preemptions),
+        2,
+      ),
+      format(
+        list.map((s) => s.migrations),
+        2,
+      ),
+      format(
+        list.map((s) => s.pageFaults),
+        1,
+      ),
+      format(
+        list.map((s) => s.gcMs),
+        3,
+      ),
+      format(
+        list.map((s) => s.gcCount * 1000),
+        1,
+      ),
+      ...kinds.map((kind) =>
+        format(
+          list.map((s) => (s.gcByKind[kind] ?? 0) * 1000),
+          1,
+        ),
+      ),
+      format(
+        list.map((s) => s.compiles * 1000),
+        1,
+      ),
+      format(
+        list.map((s) => s.compileMs),
+        3,
+      ),
+      format(
+        list.map((s) => s.bailouts * 1000),
+        1,
+      ),
+    ];
+  });
+  return [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+  ].join('\n');
+}
+
+/** perf sampling the process (every thread, CPU time only) until `stop`, which returns ms by layer. */
+async function startPerf(pid: number): Promise<{ stop(): Promise<Record<string, number>> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'idle-cpu-perf-'));
+  const file = path.join(dir, 'perf.data');
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  perf.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => perf.once('exit', resolve));
+  perf.once('error', (error) => {
+    throw new Error(`perf could not start (is it installed?): ${error.message}`);
+  });
+  // perf attaches to the running process in a few ms.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await exited;
+      try {
+        const report = execFileSync(
+          'perf',
+          ['report', '-i', file, '--stdio', '--sort', 'comm,dso,sym', '-F', 'period,comm,dso,sym', '-t', '\t'],
+          { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
+        );
+        return perfLayers(report);
+      } catch (error) {
+        throw new Error(`perf report failed: ${String(error)}\n${stderr}`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function renderLayers(all: Map<string, Sample[]>): string {
+  const columns = [...all.keys()];
+  const layers = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s.layers))))];
+  const medianOf = (key: string, layer: string) => median((all.get(key) ?? []).map((s) => s.layers[layer] ?? 0));
+  const total = (layer: string) => columns.reduce((sum, key) => sum + medianOf(key, layer), 0);
+  layers.sort((a, b) => total(b) - total(a));
+  const label = (key: string) =>
+    key
+      .split('|')
+      .join(' ')
+      .replace(/ (\d+) /, ' c=$1 ');
+  return [
+    'CPU ms per request by thread and layer (perf, cpu-clock; medians of the rounds):',
+    '',
+    `| thread: layer | ${columns.map(label).join(' | ')} |`,
+    `| --- | ${columns.map(() => '---:').join(' | ')} |`,
+    `| **all** | ${columns.map((key) => layers.reduce((sum, layer) => sum + medianOf(key, layer), 0).toFixed(3)).join(' | ')} |`,
+    ...layers.map((layer) => `| ${layer} | ${columns.map((key) => medianOf(key, layer).toFixed(3)).join(' | ')} |`),
+    '',
+  ].join('\n');
+}
