@@ -15,7 +15,7 @@
  * sleeps per request; one paid by GC shows in the trace. A few minutes; needs Java.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { signToken } from '../src/auth/tokens.js';
@@ -58,6 +58,7 @@ round by round. Medians of the rounds with their range. A few minutes; needs Jav
   --perf                also sample each run with perf (cpu-clock, every thread) and print the
                         CPU per request by thread and layer: kernel, V8's GC, compilers, runtime
                         and builtins, the JIT-compiled JavaScript, Node and libuv, libc
+  --jit-log <file>      with --trace-jit: write the measured runs' compilations and deoptimizations there
   --warmup <n>          seconds of unmeasured load per operation and system at its first cell (default 3)
   --users <n>           users seeded (default 60)`,
   options: {
@@ -71,6 +72,7 @@ round by round. Medians of the rounds with their range. A few minutes; needs Jav
     warmup: { type: 'string', default: '3' },
     'trace-jit': { type: 'boolean', default: false },
     perf: { type: 'boolean', default: false },
+    'jit-log': { type: 'string', default: '' },
   },
 } as const;
 
@@ -88,6 +90,9 @@ if (![...connections, rounds, seconds, users].every((n) => Number.isInteger(n) &
 }
 const unknownSystem = systems.find((id) => !(id in SYSTEMS));
 if (unknownSystem) exitWithUsageError(COMMAND, `no system "${unknownSystem}" (${Object.keys(SYSTEMS).join(', ')})`);
+/** `--jit-log <file>`: the JIT trace lines of the measured runs (which functions keep compiling). */
+const jitLog = values['jit-log'] || undefined;
+let measuring = false;
 const extraNodeArgs = [...list(values['node-args']), ...(values['trace-jit'] ? ['--trace-opt', '--trace-deopt'] : [])];
 
 /** One load run's figures, per good request. */
@@ -148,6 +153,9 @@ try {
         if (gc) events.push(gc);
         const jit = gc ? undefined : jitTraceLine(line);
         if (jit) jitOf.get(system)?.push(jit);
+        if (jitLog && measuring && (jit || line.startsWith('[compiling method'))) {
+          appendFileSync(jitLog, `${system}\t${line}\n`);
+        }
       },
     });
     children.push(child);
@@ -187,6 +195,7 @@ try {
           const gcFrom = events.length;
           const jit = jitOf.get(system) as GcEvent[];
           const jitFrom = jit.length;
+          measuring = true;
           const sampler = values.perf ? await startPerf(child.pid) : undefined;
           const threadsBefore = readThreads(child.pid);
           const result = await runLoad({
@@ -195,6 +204,7 @@ try {
             seconds,
           });
           const threadsAfter = readThreads(child.pid);
+          measuring = false;
           const layers = sampler ? await sampler.stop() : {};
           // The trace reaches us through a pipe: let the last lines of the run arrive.
           await new Promise((resolve) => setTimeout(resolve, 100));
