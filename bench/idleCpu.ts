@@ -11,7 +11,8 @@
  * - minor page faults (memory touched for the first time, or given back and touched again);
  * - garbage collections by kind and reason, and their main-thread time from the trace.
  *
- * A cost paid per wake-up rather than per request shows as CPU per request that follows the
+ * Before the load, each system is watched idle: how often its main thread wakes with nothing to
+ * serve, and at what CPU. A cost paid per wake-up rather than per request shows as CPU per request that follows the
  * sleeps per request; one paid by GC shows in the trace. A few minutes; needs Java.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -95,6 +96,9 @@ const jitLog = values['jit-log'] || undefined;
 let measuring = false;
 const extraNodeArgs = [...list(values['node-args']), ...(values['trace-jit'] ? ['--trace-opt', '--trace-deopt'] : [])];
 
+/** Seconds each system is watched idle before the load. */
+const IDLE_SECONDS = 5;
+
 /** One load run's figures, per good request. */
 interface Sample {
   requestsPerSecond: number;
@@ -164,6 +168,26 @@ try {
   for (const child of children) await waitUntilIdle(child.pid);
   const pids = [local.pid, ...children.map((child) => child.pid)];
 
+  // Each system idle, before any load: how often its main thread wakes with nothing to serve
+  // (a timer of its own), and what that costs.
+  const idle: string[] = [];
+  for (const system of systems) {
+    const child = started.get(system) as Child;
+    await settle(pids, config.quietWaitSeconds);
+    const before = readThreads(child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const after = readThreads(child.pid);
+    const main = (threads: Map<number, ThreadSample>) => threads.get(child.pid) as ThreadSample;
+    let cpu = 0;
+    for (const [tid, end] of after) {
+      const start = before.get(tid);
+      if (start) cpu += end.userMs + end.sysMs - (start.userMs + start.sysMs);
+    }
+    idle.push(
+      `| ${system} | ${((main(after).voluntary - main(before).voluntary) / IDLE_SECONDS).toFixed(1)} | ${(cpu / IDLE_SECONDS).toFixed(1)} |`,
+    );
+  }
+
   const samples = new Map<string, Sample[]>();
   for (const op of ops) {
     // The concurrencies take turns round by round too: a process still compiling its hot code
@@ -227,6 +251,17 @@ try {
       }
     }
   }
+  process.stdout.write(
+    [
+      `Idle, ${IDLE_SECONDS} s before any load:`,
+      '',
+      '| system | main thread wake-ups/s | CPU ms/s |',
+      '| --- | ---: | ---: |',
+      ...idle,
+      '',
+      '',
+    ].join('\n'),
+  );
   process.stdout.write(render(samples));
   if (values.perf) process.stdout.write(`\n${renderLayers(samples)}`);
 } finally {
