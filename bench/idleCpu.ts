@@ -59,6 +59,7 @@ round by round. Medians of the rounds with their range. A few minutes; needs Jav
   --perf                also sample each run with perf (cpu-clock, every thread) and print the
                         CPU per request by thread and layer: kernel, V8's GC, compilers, runtime
                         and builtins, the JIT-compiled JavaScript, Node and libuv, libc
+  --perf-symbols <n>    with --perf: also the n functions with the most CPU, by thread
   --jit-log <file>      with --trace-jit: write the measured runs' compilations and deoptimizations there
   --warmup <n>          seconds of unmeasured load per operation and system at its first cell (default 3)
   --users <n>           users seeded (default 60)`,
@@ -74,6 +75,7 @@ round by round. Medians of the rounds with their range. A few minutes; needs Jav
     'trace-jit': { type: 'boolean', default: false },
     perf: { type: 'boolean', default: false },
     'jit-log': { type: 'string', default: '' },
+    'perf-symbols': { type: 'string', default: '0' },
   },
 } as const;
 
@@ -85,6 +87,9 @@ const seconds = Number(values.seconds);
 const users = Number(values.users);
 const warmupSeconds = Number(values.warmup);
 const systems = list(values.systems) as SystemId[];
+const topSymbols = Number(values['perf-symbols']);
+if (!Number.isInteger(topSymbols) || topSymbols < 0)
+  exitWithUsageError(COMMAND, '--perf-symbols must be a whole number');
 if (!(warmupSeconds >= 0)) exitWithUsageError(COMMAND, '--warmup must be a number of seconds');
 if (![...connections, rounds, seconds, users].every((n) => Number.isInteger(n) && n > 0)) {
   exitWithUsageError(COMMAND, '--connections, --rounds, --seconds and --users must be positive whole numbers');
@@ -118,6 +123,8 @@ interface Sample {
   bailouts: number;
   /** With --perf: ms per request by `<thread group>: <layer>`. */
   layers: Record<string, number>;
+  /** With --perf-symbols: ms per request by `<thread group>: <symbol>`. */
+  symbols: Record<string, number>;
 }
 
 const config = { ...loadBenchConfig([]), users, scaleOrders: 0 };
@@ -229,7 +236,7 @@ try {
           });
           const threadsAfter = readThreads(child.pid);
           measuring = false;
-          const layers = sampler ? await sampler.stop() : {};
+          const sampled = sampler ? await sampler.stop() : { layers: {}, symbols: {} };
           // The trace reaches us through a pipe: let the last lines of the run arrive.
           await new Promise((resolve) => setTimeout(resolve, 100));
           const sample = describe(threadsBefore, threadsAfter, events.slice(gcFrom), child.pid, result.requests);
@@ -239,9 +246,10 @@ try {
           sample.compileMs = compiled.reduce((sum, e) => sum + e.ms, 0) / perRequest;
           sample.bailouts = compiled.filter((e) => e.kind.startsWith('bailout')).length / perRequest;
           sample.requestsPerSecond = result.requestsPerSecond;
-          sample.layers = Object.fromEntries(
-            Object.entries(layers).map(([layer, ms]) => [layer, ms / Math.max(result.requests, 1)]),
-          );
+          const perRequestOf = (totals: Record<string, number>) =>
+            Object.fromEntries(Object.entries(totals).map(([key, ms]) => [key, ms / Math.max(result.requests, 1)]));
+          sample.layers = perRequestOf(sampled.layers);
+          sample.symbols = perRequestOf(sampled.symbols);
           const key = `${op.id}|${level}|${system}`;
           samples.set(key, [...(samples.get(key) ?? []), sample]);
           process.stderr.write(
@@ -263,7 +271,8 @@ try {
     ].join('\n'),
   );
   process.stdout.write(render(samples));
-  if (values.perf) process.stdout.write(`\n${renderLayers(samples)}`);
+  if (values.perf) process.stdout.write(`\n${renderLayers(samples, 'layers')}`);
+  if (values.perf && topSymbols > 0) process.stdout.write(`\n${renderLayers(samples, 'symbols', topSymbols)}`);
 } finally {
   for (const child of children) await child.stop().catch(() => undefined);
   admin.client.destroy();
@@ -326,6 +335,7 @@ function describe(
     compileMs: 0,
     bailouts: 0,
     layers: {},
+    symbols: {},
   };
 }
 
@@ -435,7 +445,9 @@ function render(all: Map<string, Sample[]>): string {
 }
 
 /** perf sampling the process (every thread, CPU time only) until `stop`, which returns ms by layer. */
-async function startPerf(pid: number): Promise<{ stop(): Promise<Record<string, number>> }> {
+async function startPerf(
+  pid: number,
+): Promise<{ stop(): Promise<{ layers: Record<string, number>; symbols: Record<string, number> }> }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'idle-cpu-perf-'));
   const file = path.join(dir, 'perf.data');
   const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], {
@@ -459,7 +471,7 @@ async function startPerf(pid: number): Promise<{ stop(): Promise<Record<string, 
           ['report', '-i', file, '--stdio', '--sort', 'comm,dso,sym', '-F', 'period,comm,dso,sym', '-t', '\t'],
           { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
         );
-        return perfLayers(report);
+        return { layers: perfLayers(report), symbols: topSymbols > 0 ? perfLayers(report, true) : {} };
       } catch (error) {
         throw new Error(`perf report failed: ${String(error)}\n${stderr}`);
       } finally {
@@ -469,10 +481,10 @@ async function startPerf(pid: number): Promise<{ stop(): Promise<Record<string, 
   };
 }
 
-function renderLayers(all: Map<string, Sample[]>): string {
+function renderLayers(all: Map<string, Sample[]>, field: 'layers' | 'symbols', top = Infinity): string {
   const columns = [...all.keys()];
-  const layers = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s.layers))))];
-  const medianOf = (key: string, layer: string) => median((all.get(key) ?? []).map((s) => s.layers[layer] ?? 0));
+  const layers = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s[field]))))];
+  const medianOf = (key: string, layer: string) => median((all.get(key) ?? []).map((s) => s[field][layer] ?? 0));
   const total = (layer: string) => columns.reduce((sum, key) => sum + medianOf(key, layer), 0);
   layers.sort((a, b) => total(b) - total(a));
   const label = (key: string) =>
@@ -480,13 +492,19 @@ function renderLayers(all: Map<string, Sample[]>): string {
       .split('|')
       .join(' ')
       .replace(/ (\d+) /, ' c=$1 ');
+  const what = field === 'layers' ? 'layer' : 'function';
   return [
-    'CPU ms per request by thread and layer (perf, cpu-clock; medians of the rounds):',
+    `CPU ms per request by thread and ${what} (perf, cpu-clock; medians of the rounds${top < Infinity ? `; the ${top} largest` : ''}):`,
     '',
-    `| thread: layer | ${columns.map(label).join(' | ')} |`,
+    `| thread: ${what} | ${columns.map(label).join(' | ')} |`,
     `| --- | ${columns.map(() => '---:').join(' | ')} |`,
     `| **all** | ${columns.map((key) => layers.reduce((sum, layer) => sum + medianOf(key, layer), 0).toFixed(3)).join(' | ')} |`,
-    ...layers.map((layer) => `| ${layer} | ${columns.map((key) => medianOf(key, layer).toFixed(3)).join(' | ')} |`),
+    ...layers
+      .slice(0, top)
+      .map(
+        (layer) =>
+          `| ${layer.replace(/\|/g, '\\|')} | ${columns.map((key) => medianOf(key, layer).toFixed(3)).join(' | ')} |`,
+      ),
     '',
   ].join('\n');
 }

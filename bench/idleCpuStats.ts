@@ -161,14 +161,18 @@ export function perfLayer(dso: string, symbol: string): string {
   return 'other';
 }
 
-/** `perf report -F period,comm,dso,sym -t '\t'` → ms by `<thread group>: <layer>`. */
-export function perfLayers(report: string): Record<string, number> {
+/**
+ * `perf report -F period,comm,dso,sym -t '\t'` → ms by `<thread group>: <layer>`, or by
+ * `<thread group>: <symbol>` when `bySymbol`.
+ */
+export function perfLayers(report: string, bySymbol = false): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const line of report.split('\n')) {
     if (line.startsWith('#') || line.trim() === '') continue;
     const [period, comm, dso, sym] = line.split('\t').map((part) => part.trim());
     if (!period || !comm || dso === undefined || sym === undefined) continue;
-    const key = `${threadGroupOfComm(comm)}: ${perfLayer(dso, sym)}`;
+    const what = bySymbol ? sym.replace(/^\[[.k]\]\s*/, '') : perfLayer(dso, sym);
+    const key = `${threadGroupOfComm(comm)}: ${what}`;
     // cpu-clock periods are nanoseconds.
     totals[key] = (totals[key] ?? 0) + Number(period) / 1e6;
   }

@@ -71,5 +71,10 @@ describe('bench:idle-cpu readings', () => {
       '',
     ].join('\n');
     expect(perfLayers(report)).toEqual({ 'main: kernel': 2, 'V8 workers: V8 garbage collector': 2 });
+    expect(perfLayers(report, true)).toEqual({
+      'main: do_epoll_wait': 1.5,
+      'main: schedule': 0.5,
+      'V8 workers: v8::internal::ConcurrentMarking::RunMajor': 2,
+    });
   });
 });
