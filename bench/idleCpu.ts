@@ -19,22 +19,18 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { signToken } from '../src/auth/tokens.js';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
-import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
-import { baselineNewTable } from '../src/migrations/runner.js';
 import { benchBundle } from './bundle.js';
+import { seededTable } from './seededTable.js';
 import { loadBenchConfig } from './config.js';
-import { buildDataset, seedDataset } from './dataset.js';
 import { runLoad, warmUp } from './load.js';
 import { settle } from './loadPhase.js';
-import { operations } from './operations.js';
 import { setSystemsRuntime, waitUntilIdle } from './procs.js';
 import type { Child } from './procs.js';
 import { median } from './rounds.js';
-import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
+import { startSystem, SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 import { gcTraceLine, jitTraceLine, perfLayers, readThreads, threadGroup } from './idleCpuStats.js';
 import type { GcEvent, ThreadSample } from './idleCpuStats.js';
@@ -134,19 +130,9 @@ const local = await startLocalDynamo();
 const admin = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
 const children: Child[] = [];
 try {
-  const runId = `i${Date.now().toString(36)}`;
-  const tableName = `IdleCpu-${runId}`;
-  await ensureTable(admin.client, tableName, local.endpoint);
-  await baselineNewTable(admin.doc, tableName);
-  const data = buildDataset(config);
-  await seedDataset(admin.doc, tableName, data, config, () => undefined);
-  const ops = operations(data, runId).filter((op) => list(values.ops).includes(op.id));
+  const { tableName, ops: every, headers } = await seededTable(admin, local.endpoint, config, 'IdleCpu', 'i');
+  const ops = every.filter((op) => list(values.ops).includes(op.id));
   if (ops.length === 0) exitWithUsageError(COMMAND, `no operation among "${values.ops}" (bench/operations.ts)`);
-  const token = await signToken(
-    { userId: 'bench-admin', role: 'admin' },
-    { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
-  );
-  const headers = { authorization: `Bearer ${token}` };
 
   const gcEvents = new Map<SystemId, GcEvent[]>();
   const jitOf = new Map<SystemId, GcEvent[]>(systems.map((system) => [system, []]));
