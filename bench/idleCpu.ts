@@ -470,7 +470,10 @@ async function startPerf(
 function renderLayers(all: Map<string, Sample[]>, field: 'layers' | 'symbols', top = Infinity): string {
   const columns = [...all.keys()];
   const layers = [...new Set([...all.values()].flatMap((list) => list.flatMap((s) => Object.keys(s[field]))))];
-  const medianOf = (key: string, layer: string) => median((all.get(key) ?? []).map((s) => s[field][layer] ?? 0));
+  // A function's samples are sparse (absent from some rounds): the mean of the rounds, not the median.
+  const average = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+  const summary = field === 'layers' ? median : average;
+  const medianOf = (key: string, layer: string) => summary((all.get(key) ?? []).map((s) => s[field][layer] ?? 0));
   const total = (layer: string) => columns.reduce((sum, key) => sum + medianOf(key, layer), 0);
   layers.sort((a, b) => total(b) - total(a));
   const label = (key: string) =>
@@ -480,7 +483,7 @@ function renderLayers(all: Map<string, Sample[]>, field: 'layers' | 'symbols', t
       .replace(/ (\d+) /, ' c=$1 ');
   const what = field === 'layers' ? 'layer' : 'function';
   return [
-    `CPU ms per request by thread and ${what} (perf, cpu-clock; medians of the rounds${top < Infinity ? `; the ${top} largest` : ''}):`,
+    `CPU ms per request by thread and ${what} (perf, cpu-clock; ${field === 'layers' ? 'medians' : 'means'} of the rounds${top < Infinity ? `; the ${top} largest` : ''}):`,
     '',
     `| thread: ${what} | ${columns.map(label).join(' | ')} |`,
     `| --- | ${columns.map(() => '---:').join(' | ')} |`,
