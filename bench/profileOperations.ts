@@ -11,12 +11,12 @@ import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import { benchBundle } from './bundle.js';
-import { seededTable } from './seededTable.js';
 import { loadBenchConfig } from './config.js';
 import { settle } from './loadPhase.js';
 import { setSystemsRuntime } from './procs.js';
 import { mergeProfiles, profileSystem } from './profile.js';
 import type { ServerProfile } from './profile.js';
+import { seededTable } from './seededTable.js';
 import { SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 

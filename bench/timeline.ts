@@ -16,11 +16,11 @@ import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
 import { startLocalDynamo } from '../src/db/local.js';
 import { benchBundle } from './bundle.js';
-import { seededTable } from './seededTable.js';
 import { loadBenchConfig } from './config.js';
 import { setSystemsRuntime } from './procs.js';
 import type { Child } from './procs.js';
 import { median } from './rounds.js';
+import { seededTable } from './seededTable.js';
 import { startSystem, SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 
