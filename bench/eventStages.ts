@@ -103,6 +103,12 @@ export interface ReaderTimes {
   /** The lease found still current (a consumer on leases holds a page's events until then). */
   checkedAt: number | undefined;
   publishedAt: number;
+  /** Its page's GetRecords round trip. */
+  getRecordsMs: number | undefined;
+  /** Its page read → the page before it done (0 when none was under way). */
+  waitedMs: number;
+  /** Its page's soldCount transactions, their round trips summed. */
+  transactionMs: number;
 }
 
 /** What the reader's log says of each order's ORDER_PLACED event, by order id. */
@@ -113,10 +119,21 @@ export function readerTimesByOrder(logs: readonly Record<string, unknown>[]): Ma
     const readAt = line.readAt as number;
     const processedAt = line.processedAt as number;
     const checkedAt = line.checkedAt as number | undefined;
+    const getRecordsMs = line.getRecordsMs as number | undefined;
+    const waitedMs = ((line.beforeDoneAt as number | undefined) ?? readAt) - readAt;
+    const transactionMs = ((line.transactions as { ms: number }[] | undefined) ?? []).reduce((sum, t) => sum + t.ms, 0);
     for (const event of line.published as { type: string; topic?: string; at?: number }[]) {
       const orderId = event.type === 'ORDER_PLACED' ? event.topic?.replace(/^order:/, '') : undefined;
       if (orderId && event.at !== undefined && !times.has(orderId))
-        times.set(orderId, { readAt, processedAt, checkedAt, publishedAt: event.at });
+        times.set(orderId, {
+          readAt,
+          processedAt,
+          checkedAt,
+          publishedAt: event.at,
+          getRecordsMs,
+          waitedMs,
+          transactionMs,
+        });
     }
   }
   return times;
@@ -146,14 +163,15 @@ interface ReaderPage {
 }
 
 /**
- * The stream reader's pages (those that published events): how big they were, how long their
+ * The stream reader's pages (those that published events and were read from `since` on): how big they were, how long their
  * GetRecords took and how long each waited behind the page before it, and the soldCount
  * transactions each made (lines, actions, round trip), as lines to print.
  */
-export function readerPages(logs: readonly Record<string, unknown>[]): string[] {
+export function readerPages(logs: readonly Record<string, unknown>[], since = 0): string[] {
   const pages: ReaderPage[] = [];
   for (const line of logs) {
     if (line.msg !== 'stream events published' || line.getRecordsMs === undefined) continue;
+    if ((line.readAt as number) < since) continue;
     pages.push({
       records: line.records as number,
       events: (line.published as unknown[]).length,

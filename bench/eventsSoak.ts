@@ -4,9 +4,11 @@
  * processes on one DynamoDB Local. Prints numbers; never part of `npm test`.
  *
  * (a) fan-out: `--subscriptions` graphql-ws subscriptions to the users' order events, spread over
- *     the 3 instances; one order per user; each event's delivery at each matching subscriber,
- *     timed from the mutation's answer (so it includes the consumer's stream polling), and the
- *     messages an instance with no listener for a topic receives (its delivery count's change).
+ *     the 3 instances; rounds of one order per user, placed at the rates of `--order-rate`
+ *     (eventsPacing.ts); each event's delivery at each matching subscriber, timed from the
+ *     mutation's answer (so it includes the consumer's stream polling), with the orders of the
+ *     slowest deliveries taken apart (eventsTail.ts), and the messages an instance with no
+ *     listener for a topic receives (its delivery count's change).
  * (b) resume: `--reconnects` SSE reconnects with `Last-Event-ID`, each to another instance than
  *     before, an order of the stream's user placed while it is away each time: lost and
  *     duplicated events counted.
@@ -17,7 +19,9 @@
  *   npm run bench:events -- --subscriptions 10000 --reconnects 1000 --streams 300
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -35,12 +39,24 @@ import { waitUntil } from '../test/support/waitUntil.js';
 import { PLACE_ORDER } from '../test/support/writes.js';
 import { startBenchTable } from './benchServer.js';
 import { InstanceHistogram, readerPages, readerTimesByOrder, spread, wallNow, watchEventLoop } from './eventStages.js';
+import {
+  AUTO_SHARE,
+  MAX_IN_FLIGHT,
+  measureCapacity,
+  paceName,
+  parseRates,
+  placeOrders,
+  placementLine,
+} from './eventsPacing.js';
 import type { ReaderTimes } from './eventStages.js';
+import type { OrderPace } from './eventsPacing.js';
+import { childPid, gcPauses, machineLine, MachineSampler, slowestOrders } from './eventsTail.js';
+import type { OrderTrace } from './eventsTail.js';
 
 const { values } = parseCommandLine({
   name: 'bench:events',
   run: 'npm run bench:events --',
-  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200] [--cpu-prof <dir>]
+  usage: `[--subscriptions 10000] [--users 200] [--reconnects 1000] [--streams 300] [--phases fanout,resume,faults] [--products 200] [--order-rate max,auto] [--arrivals poisson] [--cpu-prof <dir>]
 
 The change-event targets on a local cluster of three Redis primaries, 3 API instances and a
 consumer: fan-out delivery p99 and idle instances, resume across instances, a killed primary.
@@ -52,6 +68,12 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
   --phases <list>      which of fanout, resume and faults to run (default all three)
   --products <n>       products the orders are spread over, user i ordering product i mod n
                        (default 200; 1 puts every order and soldCount update on one item)
+  --order-rate <list>  the fan-out's rounds of orders (one per user each), comma-separated: a rate
+                       in orders per second (open loop), auto (half of what DynamoDB Local
+                       alone sustains of placeOrder's work, measured first) or max (closed loop,
+                       10 in flight as fast as they answer: DynamoDB Local's queue kept full)
+                       (default max,auto)
+  --arrivals <kind>    open-loop sends: poisson (seeded exponential gaps) or even (default poisson)
   --cpu-prof <dir>     the second API instance (one that serves no mutation, only events) runs
                        with node --cpu-prof and writes its CPU profile into <dir> when it is
                        stopped (SIGTERM) at the end`,
@@ -62,6 +84,8 @@ consumer: fan-out delivery p99 and idle instances, resume across instances, a ki
     streams: { type: 'string', default: '300' },
     phases: { type: 'string', default: 'fanout,resume,faults' },
     products: { type: 'string', default: '200' },
+    'order-rate': { type: 'string', default: 'max,auto' },
+    arrivals: { type: 'string', default: 'poisson' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -70,6 +94,10 @@ const USERS = Number(values.users);
 const RECONNECTS = Number(values.reconnects);
 const STREAMS = Number(values.streams);
 const PRODUCTS = Number(values.products);
+const RATES = parseRates(values['order-rate']);
+const ARRIVALS = values.arrivals;
+if (ARRIVALS !== 'poisson' && ARRIVALS !== 'even')
+  throw new Error(`--arrivals: "${ARRIVALS}" is neither poisson nor even`);
 const PHASES = new Set(values.phases.split(',').map((phase) => phase.trim()));
 for (const phase of PHASES) {
   if (!['fanout', 'resume', 'faults'].includes(phase)) throw new Error(`--phases: no phase "${phase}"`);
@@ -81,7 +109,14 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const out = (line: string) => console.info(line);
 
+// DynamoDB Local's JVM logs its garbage collection (JAVA_TOOL_OPTIONS reaches only that java child).
+const gcLog = path.join(os.tmpdir(), `bench-events-gc-${process.pid}.log`);
+const javaOptions = process.env.JAVA_TOOL_OPTIONS;
+process.env.JAVA_TOOL_OPTIONS = `${javaOptions ?? ''} -Xlog:gc:file=${gcLog}:time`.trim();
 const table = await startBenchTable('BenchEvents');
+if (javaOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+else process.env.JAVA_TOOL_OPTIONS = javaOptions;
+const javaPid = childPid('java');
 const redis = await RedisCluster.start();
 const children = new ChildServers();
 const clients: Client[] = [];
@@ -90,7 +125,24 @@ const clients: Client[] = [];
 const products = Array.from({ length: PRODUCTS }, () => aProduct({ stock: 10_000_000 }));
 const users = Array.from({ length: USERS + 1 }, () => aUser());
 const lonely = users.pop()!;
-await store(table.dynamo.doc, table.tableName, { users: [...users, lonely], products });
+// The capacity probe's own customers and products, so that no order of a measured user precedes it.
+const probeUsers = Array.from({ length: MAX_IN_FLIGHT }, () => aUser());
+const probeProducts = Array.from({ length: MAX_IN_FLIGHT }, () => aProduct({ stock: 10_000_000 }));
+await store(table.dynamo.doc, table.tableName, {
+  users: [...users, lonely, ...probeUsers],
+  products: [...products, ...probeProducts],
+});
+// What DynamoDB Local alone sustains of placeOrder's work, before anything else of the bench
+// runs (for the fan-out's rounds only).
+const capacity = PHASES.has('fanout')
+  ? await measureCapacity(
+      table.dynamo,
+      table.tableName,
+      probeUsers.map((user, i) => ({ userId: user.userId, productId: probeProducts[i]!.productId })),
+    )
+  : undefined;
+const autoRate = Math.max(1, Math.round((capacity?.saturatedPerSecond ?? 0) * AUTO_SHARE));
+const paces: OrderPace[] = RATES.map((rate) => (rate === 'auto' ? { kind: 'rate', perSecond: autoRate } : rate));
 const bounds = {
   WS_MAX_SOCKETS: '20000',
   WS_MAX_OPERATIONS_PER_SOCKET: '200',
@@ -220,8 +272,14 @@ try {
   if (PHASES.has('fanout')) {
     // (a) Fan-out.
     const perUser = Math.ceil(SUBSCRIPTIONS / USERS);
-    const arrivals = new Map<string, number[]>();
-    const heard = (orderId: string) => arrivals.get(orderId)?.push(wallNow()) ?? arrivals.set(orderId, [wallNow()]);
+    /** Each order's receipts at its subscribers, with the instance each listened on. */
+    const arrivals = new Map<string, { at: number; instance: number }[]>();
+    const heardOn = (instance: number) => (orderId: string) => {
+      const receipt = { at: wallNow(), instance };
+      const list = arrivals.get(orderId);
+      if (list) list.push(receipt);
+      else arrivals.set(orderId, [receipt]);
+    };
     let opened = 0;
     const endings = new Map<string, number>();
     const ended = (code: string) => endings.set(code, (endings.get(code) ?? 0) + 1);
@@ -233,9 +291,10 @@ try {
       for (let i = 0; i < 3 && opened < SUBSCRIPTIONS; i++) {
         const count = Math.min(Math.ceil(perUser / 3), SUBSCRIPTIONS - opened);
         if (count <= 0) break;
-        wsSubscriptions(apis[(u + i) % 3]!, user.userId, count, heard, ended);
+        const instance = (u + i) % 3;
+        wsSubscriptions(apis[instance]!, user.userId, count, heardOn(instance), ended);
         subscribedBy.set(user.userId, (subscribedBy.get(user.userId) ?? 0) + count);
-        topicsOpened.add(`${(u + i) % 3} ${user.userId}`);
+        topicsOpened.add(`${instance} ${user.userId}`);
         opened += count;
       }
     }
@@ -261,81 +320,119 @@ try {
     out(
       `(a) ${opened} graphql-ws subscriptions over 3 instances (${USERS} users, ${perUser} each) open in ${((performance.now() - openStart) / 1000).toFixed(1)} s`,
     );
-    const answered = new Map<string, number>();
-    const delivery = new InstanceHistogram(apis, 'tablegraph_event_bus_delivery_seconds');
-    const fanOut = new InstanceHistogram(apis, 'tablegraph_event_fanout_seconds');
-    const [cpuBefore] = await Promise.all([cpuSeconds(apis), delivery.start(), fanOut.start(), eventLoopLag(apis)]);
-    const loadBefore = loadAverage();
-    const ownLoop = watchEventLoop();
-    // Ten at a time, each timed at its own answer.
-    const failuresBefore = await metric(consumer, 'tablegraph_stream_record_failures_total');
-    const retriesBefore = orderRetries;
-    const placed: string[] = [];
-    for (let i = 0; i < users.length; i += 10) {
-      const orderIds = await Promise.all(
-        users.slice(i, i + 10).map(async (user) => {
-          const orderId = await placeOrder(user.userId);
-          answered.set(orderId, wallNow());
-          return orderId;
-        }),
+    if (capacity)
+      out(
+        `(a) DynamoDB Local alone, placeOrder's work (BatchGetItem + TransactWriteItems) in process: one at a time ${capacity.alonePerSecond.toFixed(1)}/s (${spread(capacity.aloneMs)}); ${MAX_IN_FLIGHT} at a time ${capacity.saturatedPerSecond.toFixed(1)}/s (${spread(capacity.saturatedMs)}); auto = ${AUTO_SHARE} × ${capacity.saturatedPerSecond.toFixed(1)} = ${autoRate}/s`,
       );
-      placed.push(...orderIds);
+    const processNames = ['DynamoDB Local', 'consumer', 'api 0', 'api 1', 'api 2'];
+    const machine = new MachineSampler([
+      javaPid ?? NaN,
+      consumer.node.child.pid ?? NaN,
+      ...apis.map((api) => api.node.child.pid ?? NaN),
+    ]);
+    machine.start();
+    const summary: string[] = [];
+    for (const pace of paces) {
+      const name = paceName(pace);
+      const answered = new Map<string, { sentAt: number; answeredAt: number }>();
+      const delivery = new InstanceHistogram(apis, 'tablegraph_event_bus_delivery_seconds');
+      const fanOut = new InstanceHistogram(apis, 'tablegraph_event_fanout_seconds');
+      const [cpuBefore] = await Promise.all([cpuSeconds(apis), delivery.start(), fanOut.start(), eventLoopLag(apis)]);
+      const loadBefore = loadAverage();
+      const ownLoop = watchEventLoop();
+      const failuresBefore = await metric(consumer, 'tablegraph_stream_record_failures_total');
+      const retriesBefore = orderRetries;
+      const roundStart = wallNow();
+      /** The round's orders, in the users' order. */
+      const placed: string[] = [];
+      const placement = await placeOrders(
+        users.map((user) => user.userId),
+        pace,
+        ARRIVALS,
+        async (userId) => {
+          const sentAt = wallNow();
+          const orderId = await placeOrder(userId);
+          answered.set(orderId, { sentAt, answeredAt: wallNow() });
+          placed[users.findIndex((user) => user.userId === userId)] = orderId;
+        },
+      );
+      const expected = opened;
+      await waitUntil(() => placed.reduce((n, id) => n + (arrivals.get(id)?.length ?? 0), 0) >= expected, {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        what: `${expected} deliveries`,
+      }).catch((error: unknown) => out(`(a) ${String(error)}`));
+      const roundEnd = wallNow();
+      const latencies = placed
+        .flatMap((id) => (arrivals.get(id) ?? []).map(({ at }) => at - (answered.get(id)?.answeredAt ?? at)))
+        .sort((a, b) => a - b);
+      const headline = `deliveries ${latencies.length} of ${expected}; from the mutation's answer to the subscriber: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms`;
+      out(
+        `(a) orders at ${name}, ${ARRIVALS === 'even' || pace.kind === 'max' ? '' : 'poisson, '}${placementLine(placement)}`,
+      );
+      out(`(a) ${headline}`);
+      summary.push(`    ${name}: ${placement.achievedPerSecond.toFixed(1)}/s achieved; ${headline}`);
+      const clientLoop = ownLoop.stop();
+      // Read first: any other read of /metrics resets prom-client's event-loop figures.
+      const instanceLoops = await eventLoopLag(apis);
+      const instanceCpu = (await cpuSeconds(apis)).map((seconds, i) => `${(seconds - cpuBefore[i]!).toFixed(2)} s`);
+      const reader = readerTimesByOrder(consumer.node.logs);
+      const stage = (of: (id: string, times: ReaderTimes, answer: number) => number[]) =>
+        spread(
+          placed.flatMap((id) => {
+            const times = reader.get(id);
+            const answer = answered.get(id)?.answeredAt;
+            return times && answer !== undefined ? of(id, times, answer) : [];
+          }),
+        );
+      out(`(a) where the time goes (load average ${loadBefore} before, ${loadAverage()} after):`);
+      out(`    answer → page read by the stream reader (per event):        ${stage((_, t, a) => [t.readAt - a])}`);
+      out(
+        `    page read → event published (per event):                    ${stage((_, t) => [t.publishedAt - t.readAt])}`,
+      );
+      out(
+        `      page read → lease found current (alongside):              ${stage((_, t) => (t.checkedAt === undefined ? [] : [t.checkedAt - t.readAt]))}`,
+      );
+      out(
+        `      page read → every record of its page applied (soldCount): ${stage((_, t) => [t.processedAt - t.readAt])}`,
+      );
+      for (const line of readerPages(consumer.node.logs, roundStart)) out(`      ${line}`);
+      out(`    published → instance receipt (per event and instance):      ${await delivery.spread()}`);
+      out(`    receipt → answer ready for the socket (per subscriber):     ${await fanOut.spread()}`);
+      out(
+        `    published → client receipt (per subscriber):                ${stage((id, t) => (arrivals.get(id) ?? []).map(({ at }) => at - t.publishedAt))}`,
+      );
+      out(
+        `    conflicts on the products' items: ${orderRetries - retriesBefore} orders placed again, ${(await metric(consumer, 'tablegraph_stream_record_failures_total')) - failuresBefore} stream records retried`,
+      );
+      out(`    event loop delay: the bench's client ${clientLoop}; the instances' max ${instanceLoops}`);
+      out(`    the instances' CPU time meanwhile (the first also serves the mutations): ${instanceCpu.join(', ')}`);
+      const pauses = gcPauses(gcLog);
+      out(`    the machine meanwhile: ${machineLine(machine, roundStart, roundEnd, pauses, processNames)}`);
+      const traces: OrderTrace[] = placed.map((orderId, index) => ({
+        index,
+        orderId,
+        sentAt: answered.get(orderId)?.sentAt ?? NaN,
+        answeredAt: answered.get(orderId)?.answeredAt ?? NaN,
+        reader: reader.get(orderId),
+        receipts: arrivals.get(orderId) ?? [],
+      }));
+      out(
+        `    the orders of the slowest 1% of deliveries (ms; the last receipt on each instance counted from the publish call's answer, so it can be negative):`,
+      );
+      for (const line of slowestOrders(traces, roundStart, machine, pauses, processNames)) out(`      ${line}`);
+      const missingBy = new Map<string, number>();
+      for (const [u, id] of placed.entries()) {
+        const short = (subscribedBy.get(users[u]!.userId) ?? 0) - (arrivals.get(id)?.length ?? 0);
+        if (short > 0) missingBy.set(users[u]!.userId, short);
+      }
+      out(`(a) users whose subscribers missed their order: ${missingBy.size} (${[...missingBy.values()].join(', ')})`);
     }
-    const expected = opened;
-    await waitUntil(() => placed.reduce((n, id) => n + (arrivals.get(id)?.length ?? 0), 0) >= expected, {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      what: `${expected} deliveries`,
-    }).catch((error: unknown) => out(`(a) ${String(error)}`));
-    const latencies = placed
-      .flatMap((id) => (arrivals.get(id) ?? []).map((at) => at - (answered.get(id) ?? at)))
-      .sort((a, b) => a - b);
-    out(
-      `(a) deliveries ${latencies.length} of ${expected}; from the mutation's answer to the subscriber: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms`,
-    );
-    const clientLoop = ownLoop.stop();
-    // Read first: any other read of /metrics resets prom-client's event-loop figures.
-    const instanceLoops = await eventLoopLag(apis);
-    const instanceCpu = (await cpuSeconds(apis)).map((seconds, i) => `${(seconds - cpuBefore[i]!).toFixed(2)} s`);
-    const reader = readerTimesByOrder(consumer.node.logs);
-    const stage = (of: (id: string, times: ReaderTimes, answer: number) => number[]) =>
-      spread(
-        placed.flatMap((id) => {
-          const times = reader.get(id);
-          const answer = answered.get(id);
-          return times && answer !== undefined ? of(id, times, answer) : [];
-        }),
-      );
-    out(`(a) where the time goes (load average ${loadBefore} before, ${loadAverage()} after):`);
-    out(`    answer → page read by the stream reader (per event):        ${stage((_, t, a) => [t.readAt - a])}`);
-    out(
-      `    page read → event published (per event):                    ${stage((_, t) => [t.publishedAt - t.readAt])}`,
-    );
-    out(
-      `      page read → lease found current (alongside):              ${stage((_, t) => (t.checkedAt === undefined ? [] : [t.checkedAt - t.readAt]))}`,
-    );
-    out(
-      `      page read → every record of its page applied (soldCount): ${stage((_, t) => [t.processedAt - t.readAt])}`,
-    );
-    for (const line of readerPages(consumer.node.logs)) out(`      ${line}`);
-    out(`    published → instance receipt (per event and instance):      ${await delivery.spread()}`);
-    out(`    receipt → answer ready for the socket (per subscriber):     ${await fanOut.spread()}`);
-    out(
-      `    published → client receipt (per subscriber):                ${stage((id, t) => (arrivals.get(id) ?? []).map((at) => at - t.publishedAt))}`,
-    );
-    out(
-      `    conflicts on the products' items: ${orderRetries - retriesBefore} orders placed again, ${(await metric(consumer, 'tablegraph_stream_record_failures_total')) - failuresBefore} stream records retried`,
-    );
-    out(`    event loop delay: the bench's client ${clientLoop}; the instances' max ${instanceLoops}`);
-    out(`    the instances' CPU time meanwhile (the first also serves the mutations): ${instanceCpu.join(', ')}`);
+    machine.stop();
+    out(`(a) summary, by round (in the order run):`);
+    for (const line of summary) out(line);
     out(`    warnings logged: ${warningsOf([...apis, consumer])}`);
     out(`(a) subscriptions ended early: ${JSON.stringify(Object.fromEntries(endings))}`);
-    const missingBy = new Map<string, number>();
-    for (const [u, id] of placed.entries()) {
-      const short = (subscribedBy.get(users[u]!.userId) ?? 0) - (arrivals.get(id)?.length ?? 0);
-      if (short > 0) missingBy.set(users[u]!.userId, short);
-    }
-    out(`(a) users whose subscribers missed their order: ${missingBy.size} (${[...missingBy.values()].join(', ')})`);
     for (const client of clients.splice(0)) dispose(client);
     await waitUntil(async () => (await activeSubscriptions()) === 0, {
       timeoutMs: 60_000,
@@ -509,5 +606,6 @@ try {
   await children.killAll();
   await redis.dispose();
   await table.stop();
+  rmSync(gcLog, { force: true });
 }
 process.exit(0);

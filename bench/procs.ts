@@ -58,6 +58,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** Every line the child writes to stdout that is not a JSON log line (e.g. `--trace-gc`'s). */
+  onOutputLine?: (line: string) => void;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function startChild({
   readyMessage,
   timeoutMs = 60_000,
   nodeArgs = [],
+  onOutputLine,
 }: StartOptions): Promise<Child> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const variable of DROPPED) delete base[variable];
@@ -103,6 +106,7 @@ export async function startChild({
         if ((parsed.level ?? 0) >= 40 && warnings.length < 50) warnings.push(line.slice(0, 500));
       } catch {
         // not a log line
+        onOutputLine?.(line);
       }
     }
   });
@@ -156,7 +160,7 @@ export async function startChild({
 }
 
 let clockTicks: number | undefined;
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

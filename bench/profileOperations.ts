@@ -7,21 +7,17 @@
  * bundle's source map. On a machine shared with other work the samples count the time a process
  * spent descheduled too: read it on a quiet machine.
  */
-import { signToken } from '../src/auth/tokens.js';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
-import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
-import { baselineNewTable } from '../src/migrations/runner.js';
 import { benchBundle } from './bundle.js';
 import { loadBenchConfig } from './config.js';
-import { buildDataset, seedDataset } from './dataset.js';
 import { settle } from './loadPhase.js';
-import { operations } from './operations.js';
 import { setSystemsRuntime } from './procs.js';
 import { mergeProfiles, profileSystem } from './profile.js';
 import type { ServerProfile } from './profile.js';
-import { JWT_SECRET, SYSTEMS } from './systems.js';
+import { seededTable } from './seededTable.js';
+import { SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 
 const COMMAND = {
@@ -63,19 +59,9 @@ const local = await startLocalDynamo();
 const admin = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
 const stops: (() => Promise<void>)[] = [];
 try {
-  const runId = `p${Date.now().toString(36)}`;
-  const tableName = `Profile-${runId}`;
-  await ensureTable(admin.client, tableName, local.endpoint);
-  await baselineNewTable(admin.doc, tableName);
-  const data = buildDataset(config);
-  await seedDataset(admin.doc, tableName, data, config, () => undefined);
-  const ops = operations(data, runId).filter((op) => list(values.ops).includes(op.id));
+  const { tableName, ops: every, headers } = await seededTable(admin, local.endpoint, config, 'Profile', 'p');
+  const ops = every.filter((op) => list(values.ops).includes(op.id));
   if (ops.length === 0) exitWithUsageError(COMMAND, `no operation among "${values.ops}" (bench/operations.ts)`);
-  const token = await signToken(
-    { userId: 'bench-admin', role: 'admin' },
-    { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
-  );
-  const headers = { authorization: `Bearer ${token}` };
   const profiles: ServerProfile[] = [];
   for (const level of connections) {
     for (const system of systems as SystemId[]) {

@@ -126,11 +126,12 @@ export interface SystemEnv {
   headers: Record<string, string>;
   extraEnv?: Record<string, string>;
   nodeArgs?: string[];
+  onOutputLine?: (line: string) => void;
 }
 
 export async function startSystem(
   spec: SystemSpec,
-  { endpoint, tableName, headers, extraEnv = {}, nodeArgs }: SystemEnv,
+  { endpoint, tableName, headers, extraEnv = {}, nodeArgs, onOutputLine }: SystemEnv,
 ): Promise<Child> {
   const env: Record<string, string> = {
     DYNAMODB_ENDPOINT: endpoint,
@@ -168,5 +169,6 @@ export async function startSystem(
     headers,
     readyMessage: spec.readyMessage,
     nodeArgs,
+    ...(onOutputLine ? { onOutputLine } : {}),
   });
 }

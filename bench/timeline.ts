@@ -12,20 +12,16 @@ import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { signToken } from '../src/auth/tokens.js';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { createDynamo } from '../src/db/client.js';
-import { ensureTable } from '../src/db/ensureTable.js';
 import { startLocalDynamo } from '../src/db/local.js';
-import { baselineNewTable } from '../src/migrations/runner.js';
 import { benchBundle } from './bundle.js';
 import { loadBenchConfig } from './config.js';
-import { buildDataset, seedDataset } from './dataset.js';
-import { operations } from './operations.js';
 import { setSystemsRuntime } from './procs.js';
 import type { Child } from './procs.js';
 import { median } from './rounds.js';
-import { JWT_SECRET, startSystem, SYSTEMS } from './systems.js';
+import { seededTable } from './seededTable.js';
+import { startSystem, SYSTEMS } from './systems.js';
 import type { SystemId } from './systems.js';
 
 const COMMAND = {
@@ -139,20 +135,10 @@ const admin = createDynamo({ endpoint: local.endpoint, region: 'us-east-1' });
 const children: Child[] = [];
 const outs = new Map<SystemId, string>();
 try {
-  const runId = `t${Date.now().toString(36)}`;
-  const tableName = `Timeline-${runId}`;
-  await ensureTable(admin.client, tableName, local.endpoint);
-  await baselineNewTable(admin.doc, tableName);
-  const data = buildDataset(config);
-  await seedDataset(admin.doc, tableName, data, config, () => undefined);
+  const { runId, tableName, ops: every, headers } = await seededTable(admin, local.endpoint, config, 'Timeline', 't');
   const wanted = values.ops.split(',').filter(Boolean);
-  const ops = operations(data, runId).filter((op) => wanted.includes(op.id) && !op.mutation);
+  const ops = every.filter((op) => wanted.includes(op.id) && !op.mutation);
   if (ops.length === 0) exitWithUsageError(COMMAND, `no query among "${values.ops}" (bench/operations.ts)`);
-  const token = await signToken(
-    { userId: 'bench-admin', role: 'admin' },
-    { secret: JWT_SECRET, issuer: 'tablegraph-local', audience: 'tablegraph' },
-  );
-  const headers = { authorization: `Bearer ${token}` };
   const systems = new Map<SystemId, Child>();
   for (const id of SYSTEM_IDS) {
     const out = path.join(tmpdir(), `tablegraph-timeline-${runId}-${id}.jsonl`);

@@ -9,6 +9,7 @@
  * real heartbeat flushes; a number skipped on one partition is a gap that flushes too; a
  * consumer's heartbeat proves the feed as of its arrival, however late the lease table confirms it.
  */
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamo } from '../src/db/client.js';
@@ -24,6 +25,7 @@ import type { ResponseCache } from '../src/pipeline/responseCache/responseCache.
 import { buildSchema } from '../src/pipeline/schema/schema.js';
 import { endpoint } from './support/harness.js';
 import { RedisCluster } from './support/redisCluster.js';
+import type { RedisServer } from './support/redisServer.js';
 import { rawChannels, REDIS_MODES, startRedis } from './support/testRedis.js';
 import type { TestRedis } from './support/testRedis.js';
 import { waitUntil } from './support/waitUntil.js';
@@ -126,9 +128,11 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
    * BEAT_EVERY_MS, signed for each partition as the bus signs; `extra` adds messages of the
    * test's own to each round (given the messages the round sent, by partition).
    */
-  async function aBeater(names: readonly string[]) {
+  async function aBeater(tableName: string, names: readonly string[]) {
     const publisher = await rawChannels(redis);
-    const sealers = names.map((_, partition) => new Sealer(invalidationPurpose(partition), SECRET, 'reader-beats'));
+    const sealers = names.map(
+      (_, partition) => new Sealer(invalidationPurpose(tableName, partition), SECRET, 'reader-beats'),
+    );
     const beating = new Set(names.map((_, partition) => partition));
     const extra: ((sent: Map<number, string>) => [number, string][])[] = [];
     let round = 0;
@@ -157,7 +161,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
       const owners = await Promise.all(names.map(async (name) => (await cluster.ownerOf(name)).port));
       expect(new Set(owners).size).toBe(3);
     }
-    await aBeater(names);
+    await aBeater(tableName, names);
     for (const { cache } of instances) await waitUntil(() => cache.feed.live, { timeoutMs: 5000, what: 'a live feed' });
     const tags = tagsOnEveryPartition(names.length);
     for (const { cache } of instances) for (const tag of tags) await store(cache, `key-${tag}`, [tag]);
@@ -177,7 +181,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
     const tableName = `parts-${process.pid}-${++tableNo}`;
     const instances = [await anInstance(tableName), await anInstance(tableName)];
     const { names } = instances[0]?.bus as RedisInvalidationBus;
-    const beater = await aBeater(names);
+    const beater = await aBeater(tableName, names);
     for (const { cache } of instances) await waitUntil(() => cache.feed.live, { timeoutMs: 5000, what: 'a live feed' });
     for (const { cache } of instances) await store(cache, 'key-1', ['product:p1']);
 
@@ -185,7 +189,7 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
     // replayed on its channel, one signed with another secret, and a real one for a probe older
     // than the timeout.
     const silent = 1;
-    const guessed = new Sealer(invalidationPurpose(silent), `${SECRET}-guessed`, 'reader-beats');
+    const guessed = new Sealer(invalidationPurpose(tableName, silent), `${SECRET}-guessed`, 'reader-beats');
     const wrong = (sent: Map<number, string>): [number, string][] => [
       [silent, sent.get(0) ?? ''],
       [silent, guessed.seal(heartbeatBody({ group: 'stream-lambda', tenures: [], probe: Date.now() }))],
@@ -227,7 +231,9 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
     const { names } = instance.bus;
     const publisher = await rawChannels(redis);
     closing.push(() => publisher.close());
-    const sealers = names.map((_, partition) => new Sealer(invalidationPurpose(partition), SECRET, 'consumer-1'));
+    const sealers = names.map(
+      (_, partition) => new Sealer(invalidationPurpose(tableName, partition), SECRET, 'consumer-1'),
+    );
     const beat = async () => {
       const body = heartbeatBody({ group: 'processor', tenures: [{ shardId: 'shard-1', epoch: 1 }] });
       for (const [partition, name] of names.entries())
@@ -251,11 +257,93 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
     expect(instance.cache.feed.live).toBe(true);
   });
 
+  it('refuses a heartbeat captured on another table’s channel and replayed on this one, though both tables share the secret', async () => {
+    const [other, own] = [`parts-${process.pid}-${++tableNo}`, `parts-${process.pid}-${++tableNo}`];
+    const instance = await anInstance(own);
+    const { names } = instance.bus;
+    // The other table's stream reader answers a probe; everything it sends is captured as sent.
+    const reader = await aBus(other, false, 'reader-other');
+    const capture = await rawChannels(redis);
+    const relay = await rawChannels(redis);
+    closing.push(
+      () => capture.close(),
+      () => relay.close(),
+    );
+    const captured: [number, Buffer][] = [];
+    for (const [partition, name] of reader.names.entries())
+      capture.listen(name, { message: (raw) => void captured.push([partition, raw]) });
+    await waitUntil(() => reader.names.every((name) => capture.isSubscribed(name)), {
+      timeoutMs: 5000,
+      what: 'the capture subscribed',
+    });
+    for (let round = 0; round < 4; round++) {
+      const sent = captured.length;
+      expect(await reader.publishHeartbeat({ group: 'stream-lambda', tenures: [], probe: Date.now() })).toBe(true);
+      await waitUntil(() => captured.length === sent + names.length, { timeoutMs: 5000, what: 'every beat captured' });
+      // Relayed on this table's channel of the same partition, as anyone who can publish there could.
+      for (const [partition, raw] of captured.slice(sent)) await relay.publish(names[partition] ?? '', raw.toString());
+    }
+    await waitUntil(() => (instance.bus.refusals.byReason.get('forged') ?? 0) >= 4 * names.length, {
+      timeoutMs: 5000,
+      what: 'every relayed beat refused',
+    });
+    expect(instance.cache.feed.live).toBe(false);
+  });
+
+  if (mode === 'single') {
+    it('flushes every instance when a stream reader could not send a message, its connection down a moment, though other readers kept the feed live', async () => {
+      const tableName = `parts-${process.pid}-${++tableNo}`;
+      const instance = await anInstance(tableName);
+      const { names } = instance.bus;
+      await aBeater(tableName, names);
+      await waitUntil(() => instance.cache.feed.live, { timeoutMs: 5000, what: 'a live feed' });
+      const tag = 'product:lost';
+      await store(instance.cache, 'key-lost', [tag]);
+      expect(await statusOf(instance.cache, 'key-lost')).toBe('hit');
+
+      // A second reader, its first message not sent yet, whose publishing connection is cut: it
+      // reconnects two seconds later.
+      const admin = new Redis((redis as RedisServer).port, { lazyConnect: true });
+      closing.push(async () => void admin.disconnect());
+      const publishers = async () =>
+        new Set(
+          String(await admin.client('LIST'))
+            .split('\n')
+            .filter((line) => line.includes('name=tablegraph-publisher'))
+            .map((line) => /id=(\d+)/.exec(line)?.[1] ?? ''),
+        );
+      const before = await publishers();
+      const channels = new RedisChannels(
+        { ...redis.settings, signingSecret: SECRET },
+        { log, backoff: { baseDelayMs: 2000, maxDelayMs: 2000 } },
+      );
+      const reader = new RedisInvalidationBus({ channels, tableName, log, subscribe: false, from: 'reader-cut' });
+      await channels.start();
+      closing.push(async () => {
+        await reader.close();
+        await channels.close();
+      });
+      const [id] = [...(await publishers())].filter((found) => !before.has(found));
+      await admin.client('KILL', 'ID', id ?? '');
+      await waitUntil(() => !channels.publisherUp, { timeoutMs: 2000, intervalMs: 0, what: 'the reader cut off' });
+      // The change's tags cannot go out; the other reader's heartbeats keep every partition live.
+      expect(await reader.publishTags({ tags: [tag], kinds: [], everything: false })).toBe(false);
+      await waitUntil(() => channels.publisherUp, { timeoutMs: 10_000, what: 'the reader back' });
+      expect(await reader.publishHeartbeat({ group: 'stream-lambda', tenures: [], probe: Date.now() })).toBe(true);
+      await waitUntil(async () => (await statusOf(instance.cache, 'key-lost')) !== 'hit', {
+        timeoutMs: 5000,
+        what: 'the answer the lost tags named no longer served',
+      });
+      expect(instance.cache.feed.live).toBe(true);
+      expect(reader.lossesTold).toBe(1);
+    });
+  }
+
   it('takes a number skipped on one partition as a gap: the heartbeat after it flushes', async () => {
     const tableName = `parts-${process.pid}-${++tableNo}`;
     const instance = await anInstance(tableName);
     const { names } = instance.bus;
-    const beater = await aBeater(names);
+    const beater = await aBeater(tableName, names);
     await waitUntil(() => instance.cache.feed.live, { timeoutMs: 5000, what: 'a live feed' });
     await store(instance.cache, 'key-2', ['product:p2']);
     // A message of partition 2 sealed and never sent (as a publish that failed on its way).

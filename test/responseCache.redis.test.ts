@@ -9,7 +9,7 @@
  * entry stored while that bump runs, or read while the message was on its way, is never served.
  */
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUMP_WAIT_MS, RedisInvalidationBus } from '../src/events/invalidationBus.js';
 import type { InvalidationEvent } from '../src/events/invalidationBus.js';
 import { RedisChannels } from '../src/events/redisChannels.js';
@@ -17,6 +17,7 @@ import { partitionOf } from '../src/events/invalidationPartitions.js';
 import { cachePartitionPrefix } from '../src/events/redisNames.js';
 import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import { CLUSTER_PARTITIONS, SharedTier } from '../src/pipeline/responseCache/sharedTier.js';
+import type { SharedTierOptions } from '../src/pipeline/responseCache/sharedTier.js';
 import { PublisherBumps } from '../src/pipeline/responseCache/tagBumps.js';
 import { redisInvalidations } from '../src/streams/redisInvalidations.js';
 import { isIndexTag } from '../src/table/dependencies.js';
@@ -58,7 +59,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     return { bus, channels, heard, downs: () => downs };
   }
 
-  function aTier(tableName: string): SharedTier {
+  function aTier(tableName: string, options: Partial<SharedTierOptions> = {}): SharedTier {
     const tier = new SharedTier({
       redis: { ...redis.settings, signingSecret: SECRET },
       tableName,
@@ -67,6 +68,7 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
       maxEntryBytes: 100_000,
       isIndexTag,
       log,
+      ...options,
     });
     closing.push(() => tier.stop());
     return tier;
@@ -191,12 +193,17 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     return keys;
   }
 
-  function publisherBumps(tableName: string): PublisherBumps {
+  /** The first tags message `heard`, once there is one. */
+  const tagsHeard = (heard: InvalidationEvent[]) =>
+    waitUntil(() => heard.find((event) => event.kind === 'tags'), { timeoutMs: 5000, what: 'the tags' });
+
+  function publisherBumps(tableName: string, timeoutMs?: number): PublisherBumps {
     const bumps = new PublisherBumps({
       redis: { ...redis.settings, signingSecret: SECRET },
       tableName,
       tagTtlMs: 60_000,
       log,
+      timeoutMs,
     });
     closing.push(() => bumps.stop());
     return bumps;
@@ -256,27 +263,83 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
     expect(a.stats.refused + a.stats.errors - refusedBefore).toBe(third);
   });
 
-  it('serves no entry whose look-up was under way when the instance heard of a change of its tags, whatever the clock of its writer', async () => {
-    const tableName = `flight-${process.pid}-${++tableNo}`;
+  it.each([
+    // Redis reads it before the publisher's bump; the instance hears of the change meanwhile.
+    ['heard of a change of its tags', (tier: SharedTier) => tier.heardBumped(['product:flight'])],
+    // Redis reads it; the instance hears of a change of a whole kind (no tag version moves) or has a gap.
+    ['widened an invalidation or had a gap', (tier: SharedTier) => tier.gap()],
+  ])(
+    'serves no entry whose look-up was under way when the instance %s, whatever the clock of its writer',
+    async (_, meanwhile) => {
+      const tableName = `flight-${process.pid}-${++tableNo}`;
+      const [a, b] = [aTier(tableName), aTier(tableName)];
+      await Promise.all([a.start(), b.start()]);
+      const key = 'in-flight|Op|{}|public';
+      const { mark } = await a.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      // Written by an instance whose clock runs ahead: its read seems to begin after anything heard here.
+      const ahead = { seq: mark.seq, at: Date.now() + 30_000 };
+      await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:flight'], public: true }, ahead, false);
+      expect((await b.get(key)).hit?.json).toBe('{"n":1}');
+      redis.pause();
+      let lookup: ReturnType<SharedTier['get']>;
+      try {
+        lookup = b.get(key);
+        meanwhile(b);
+      } finally {
+        redis.resume();
+      }
+      expect((await lookup).hit).toBeUndefined();
+    },
+  );
+
+  it('serves an entry stored by an instance whose clock runs ahead no longer than the maximum age since its execution began', async () => {
+    const tableName = `skew-${process.pid}-${++tableNo}`;
     const [a, b] = [aTier(tableName), aTier(tableName)];
     await Promise.all([a.start(), b.start()]);
-    const key = 'in-flight|Op|{}|public';
-    const { mark } = await a.get(key);
-    if (!mark) throw new Error('the tier is not readable');
-    // Written by an instance whose clock runs ahead: its read seems to begin after any change heard here.
-    const ahead = { seq: mark.seq, at: Date.now() + 30_000 };
-    await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:flight'], public: true }, ahead, false);
-    expect((await b.get(key)).hit?.json).toBe('{"n":1}');
-    redis.pause();
-    let lookup: ReturnType<SharedTier['get']>;
+    const key = 'skewed|Op|{}|public';
+    const now = Date.now.bind(Date);
+    // a's clock runs 30 s ahead; its execution began 59 s ago (of the 60 s maximum age).
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => now() + 30_000);
     try {
-      // Redis reads it before the publisher's bump; the instance hears of the change meanwhile.
-      lookup = b.get(key);
-      b.heardBumped(['product:flight']);
+      const { mark } = await a.get(key);
+      if (!mark) throw new Error('the tier is not readable');
+      const began = { seq: mark.seq, at: mark.at - 59_000 };
+      await a.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['product:skew'], public: true }, began, false);
     } finally {
-      redis.resume();
+      ahead.mockRestore();
     }
-    expect((await lookup).hit).toBeUndefined();
+    const { hit } = await b.get(key);
+    expect(hit?.json).toBe('{"n":1}');
+    // By b's clock the answer seems 29 s old: what Redis keeps of it is what remains of 60 s.
+    expect(hit?.ttlMs).toBeLessThanOrEqual(1000);
+  });
+
+  it('holds down an answer read from a global index from the bump as Redis dates it, whatever the clock of the publisher that bumped', async () => {
+    const tableName = `held-${process.pid}-${++tableNo}`;
+    const holdDownMs = 1000;
+    const tier = aTier(tableName, { holdDownMs });
+    const bumps = publisherBumps(tableName);
+    await Promise.all([tier.start(), bumps.start()]);
+    // The stream reader's clock runs three seconds behind this instance's.
+    const now = Date.now.bind(Date);
+    const behind = vi.spyOn(Date, 'now').mockImplementation(() => now() - 3000);
+    let bumping: Promise<boolean>;
+    try {
+      bumping = bumps.bump(['category:held']);
+    } finally {
+      behind.mockRestore();
+    }
+    expect(await bumping).toBe(true);
+    // An execution that begins after the bump and reads the category's page from its index,
+    // which may not show the change yet: kept no longer than the hold-down.
+    const key = 'held|Op|{}|public';
+    const { mark } = await tier.get(key);
+    if (!mark) throw new Error('the tier is not readable');
+    await tier.set(key, { json: '{"n":1}', etag: '"e1"', tags: ['category:held'], public: true }, mark, true);
+    const { hit } = await tier.get(key);
+    expect(hit?.json).toBe('{"n":1}');
+    expect(hit?.ttlMs).toBeLessThanOrEqual(holdDownMs);
   });
 
   if (mode === 'single') {
@@ -290,15 +353,45 @@ describe.each(REDIS_MODES)('the response cache on Redis (%s)', (mode) => {
         await reader.bus.publishTags({ tags: ['product:late'], kinds: [], everything: false }, { bumped: never }),
       ).toBe(true);
       expect(performance.now() - sent).toBeGreaterThanOrEqual(BUMP_WAIT_MS - 5);
-      await waitUntil(() => instance.heard.some((event) => event.kind === 'tags'), {
-        timeoutMs: 5000,
-        what: 'the tags',
-      });
-      expect(instance.heard.find((event) => event.kind === 'tags')).toMatchObject({
+      expect(await tagsHeard(instance.heard)).toMatchObject({
         tags: ['product:late'],
         bumped: false,
       });
       expect(reader.bus.notBumped.total).toBe(1);
+    });
+  }
+
+  if (mode === 'cluster') {
+    it('sends a batch whose bump one primary did not answer without the flag; an instance’s own bump fails there too, and it serves nothing read before', async () => {
+      const cluster = redis as RedisCluster;
+      const tableName = `partial-${process.pid}-${++tableNo}`;
+      const tier = aTier(tableName, { bumpTimeoutMs: 300 });
+      const bumps = publisherBumps(tableName, 300);
+      await Promise.all([tier.start(), bumps.start()]);
+      const keys = await storedEntries(tier, 'partial', 24, ['product:partial']);
+      const reader = await aBus(tableName, false, 'reader-partial');
+      const instance = await aBus(tableName, true);
+      let failed = 0;
+      tier.onBumpFailed(() => failed++);
+      // The primary of one partition of the tier stops answering; the others (and the channels
+      // served elsewhere) go on.
+      const stopped = await cluster.ownerOf(`${cachePartitionPrefix(tableName, 0)}seq`);
+      const output = redisInvalidations(reader.bus, 'processor', (tags) => bumps.bump(tags));
+      stopped.pause();
+      try {
+        await output.tags({ tags: ['product:partial'], changedAtMs: Date.now(), traceparents: [] });
+        expect(bumps.failed).toBe(1);
+        // The instance bumps what it heard unflagged; the same primary fails it: a gap, no entry served.
+        expect(await tier.bump(['product:partial'])).toBe(false);
+        expect(failed).toBe(1);
+      } finally {
+        stopped.resume();
+      }
+      expect(await tagsHeard(instance.heard)).toMatchObject({
+        tags: ['product:partial'],
+        bumped: false,
+      });
+      for (const key of keys) expect((await tier.get(key)).hit).toBeUndefined();
     });
   }
 

@@ -6,12 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadServerConfig } from '../src/config/index.js';
 import { createDynamo } from '../src/db/client.js';
 import { ensureTable } from '../src/db/ensureTable.js';
 import { LeaseCheck } from '../src/pipeline/responseCache/leaseCheck.js';
-import { LeaseStore } from '../src/streams/leases.js';
+import { leaseRetryStrategy, LeaseStore, renewalPeriodMs } from '../src/streams/leases.js';
+import { seededRandom } from '../src/seed/seededRandom.js';
+import { Faults } from './support/faults.js';
 import { streamLeaseKey } from '../src/table/keys.js';
 import { endpoint } from './support/harness.js';
 import { getItem } from './support/writes.js';
@@ -64,6 +67,27 @@ describe('a shard lease', () => {
     expect(await b.acquire(shard, T0 + 1)).toBeUndefined();
     await a.release(tenure);
     expect(await b.acquire(shard, T0 + 2)).toMatchObject({ owner: 'b' });
+  });
+
+  it('is retried on its own time scale when throttled: within a renewal period, not the SDK’s seconds', async () => {
+    const ttlMs = 1500;
+    const leaseDynamo = createDynamo({
+      endpoint: endpoint(),
+      region: 'us-east-1',
+      overrides: { retryStrategy: leaseRetryStrategy(ttlMs) },
+    });
+    const faults = new Faults(seededRandom(1));
+    faults.inject({ kind: 'throttle', commands: ['UpdateItem'], times: 2 });
+    faults.attach(leaseDynamo.client, 'lease');
+    try {
+      const store = new LeaseStore({ doc: leaseDynamo.doc, tableName, consumerName: 'processor', owner: 'a', ttlMs });
+      const { $metadata } = await leaseDynamo.doc.send(new UpdateCommand(store.acquireParams(aShard(), Date.now())));
+      expect($metadata.attempts).toBe(3);
+      // The SDK's default waits up to 1 s, then up to 2 s; these up to an eighth, then a quarter of the period.
+      expect($metadata.totalRetryDelay).toBeLessThanOrEqual((renewalPeriodMs(ttlMs) * 3) / 8);
+    } finally {
+      leaseDynamo.client.destroy();
+    }
   });
 
   it('belongs to its consumer name: another group leases the same shard independently', async () => {

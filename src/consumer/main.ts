@@ -7,8 +7,9 @@
  * Run two or more for fail-over: they share the checkpoints and leases of one consumer name
  * (STREAM_CONSUMER_NAME, default `processor`), each shard read by the lease holder
  * (src/streams/leases.ts). API instances then run with STREAM_CONSUMER=false.
- * SIGINT/SIGTERM stop cleanly: the batch under way is finished and checkpointed, the leases are
- * released (a successor starts at once) and the connections closed.
+ * SIGINT/SIGTERM stop cleanly: the batch under way is finished and checkpointed (waited for at
+ * most one renewal period, LEASE_TTL_MS / 3), the leases are released (a successor takes them at
+ * its next look) and the connections closed.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -39,6 +40,9 @@ import { StreamConsumer } from '../streams/consumer.js';
 import { redisInvalidations } from '../streams/redisInvalidations.js';
 import { StreamOutputs } from '../streams/streamOutputs.js';
 import { createStreamsClient } from '../streams/streamsClient.js';
+import { createDynamo } from '../db/client.js';
+import type { Dynamo } from '../db/client.js';
+import { leaseRetryStrategy } from '../streams/leases.js';
 import { healthRoutes } from '../transports/http/health.js';
 import { serveMetrics } from '../transports/http/metricsRoute.js';
 import { createConsumerMetrics } from './consumerMetrics.js';
@@ -57,6 +61,7 @@ async function main(): Promise<Logger> {
   let purger: CdnPurger | undefined;
   let bumps: PublisherBumps | undefined;
   let streams: ReturnType<typeof createStreamsClient> | undefined;
+  let leaseDynamo: Dynamo | undefined;
   const telemetry = await startTelemetry(config.telemetry, 'tablegraph-consumer');
   const shutdown = handleStopSignals(log, async () => {
     await consumer?.stop();
@@ -67,6 +72,7 @@ async function main(): Promise<Logger> {
     await redis?.close();
     await bumps?.stop();
     streams?.destroy();
+    leaseDynamo?.client.destroy();
     await db?.close();
   });
 
@@ -84,6 +90,12 @@ async function main(): Promise<Logger> {
     // A table this process created is at the current schema, as one `npm start` creates.
     if (db.tableCreated) await baselineNewTable(db.dynamo.doc, config.tableName);
     streams = createStreamsClient({ endpoint: db.endpoint, region: config.region });
+    // The lease writes on a client of their own, retried on the lease's time scale.
+    leaseDynamo = createDynamo({
+      endpoint: db.endpoint,
+      region: config.region,
+      overrides: { retryStrategy: leaseRetryStrategy(config.leaseTtlMs) },
+    });
     const invalidations = redis?.invalidations;
     const metrics = createConsumerMetrics(() => consumer, eventBus, invalidations);
     // The consumer purges the CDN: it is the one process that sees every change once.
@@ -109,7 +121,7 @@ async function main(): Promise<Logger> {
       tableName: config.tableName,
       consumerName: config.consumerGroup,
       pollIntervalMs: config.streamPollMs,
-      leases: { owner, ttlMs: config.leaseTtlMs },
+      leases: { owner, ttlMs: config.leaseTtlMs, dynamo: leaseDynamo },
       publish: outputs.publish,
       onBatch: (batch) => metrics.observe(batch),
       onRecords: (records) => outputs.changed(records),

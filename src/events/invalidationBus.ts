@@ -13,8 +13,8 @@
  * its partition, and the feed is live only while every partition beats.
  *
  * Every message is a signed envelope (signedEnvelope.ts) holding a body of
- * invalidationMessages.ts, signed for its partition (the purpose names it: a message captured on
- * one channel is forged on another) and numbered per partition. On receipt:
+ * invalidationMessages.ts, signed for its table and partition (the purpose names both: a message
+ * captured on one channel is forged on any other) and numbered per partition. On receipt:
  * - an envelope that fails with a signing secret set (unsigned, forged) is refused and counted:
  *   it is not from a holder of the secret, so no invalidation of theirs is lost; a publisher with
  *   the wrong secret cannot beat either, and the instances bypass;
@@ -27,6 +27,9 @@
  * - a publisher's number that skips one on a partition (a message of it lost between Redis and
  *   this subscription, or one it failed to send) is a gap of that partition too, counted as
  *   `sequence-gap`; the message itself is then acted on.
+ * A publisher that could not send a message on a partition says so before its next one there
+ * (LOST_BODY: everything invalidated), since neither a number skipped nor its silence shows
+ * every loss to every receiver.
  * Whoever can publish on the channels without the secret can evict entries (without one), never
  * plant one.
  */
@@ -46,8 +49,14 @@ import type { SignedMessage } from './signedChannel.js';
 import { processIdentity, RefusalCounter, Sealer } from './signedEnvelope.js';
 import type { Refusal } from './signedEnvelope.js';
 
-/** What a partition's messages are signed for: a message of one partition is forged on another. */
-export const invalidationPurpose = (partition: number): string => `invalidation:${partition}`;
+/**
+ * What a partition's messages are signed for: its table and its number, so a message captured on
+ * one channel is forged on any other, of this table or of another that shares the secret (a
+ * staging table's heartbeats relayed onto production's channels would otherwise keep its feed
+ * live while its own readers are down).
+ */
+export const invalidationPurpose = (tableName: string, partition: number): string =>
+  `invalidation:${tableName}:${partition}`;
 
 /**
  * How long an invalidation waits for its publisher's bump before it goes out saying it was not
@@ -62,6 +71,17 @@ async function bumpDone(bumped: boolean | Promise<boolean> | undefined): Promise
   const outcome = bumped.catch(() => false);
   return (await settledWithin(outcome, BUMP_WAIT_MS)) && (await outcome);
 }
+
+/**
+ * What a publisher sends on a partition before its next message there once one of its messages
+ * could not be sent (Redis down, its connection cut, a publish that failed): everything is
+ * invalidated, so every instance flushes and serves nothing read before. A number skipped shows
+ * a loss only to a receiver that heard the number before it; a message never sealed (the
+ * connection was down) skips none; and another reader's heartbeats keep the feed live
+ * meanwhile: without this, the loss went unnoticed until the maximum age. Any receiver, of any
+ * version, flushes on it.
+ */
+const LOST_BODY = JSON.stringify({ kind: 'tags', tags: [], everything: true });
 
 /** Publishers whose numbers a partition remembers at most (a flood of names forgets them all). */
 const MAX_NUMBERED_PUBLISHERS = 10_000;
@@ -108,6 +128,11 @@ export class RedisInvalidationBus {
   splits = 0;
   /** Invalidations published without the bumped flag although their publisher bumps: it failed or was late. */
   readonly notBumped: RefusalCounter;
+  /** Per partition: messages this publisher could not send there, and how many of those it has told of. */
+  private readonly lossesOn: number[] = [];
+  private readonly toldUpTo: number[] = [];
+  /** Messages sent to tell every instance that a message before them was lost (each makes them flush). */
+  lossesTold = 0;
 
   constructor(private readonly options: InvalidationBusOptions) {
     this.names = invalidationChannels(options.tableName);
@@ -119,13 +144,16 @@ export class RedisInvalidationBus {
         new SignedChannel({
           channels: options.channels,
           name,
-          purpose: invalidationPurpose(partition),
+          purpose: invalidationPurpose(options.tableName, partition),
           maxBytes: MAX_INVALIDATION_MESSAGE_BYTES,
           what: 'invalidation messages on redis',
           log: options.log,
           now: options.now,
           // Numbered per partition, so a receiver of one channel can tell when one of its messages is missing.
-          shared: { sealer: new Sealer(invalidationPurpose(partition), secret, this.from), refusals: this.refusals },
+          shared: {
+            sealer: new Sealer(invalidationPurpose(options.tableName, partition), secret, this.from),
+            refusals: this.refusals,
+          },
         }),
     );
     this.losses = new RefusalCounter('invalidation messages not published', options.log, options.warnIntervalMs);
@@ -148,8 +176,8 @@ export class RedisInvalidationBus {
   /**
    * Publishes an invalidation, each tag on its partition, split into messages under the byte
    * bound. Never rejects: a message that cannot be sent is counted in `lost` and logged once
-   * per interval (its partition's receivers see the gap in its numbers, or the silence: the
-   * same channel carries its heartbeats). Resolves true when every message was sent.
+   * per interval, and this publisher's next message on its partition is preceded by word of
+   * the loss (every instance flushes). Resolves true when every message was sent.
    */
   async publishTags(
     invalidation: Invalidation,
@@ -216,10 +244,29 @@ export class RedisInvalidationBus {
     return Promise.resolve();
   }
 
+  /**
+   * Sends `body` on `partition`, after word that a message of this publisher was lost there if
+   * one was since the last such word went out (held back, and counted lost, while that word
+   * cannot be sent: a heartbeat must never vouch for a partition past a loss nobody was told of).
+   */
   private async send(partition: number, body: string): Promise<boolean> {
+    const lost = this.lossesOn[partition] ?? 0;
+    if (lost > (this.toldUpTo[partition] ?? 0)) {
+      if (!(await this.sendOne(partition, LOST_BODY))) {
+        this.losses.count('held back: a loss before it not told yet', { channel: this.names[partition] });
+        return false;
+      }
+      this.toldUpTo[partition] = Math.max(this.toldUpTo[partition] ?? 0, lost);
+      this.lossesTold++;
+    }
+    return this.sendOne(partition, body);
+  }
+
+  private async sendOne(partition: number, body: string): Promise<boolean> {
     const signed = this.partitions[partition] as SignedChannel;
     const outcome = this.closed ? 'not-connected' : await signed.send(body);
     if (outcome === 'sent') return true;
+    this.lossesOn[partition] = (this.lossesOn[partition] ?? 0) + 1;
     this.losses.count(outcome === 'failed' ? 'publish failed' : 'redis is not connected', { channel: signed.name });
     return false;
   }

@@ -35,13 +35,14 @@ export function registerRedisMetrics(
   if (!invalidations) return;
   new Counter({
     name: 'tablegraph_invalidations_published_total',
-    help: 'Invalidation messages this process could not publish (outcome lost: Redis down or failing), and those a batch was split into beyond the first (outcome split)',
+    help: 'Invalidation messages this process could not publish (outcome lost: Redis down or failing), those a batch was split into beyond the first (outcome split), and those that told every instance of a loss before them (outcome loss-told: each makes them flush)',
     labelNames: ['outcome'] as const,
     registers: [registry],
     collect() {
       this.reset();
       this.inc({ outcome: 'lost' }, invalidations.lost);
       this.inc({ outcome: 'split' }, invalidations.splits);
+      this.inc({ outcome: 'loss-told' }, invalidations.lossesTold);
     },
   });
 }

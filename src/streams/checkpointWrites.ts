@@ -72,6 +72,11 @@ export class CheckpointWrites {
     this.writes.set(shard, write);
   }
 
+  /** A write of `shard`'s checkpoint is under way or queued. */
+  pending(shard: ShardReader): boolean {
+    return this.writes.has(shard);
+  }
+
   /** Resolves once `shard`'s writes so far are done (every shard's without one). */
   async settled(shard?: ShardReader): Promise<void> {
     if (shard) await this.writes.get(shard)?.done;

@@ -35,6 +35,7 @@ import { ShardSet } from './shardSet.js';
 import { CheckpointWrites } from './checkpointWrites.js';
 import { ShardPages } from './shardPages.js';
 import { findStreamArn } from './shards.js';
+import { settledWithin } from '../settledWithin.js';
 import { DEFAULT_STREAM_POLL_MS } from '../config/index.js';
 import { ERROR_BACKOFF, MAX_BATCH_SIZE, SHARD_REFRESH_MS } from './consumerOptions.js';
 import type { StreamConsumerOptions } from './consumerOptions.js';
@@ -135,8 +136,14 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     await this.refreshShards(shards, checkpoints, latest ? 'LATEST' : 'TRIM_HORIZON');
     if (otherStreams.length > 0) await shards.forget(otherStreams);
     if (this.options.leases) {
-      const { owner, ttlMs } = this.options.leases;
-      const leaseStore = new LeaseStore({ doc: dynamo.doc, tableName, consumerName: this.consumerName, owner, ttlMs });
+      const { owner, ttlMs, dynamo: leaseDynamo = dynamo } = this.options.leases;
+      const leaseStore = new LeaseStore({
+        doc: leaseDynamo.doc,
+        tableName,
+        consumerName: this.consumerName,
+        owner,
+        ttlMs,
+      });
       const leases = new ShardLeases(leaseStore, ttlMs, this.log, () => this.wake?.());
       this.leases = leases;
       this.leaseStore = leaseStore;
@@ -147,15 +154,35 @@ export class StreamConsumer extends EventEmitter<StreamConsumerEvents> {
     this.loop = this.run(shards);
   }
 
-  /** Stops polling once the current batch is processed and checkpointed, then gives up its leases. */
+  /**
+   * Stops polling once the current batch is processed and checkpointed, then gives up its
+   * leases. On leases the batch is waited for at most one renewal period before the leases are
+   * released: a page held up by a slow or throttled write must not hold the shards up. What it
+   * writes after that is refused by the fence, and its successor reads it again from the
+   * checkpoint (soldCount's writes are idempotent, and a repeated event is dropped by its `seq`),
+   * as after a crash. It resolves once that batch is over too.
+   */
   async stop(): Promise<void> {
+    const at = Date.now();
     this.stopping = true;
     this.wake?.();
-    await this.loop;
+    const steps = { readingMs: -1, pagesMs: -1, checkpointsMs: -1 };
+    const drained = (async () => {
+      await this.loop;
+      steps.readingMs = Date.now() - at;
+      await this.pages.settled();
+      steps.pagesMs = Date.now() - at;
+      await this.checkpoints.settled();
+      steps.checkpointsMs = Date.now() - at;
+    })();
+    const leases = this.leases;
+    const inTime = leases ? await settledWithin(drained, leases.periodMs) : true;
+    const releasedMs = Date.now() - at;
+    await leases?.stop();
+    await drained;
     this.loop = undefined;
-    await this.pages.settled();
-    await this.checkpoints.settled();
-    await this.leases?.stop();
+    // When each step of the stop was over and the release began, from its start: what a hand-over waited for.
+    this.log.info({ at, ...steps, drainedInTime: inTime, releasedMs, ms: Date.now() - at }, 'stream consumer stopped');
   }
 
   /** Shards whose lease this consumer holds now (undefined without leases). */

@@ -46,7 +46,17 @@ export interface StreamConsumerOptions {
    * (src/streams/leases.ts): each shard is read by the one consumer holding its lease, which
    * resumes from the shared checkpoint. Without it this consumer reads every shard alone.
    */
-  leases?: { owner: string; ttlMs: number } | undefined;
+  leases?:
+    | {
+        owner: string;
+        ttlMs: number;
+        /**
+         * The client of the lease reads and writes; default `dynamo`. Give it one whose retries
+         * suit the TTL (leaseRetryStrategy in src/streams/leases.ts), as `npm run consumer` does.
+         */
+        dynamo?: Dynamo | undefined;
+      }
+    | undefined;
   /**
    * Called with each batch of records as read, before they are processed (the response cache
    * evicts what they change); a throw is logged and ignored.

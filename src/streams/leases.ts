@@ -20,6 +20,7 @@
  * costs a needless hand-over, never a double write.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { EntityType } from '../table/codecs.js';
@@ -73,6 +74,24 @@ export class LeaseLostError extends Error {
 
 /** At most this many pages of leases or consumers are read for balancing. */
 const MAX_PAGES = 20;
+
+/** How often a holder renews its leases (and every consumer looks at the lease table): a third of the TTL. */
+export function renewalPeriodMs(ttlMs: number): number {
+  return Math.max(50, Math.floor(ttlMs / 3));
+}
+
+/**
+ * How the lease writes are retried (the client given as `LeaseOptions.doc` in a consumer): on
+ * the lease's own time scale. The SDK's default waits up to 1 s before retrying a throttled
+ * write and up to 2 s before the next try, a whole short TTL: a successor taking a free lease
+ * waited that long, and a holder's renewals lapsed. These retries wait a random part (full
+ * jitter) of an eighth of the renewal period, then of a quarter, 3 attempts in all: still a
+ * backoff, and the next heartbeat is the retry after that.
+ */
+export function leaseRetryStrategy(ttlMs: number): ConfiguredRetryStrategy {
+  const period = renewalPeriodMs(ttlMs);
+  return new ConfiguredRetryStrategy(3, (attempt) => Math.floor(Math.random() * (period / 8) * 2 ** (attempt - 1)));
+}
 
 export class LeaseStore {
   constructor(private readonly options: LeaseOptions) {}
@@ -166,9 +185,9 @@ export class LeaseStore {
     return this.conditional(new UpdateCommand(this.renewParams(tenure, now)));
   }
 
-  /** Gives the lease up if the tenure is still current. */
-  async release(tenure: Tenure): Promise<void> {
-    await this.conditional(new UpdateCommand(this.releaseParams(tenure)));
+  /** Gives the lease up if the tenure is still current: true when it was, false when it was over already. */
+  release(tenure: Tenure): Promise<boolean> {
+    return this.conditional(new UpdateCommand(this.releaseParams(tenure)));
   }
 
   /** Whether `tenure` is still current (a strongly consistent read). */

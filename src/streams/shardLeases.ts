@@ -12,8 +12,17 @@
  * A consumer reads only the shards `holds()` says are its own: a lease whose renewal keeps
  * failing (DynamoDB unreachable) stops counting as held once its TTL has passed, as it does for
  * everyone else. A write refused by the fence (`drop()`) ends the tenure at once.
+ *
+ * Fail-over: a consumer that reads a lease held by another and due to expire before its own next
+ * beat (the holder missed a renewal: stalled, paused or gone) looks again just after that
+ * expiry, not at its next beat; a healthy holder's lease is always further off than that, so
+ * this costs nothing while the holders are well. A stopping consumer releases what it holds
+ * without waiting for a beat under way (stop()).
  */
 import type { CheckpointStore } from './checkpoints.js';
+import { LeaseHeartbeat } from './leaseHeartbeat.js';
+import type { BeatReason, RoundTrace } from './leaseHeartbeat.js';
+import { renewalPeriodMs } from './leases.js';
 import type { LeaseRecord, LeaseStore, Tenure } from './leases.js';
 import type { StreamLog } from './processor.js';
 import type { ShardSet } from './shardSet.js';
@@ -32,8 +41,9 @@ interface Held {
 export class ShardLeases {
   private readonly held = new Map<string, Held>();
   private readonly taken = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private beat: Promise<void> | undefined;
+  private heartbeat: LeaseHeartbeat | undefined;
+  private lastBeatAt: number | undefined;
+  private stopping = false;
 
   constructor(
     private readonly store: LeaseStore,
@@ -49,7 +59,7 @@ export class ShardLeases {
 
   /** How often the heartbeat runs: the renewal period. */
   get periodMs(): number {
-    return Math.max(50, Math.floor(this.ttlMs / 3));
+    return renewalPeriodMs(this.ttlMs);
   }
 
   holds(shardId: string, now = Date.now()): boolean {
@@ -117,24 +127,40 @@ export class ShardLeases {
   }
 
   /** One heartbeat over `shards`. Never rejects: failures are logged, and retried next beat. */
-  async maintain(shards: Iterable<LeasedShard>): Promise<void> {
+  async maintain(shards: Iterable<LeasedShard>, why: BeatReason = 'beat'): Promise<void> {
     const all = [...shards];
     const at = Date.now();
-    await this.store.announce(at).catch((error: unknown) => {
-      this.log.warn({ err: error }, 'stream consumer not announced; retrying');
-    });
-    await Promise.all(all.map((shard) => this.keep(shard)));
+    const trace: RoundTrace = {
+      why,
+      at,
+      sinceLastMs: this.lastBeatAt === undefined ? undefined : at - this.lastBeatAt,
+      skippedTicks: this.heartbeat?.takeSkipped() ?? 0,
+      renewed: [],
+      leases: [],
+      takes: [],
+    };
+    this.lastBeatAt = at;
+    // The announcement goes out beside the renewals and the look at the leases, not before
+    // them: a slow write of it must not put off taking a free lease (balance counts this
+    // consumer as running either way).
+    const announced = this.store.announce(at).then(
+      () => void (trace.announceMs = Date.now() - at),
+      (error: unknown) => this.log.warn({ err: error }, 'stream consumer not announced; retrying'),
+    );
+    await Promise.all(all.map((shard) => this.keep(shard, trace)));
     const unfinished = all.filter((shard) => !shard.finished).map((shard) => shard.info.shardId);
     try {
-      await this.balance(unfinished, at);
+      await this.balance(unfinished, trace);
     } catch (error) {
       this.log.warn({ err: error }, 'stream shard leases not balanced; retrying');
     }
+    await announced;
+    this.log.debug({ owner: this.owner, ...trace, ms: Date.now() - at }, 'stream lease round');
     if (this.taken.size > 0) this.onTaken();
   }
 
   /** Renews a held lease, or releases it once its shard is finished. */
-  private async keep({ info: { shardId }, finished }: LeasedShard): Promise<void> {
+  private async keep({ info: { shardId }, finished }: LeasedShard, trace: RoundTrace): Promise<void> {
     const held = this.held.get(shardId);
     if (!held) return;
     const at = Date.now();
@@ -143,9 +169,11 @@ export class ShardLeases {
         this.held.delete(shardId);
         await this.store.release(held.tenure);
       } else if (await this.store.renew(held.tenure, at)) {
+        trace.renewed.push({ shardId, ms: Date.now() - at, ok: true, expiresAt: at + this.ttlMs });
         // A fenced write may have dropped the tenure meanwhile: do not bring it back.
         if (this.held.get(shardId) === held) held.until = at + this.ttlMs;
       } else if (this.held.get(shardId) === held) {
+        trace.renewed.push({ shardId, ms: Date.now() - at, ok: false });
         this.held.delete(shardId);
         this.log.warn({ shardId, owner: this.owner }, 'stream shard lease lost to another consumer');
       }
@@ -155,9 +183,16 @@ export class ShardLeases {
   }
 
   /** Takes, sheds or takes over leases so that this consumer holds its share of `unfinished`. */
-  private async balance(unfinished: string[], at: number): Promise<void> {
-    if (unfinished.length === 0) return;
-    const [records, running] = await Promise.all([this.store.list(), this.store.running(at)]);
+  private async balance(unfinished: string[], trace: RoundTrace): Promise<void> {
+    if (unfinished.length === 0 || this.stopping) return;
+    const [records, running] = await Promise.all([this.store.list(), this.store.running(trace.at)]);
+    // Expiry is judged as of when the leases were read, not when the beat began.
+    const at = Date.now();
+    trace.listedAt = at;
+    trace.leases = records.map(({ shardId, owner, expiresAt }) => ({ shardId, owner, expiresAt }));
+    // Another's lease due to expire before the next tick: its holder missed a renewal.
+    const due = records.filter((r) => r.owner !== undefined && r.owner !== this.owner && r.expiresAt >= at);
+    if (due.length > 0) this.heartbeat?.lookAt(Math.min(...due.map((r) => r.expiresAt)), at);
     const consumers = new Set([...running, this.owner]);
     const most = Math.ceil(unfinished.length / consumers.size);
     const least = Math.floor(unfinished.length / consumers.size);
@@ -173,23 +208,29 @@ export class ShardLeases {
       this.log.info({ shardId, owner: this.owner }, 'stream shard lease handed on (balancing)');
     }
 
+    // Ours in the table but not here: a take whose answer was lost (it is taken again).
     const isFree = (record: LeaseRecord | undefined) =>
-      !record || record.owner === undefined || record.expiresAt < at || !consumers.has(record.owner);
+      !record ||
+      record.owner === undefined ||
+      record.expiresAt < at ||
+      !consumers.has(record.owner) ||
+      (record.owner === this.owner && !this.held.has(record.shardId));
     for (const shardId of unfinished) {
-      if (mine().length >= most) break;
+      if (mine().length >= most || this.stopping) break;
       const record = byShard.get(shardId);
       if (this.held.has(shardId) || !isFree(record)) continue;
       // A holder that stopped announcing itself is gone, but its lease may not have expired yet.
-      const unexpired = record?.owner !== undefined && record.expiresAt >= at;
+      const unexpired = record?.owner !== undefined && record.owner !== this.owner && record.expiresAt >= at;
       await this.take(
         shardId,
         at,
+        trace,
         unexpired ? { shardId, owner: record.owner as string, epoch: record.epoch } : undefined,
       );
     }
 
     // Nothing free left and still short: take over from whoever holds the most.
-    while (mine().length < least) {
+    while (mine().length < least && !this.stopping) {
       const counts = new Map<string, LeaseRecord[]>();
       for (const shardId of unfinished) {
         const record = byShard.get(shardId);
@@ -200,7 +241,7 @@ export class ShardLeases {
       if (!richest || richest.length <= mine().length + 1) break;
       const victim = richest[richest.length - 1] as LeaseRecord;
       byShard.delete(victim.shardId);
-      await this.take(victim.shardId, at, {
+      await this.take(victim.shardId, at, trace, {
         shardId: victim.shardId,
         owner: victim.owner as string,
         epoch: victim.epoch,
@@ -208,48 +249,91 @@ export class ShardLeases {
     }
   }
 
-  private async take(shardId: string, now: number, from?: Tenure): Promise<void> {
+  private async take(shardId: string, now: number, trace: RoundTrace, from?: Tenure): Promise<void> {
     // The lease runs from when this write is sent, whatever the beat spent before it.
     const at = Math.max(now, Date.now());
+    const outcome = (result: 'taken' | 'refused' | 'failed') =>
+      trace.takes.push({ shardId, sentAt: at, ms: Date.now() - at, outcome: result });
     try {
       const tenure = await this.store.acquire(shardId, at, from);
-      if (!tenure) return;
+      if (!tenure) {
+        outcome('refused');
+        return;
+      }
+      outcome('taken');
       this.held.set(shardId, { tenure, until: at + this.ttlMs });
       this.taken.add(shardId);
       this.log.info(
-        { shardId, owner: this.owner, epoch: tenure.epoch, ...(from ? { from: from.owner } : {}) },
+        {
+          shardId,
+          owner: this.owner,
+          epoch: tenure.epoch,
+          ...(from ? { from: from.owner } : {}),
+          sentAt: at,
+          ms: Date.now() - at,
+        },
         'stream shard lease taken',
       );
     } catch (error) {
+      outcome('failed');
       this.log.warn({ err: error, shardId }, 'stream shard lease not taken; retrying');
     }
   }
 
-  /** Beats every renewal period until stop(). */
+  /** Beats every renewal period (and just after an expiry it read: LeaseHeartbeat) until stop(). */
   start(shards: () => Iterable<LeasedShard>): void {
-    this.timer = setInterval(() => {
-      this.beat ??= this.maintain(shards()).finally(() => (this.beat = undefined));
-    }, this.periodMs);
+    this.stopping = false;
+    this.heartbeat = new LeaseHeartbeat(this.periodMs, (why) => this.maintain(shards(), why));
+    this.heartbeat.start();
   }
 
-  /** Stops the heartbeat and releases every lease still held, so a successor starts at once. */
+  /**
+   * Stops the heartbeat and releases every lease still held, so a successor starts at once: at
+   * once, not after a beat under way (whose renewals then fail harmlessly, and which takes
+   * nothing more); whatever that beat still took is released after it, and the announcement
+   * withdrawn.
+   */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.beat;
-    const held = [...this.held.values()];
-    this.held.clear();
+    this.stopping = true;
+    const beat = this.heartbeat?.stop();
+    const releasing = this.releaseHeld();
+    await beat;
+    // Withdrawn after the beat, whose announcement would otherwise outlive the withdrawal.
     await Promise.all([
+      releasing,
+      this.releaseHeld(),
       this.store.withdraw().catch((error: unknown) => {
         this.log.warn({ err: error }, 'stream consumer not withdrawn; it expires on its own');
       }),
-      ...held.map(({ tenure }) =>
-        this.store.release(tenure).catch((error: unknown) => {
+    ]);
+  }
+
+  private async releaseHeld(): Promise<void> {
+    const held = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(
+      held.map(async ({ tenure }) => {
+        const sentAt = Date.now();
+        try {
+          const released = await this.store.release(tenure);
+          this.log.info(
+            {
+              shardId: tenure.shardId,
+              owner: this.owner,
+              epoch: tenure.epoch,
+              released,
+              sentAt,
+              ms: Date.now() - sentAt,
+            },
+            'stream shard lease released',
+          );
+        } catch (error) {
           this.log.warn(
             { err: error, shardId: tenure.shardId },
             'stream shard lease not released; it expires on its own',
           );
-        }),
-      ),
-    ]);
+        }
+      }),
+    );
   }
 }

@@ -18,7 +18,6 @@ import type { Dynamo } from '../db/client.js';
 import { LeaseLostError } from './leases.js';
 import type { Fence, LeaseStore } from './leases.js';
 import type { BatchReport } from './consumerEvents.js';
-import { settledWithin } from '../settledWithin.js';
 import { processRecords } from './processor.js';
 import { describeEvent } from '../events/changeEvent.js';
 import type { PublishChangeEvent, StreamLog } from './processor.js';
@@ -132,15 +131,17 @@ export class ShardPages {
         }
         if (page.records.length === 0) {
           // Caught up: the checkpoint is written (again, if a write failed) before saying so. A
-          // write slower than the poll interval is not waited for: the shard is polled again
-          // meanwhile (new records go on behind it), and is caught up once the write is done.
+          // write under way is not waited for: the shard is polled again after the interval (new
+          // records go on behind it), and is caught up at the first empty poll once it is done.
+          // Waiting for it here (up to the interval) delayed the next read by that wait on top of
+          // the interval.
           if (shard.checkpointDue) checkpoints.later(shard, fence);
           if (page.next === undefined) {
             await this.finish(shard, fence);
             outcome = 'empty';
             return;
           }
-          outcome = (await settledWithin(checkpoints.settled(shard), pollIntervalMs)) ? 'empty' : 'checkpointing';
+          outcome = checkpoints.pending(shard) ? 'checkpointing' : 'empty';
           return;
         }
         const applied = this.handleBatch(shard, page, before, started, { readAt: Date.now(), getRecordsMs }, fence);

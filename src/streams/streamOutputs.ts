@@ -17,7 +17,9 @@
  *    lease and is not invoked while the stream is idle, so the instances write a probe when
  *    their feed falls silent, and the Lambda's heartbeat for it proves the whole path live.
  *    A heartbeat follows the tags sent before it; when one of those could not be sent, it is
- *    not sent (the instances' feeds then time out rather than vouch for a lost invalidation).
+ *    not sent, and on Redis the reader's next message on that channel tells every instance to
+ *    flush (src/events/invalidationBus.ts: another reader's heartbeats may keep their feeds
+ *    live meanwhile, so silence alone does not show the loss).
  *
  * `settle()` waits for all of it (the Lambda, before it returns: a frozen function sends nothing).
  */

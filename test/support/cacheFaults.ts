@@ -262,8 +262,12 @@ export class CacheFaultRig {
     const first = this.heartbeats.get(channels[0] ?? '') as Buffer;
     const opened = openEnvelope(first, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
     if (!opened.ok) throw new Error('no heartbeat to forge from');
-    const unsigned = new Sealer(invalidationPurpose(0), undefined, opened.from);
-    const guessed = new Sealer(invalidationPurpose(0), 'a-guessed-secret-of-at-least-32-characters', opened.from);
+    const unsigned = new Sealer(invalidationPurpose(this.options.tableName, 0), undefined, opened.from);
+    const guessed = new Sealer(
+      invalidationPurpose(this.options.tableName, 0),
+      'a-guessed-secret-of-at-least-32-characters',
+      opened.from,
+    );
     const publisher = await rawChannels(this.options.redis);
     const timer = setInterval(() => {
       for (let i = 0; i < 10; i++) {

@@ -2,7 +2,18 @@
  * The Lua scripts of the shared tier (sharedTier.ts): each runs atomically in Redis, so an entry
  * is read with its tags' versions in one round trip, stored only if none of its tags changed
  * since its read began, and a bump moves the counter and every tag it names at once.
+ *
+ * A bump is dated, and a store compares that date with now, by the clock of the Redis node that
+ * runs them (TIME): both scripts of one partition run on one node, so an index hold-down ends
+ * when it should whatever the clocks of the publisher that bumped and of the instance that
+ * stores (a publisher whose clock ran behind would otherwise end it early, and one whose bump
+ * landed late would date it back).
  */
+
+/** Lua: `now`, the node's clock in epoch ms. */
+const NODE_NOW = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
 // KEYS[1] entry, KEYS[2] counter; ARGV[1] tag key prefix. Returns { counter, entry or '', pttl,
 // version of each of the entry's tags or '' }.
 export const READ = `
@@ -17,18 +28,17 @@ for tag in string.gmatch(string.sub(e, 1, nl - 1), '[^ ]+') do
 end
 return out`;
 
-// KEYS[1] entry, KEYS[2] counter; ARGV: tag prefix, entry, read seq, entry ttl, tag ttl, now ms,
+// KEYS[1] entry, KEYS[2] counter; ARGV: tag prefix, entry, read seq, entry ttl, tag ttl,
 // hold-down ms, then each tag followed by 1 when the answer read it from a global index.
 // Returns the entry's ttl, or 0 when refused.
-export const STORE = `
+export const STORE = `${NODE_NOW}
 local readSeq = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[4])
 local tagTtl = tonumber(ARGV[5])
-local now = tonumber(ARGV[6])
-local hold = tonumber(ARGV[7])
+local hold = tonumber(ARGV[6])
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
 local refused = false
-for i = 8, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local key = ARGV[1] .. ARGV[i]
   local v = redis.call('GET', key)
   if not v then
@@ -49,10 +59,10 @@ if refused then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 return ttl`;
 
-// KEYS[1] counter; ARGV: tag prefix, now ms, tag ttl, then the tags.
-export const BUMP = `
+// KEYS[1] counter; ARGV: tag prefix, tag ttl, then the tags.
+export const BUMP = `${NODE_NOW}
 local s = redis.call('INCR', KEYS[1])
-for i = 4, #ARGV do
-  redis.call('SET', ARGV[1] .. ARGV[i], s .. ':' .. ARGV[2], 'PX', ARGV[3])
+for i = 3, #ARGV do
+  redis.call('SET', ARGV[1] .. ARGV[i], s .. ':' .. string.format('%d', now), 'PX', ARGV[2])
 end
 return s`;

@@ -187,12 +187,14 @@ export class SharedTier {
       return { mark };
     }
     const { entry } = decoded;
-    // Heard of since `at`: Redis may have read the entry before the publisher's bump, and this
-    // instance heard of the change (the bump done) while the answer was on its way; and
-    // `readable` again: a bump of this instance may have begun meanwhile. Both on this clock.
+    // Since `at`, a change heard of or a gap (a widened invalidation moves no tag version):
+    // Redis may have read the entry before it, and the answer arrived after it, whatever the
+    // clock of the entry's writer says of its read; and `readable` again: a bump of this instance
+    // may have begun meanwhile. `at` and what it is compared with are this instance's clock.
+    const since = Math.min(entry.mark.at, at);
     if (
-      entry.mark.at <= this.floor ||
-      this.heardSince(entry.tags, Math.min(entry.mark.at, at)) ||
+      since <= this.floor ||
+      this.heardSince(entry.tags, since) ||
       !isCurrent(entry.mark, versions) ||
       !this.readable
     ) {
@@ -235,7 +237,6 @@ export class SharedTier {
           mark.seq,
           ttl,
           this.options.maxAgeMs,
-          now,
           this.options.holdDownMs,
           ...tagArgs,
         ),
@@ -260,7 +261,7 @@ export class SharedTier {
     this.remember(tags, now);
     this.pendingBumps++;
     try {
-      await bumpPartitions(this.redis, this.partitions, tags, now, this.options.maxAgeMs);
+      await bumpPartitions(this.redis, this.partitions, tags, this.options.maxAgeMs);
       return true;
     } catch {
       // Entries under `tags` may still look valid: none read before now is served here.

@@ -62,18 +62,18 @@ export function defineBump(redis: RedisClient): Bumping {
 }
 
 /**
- * Bumps `tags` in every partition (the scripts sent at once), dated `now` (epoch ms: an index
- * hold-down counts from it); each tag's key lives `tagTtlMs`. Rejects when any part failed.
+ * Bumps `tags` in every partition (the scripts sent at once), each dated by its node's clock
+ * (an index hold-down counts from it); each tag's key lives `tagTtlMs`. Rejects when any part
+ * failed.
  */
 export async function bumpPartitions(
   redis: Bumping,
   partitions: readonly Partition[],
   tags: readonly string[],
-  now: number,
   tagTtlMs: number,
 ): Promise<void> {
   await Promise.all(
-    partitions.map(({ counterKey, tagPrefix }) => redis.tgBump(counterKey, tagPrefix, now, tagTtlMs, ...tags)),
+    partitions.map(({ counterKey, tagPrefix }) => redis.tgBump(counterKey, tagPrefix, tagTtlMs, ...tags)),
   );
 }
 
@@ -127,7 +127,7 @@ export class PublisherBumps {
   async bump(tags: readonly string[]): Promise<boolean> {
     if (tags.length === 0) return true;
     try {
-      await bumpPartitions(this.redis, this.partitions, tags, Date.now(), this.options.tagTtlMs);
+      await bumpPartitions(this.redis, this.partitions, tags, this.options.tagTtlMs);
       return true;
     } catch {
       this.failed++;
