@@ -39,7 +39,8 @@ describe("bench:events' order pacing", () => {
     const closed = await placeOrders(['a', 'b', 'c', 'd', 'e'], { kind: 'max', inFlight: 2 }, 'even', slow);
     expect(closed.maxInFlight).toBe(2);
     expect(closed.lateMs).toEqual([]);
-    // Three waves of 60 ms: no faster than 5 orders in 180 ms.
-    expect(closed.achievedPerSecond).toBeLessThan(5 / 0.18);
+    // Three waves of 60 ms: no faster than 5 orders in 180 ms, less the 1 ms early that each
+    // wave's timer may fire (Node rounds a timer's start to the millisecond).
+    expect(closed.achievedPerSecond).toBeLessThan(5 / 0.177);
   });
 });
