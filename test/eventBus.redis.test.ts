@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEvent } from '../src/events/eventSchema.js';
 import { Sealer } from '../src/events/signedEnvelope.js';
 import type { ChangeEvent, ChangeEventOf } from '../src/events/changeEvent.js';
-import { eventTopicChannel } from '../src/events/redisEventBus.js';
+import { eventTopicChannel, eventTopicHistory } from '../src/events/redisEventBus.js';
 import type { RedisEventBus } from '../src/events/redisEventBus.js';
 import { EventFanOut } from '../src/graphql/eventFanOut.js';
 import { anOrderEvent } from './support/factories.js';
@@ -89,7 +89,7 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
   });
 
   it('drops malformed, forged-shaped and oversized messages, counts them, and warns once however many listeners', async () => {
-    const { bus, warnings, channel } = await aBus();
+    const { bus, warnings, channel, tableName } = await aBus();
     const heard: ChangeEvent[][] = [[], [], []];
     for (const list of heard) bus.subscribe((event) => void list.push(event));
     const sealer = new Sealer('change-event', undefined, 'mallory');
@@ -108,7 +108,7 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     await raw.publish(channel, sealer.seal(JSON.stringify(huge)));
     const sentAt = performance.now();
     const good = next(bus, (event) => event.seq === '4');
-    await raw.publish(channel, sealer.seal(encodeEvent(anEvent('4'))));
+    await raw.publish(channel, sealer.seal(encodeEvent(anEvent('4'), tableName)));
     await good;
     console.info(
       `a 14 MB message rejected, the next event received ${(performance.now() - sentAt).toFixed(1)} ms later`,
@@ -159,14 +159,34 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     const unsigned = new Sealer('change-event', undefined, 'mallory');
     const guessed = new Sealer('change-event', 'a-guessed-secret-of-32-characters-or-more', 'mallory');
     for (let i = 0; i < 100; i++) {
-      await raw.publish(channel, unsigned.seal(encodeEvent(anEvent(`2${i}`, 'mallory'))));
-      await raw.publish(channel, guessed.seal(encodeEvent(anEvent(`3${i}`, 'mallory'))));
+      await raw.publish(channel, unsigned.seal(encodeEvent(anEvent(`2${i}`, 'mallory'), tableName)));
+      await raw.publish(channel, guessed.seal(encodeEvent(anEvent(`3${i}`, 'mallory'), tableName)));
     }
     const signed = next(bus, (event) => event.seq === '22');
     await publisher.publish(anEvent('22'));
     await signed;
     expect(received.map((event) => event.seq)).toEqual(['22']);
     expect(Object.fromEntries(bus.refusals.byReason)).toEqual({ unsigned: 100, forged: 100 });
+  });
+
+  it("refuses an event that another table's publisher signed with the same secret, copied live or into the history", async () => {
+    const { bus: elsewhere, tableName: otherTable } = await aBus({ signingSecret: SECRET, subscribe: false });
+    const { bus: publisher, tableName, channel } = await aBus({ signingSecret: SECRET, subscribe: false });
+    const { bus } = await aBus({ signingSecret: SECRET, tableName });
+    const received: string[] = [];
+    bus.subscribe((event) => void received.push(event.seq));
+    await elsewhere.publish(anEvent('60'));
+    const [copied] = (await raw.history(eventTopicHistory(otherTable, ALICES))).map(String);
+    expect(copied).toBeDefined();
+    // Onto this table's topic: its history and its channel, as anyone who can reach Redis could.
+    await raw.append(eventTopicHistory(tableName, ALICES), channel, copied!, 100, 60);
+    const marker = next(bus, (event) => event.seq === '61');
+    await publisher.publish(anEvent('61'));
+    await marker;
+    expect(received).toEqual(['61']);
+    expect((await bus.history(ALICES)).map((event) => event.seq)).toEqual(['61']);
+    // Refused by its body (the signature holds): once live, once in the history.
+    expect(Object.fromEntries(bus.refusals.byReason)).toEqual({ invalid: 2 });
   });
 
   it('never delivers a captured signed event again: not to a running instance, not to one that just restarted', async () => {

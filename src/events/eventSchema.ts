@@ -7,6 +7,12 @@
  * wire. A publisher encodes through the same rebuild, so what it signs is exactly what a
  * receiver checks, for any kind of event the registry declares.
  *
+ * The body names the table whose change it carries, and a receiver takes only its own table's:
+ * the envelope's signature covers the body, so an event signed by a publisher of another table
+ * that shares the signing secret, copied onto this table's channel or history, is refused here.
+ * A receiver of a release before the field ignores it (unknown fields are dropped), so publishers
+ * can be upgraded first; a body that names no table (such a release's publisher) is refused.
+ *
  * decodeEvent() never throws: a bad body comes back as `{ ok: false, reason }` (the reason names
  * the field, never echoes the content), for the bus to count and drop.
  */
@@ -59,7 +65,7 @@ const wireForm = ({ topics: _topics, ...travelling }: ChangeEvent) => travelling
  * InvalidEventError when the event does not fit the schema or its bounds: a publisher never
  * sends what every receiver would drop.
  */
-export function encodeEvent(changeEvent: ChangeEvent): string {
+export function encodeEvent(changeEvent: ChangeEvent, table: string): string {
   let rebuilt: ChangeEvent;
   try {
     rebuilt = event(changeEvent);
@@ -67,7 +73,7 @@ export function encodeEvent(changeEvent: ChangeEvent): string {
     if (error instanceof EventFieldError) throw new InvalidEventError(error.message);
     throw error;
   }
-  const body = JSON.stringify(wireForm(rebuilt));
+  const body = JSON.stringify({ table, ...wireForm(rebuilt) });
   const bytes = Buffer.byteLength(body) + ENVELOPE_HEADER_BYTES;
   if (bytes > EVENT_LIMITS.bytes)
     throw new InvalidEventError(`the event is ${bytes} bytes, over ${EVENT_LIMITS.bytes}`);
@@ -84,15 +90,18 @@ export class InvalidEventError extends Error {
 
 /**
  * The event in the body of a message whose envelope passed its checks (size, signature,
- * freshness: the bus did those), rebuilt by the schema.
+ * freshness: the bus did those), rebuilt by the schema; refused unless it names `table`.
  */
-export function decodeEvent(body: string): Decoded {
+export function decodeEvent(body: string, table: string): Decoded {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return { ok: false, reason: 'event is not JSON' };
   }
+  const named = (parsed as { table?: unknown } | null)?.table;
+  if (named === undefined) return { ok: false, reason: 'event.table is missing' };
+  if (named !== table) return { ok: false, reason: "event.table is another table's" };
   try {
     return { ok: true, event: event(parsed) };
   } catch (error) {

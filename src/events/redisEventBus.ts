@@ -23,7 +23,9 @@
  *   unbounded): it counts the event as lost and goes on.
  * - Every message received, and every history entry read, is checked before anything reads it:
  *   its envelope (signedChannel.ts: size, the signature when a signing secret is set, and for
- *   live messages freshness), then the event's schema (eventSchema.ts). A bad one is dropped
+ *   live messages freshness), then the event's schema (eventSchema.ts), which takes only events
+ *   that name this bus's table (the signature covers the name: another table's publishers may
+ *   share the secret). A bad one is dropped
  *   and counted (`refusals`, by reason: the envelope's, or `invalid`), with one warning per
  *   `warnIntervalMs`, not one per message or listener. A publisher refuses an event that would
  *   not pass (counted as lost).
@@ -117,7 +119,7 @@ export class RedisEventBus implements EventBus {
     }
     let body: string;
     try {
-      body = encodeEvent(event);
+      body = encodeEvent(event, this.options.tableName);
     } catch (error) {
       this.lose(event, 'the event does not fit the schema or its bounds', error);
       return;
@@ -234,7 +236,7 @@ export class RedisEventBus implements EventBus {
 
   /** The event in `body`, if it passes the schema and names `topic` among its own; else counted and null. */
   private decodeOn(topic: string, body: string, channel: string): ChangeEvent | null {
-    const decoded = decodeEvent(body);
+    const decoded = decodeEvent(body, this.options.tableName);
     if (!decoded.ok) {
       this.refusals.count('invalid', { channel, problem: decoded.reason });
       return null;

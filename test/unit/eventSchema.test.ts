@@ -7,6 +7,8 @@ import { INPUT_LIMITS, MAX_ORDER_LINES } from '../../src/table/limits.js';
 import { anOrderEvent } from '../support/factories.js';
 
 const AT = '2026-06-01T12:00:00.000Z';
+/** The table whose bus carries the events here. */
+const TABLE = 'shop';
 const anEvent = (overrides: Partial<ChangeEventOf<'Order'>> = {}): ChangeEventOf<'Order'> => ({
   ...anOrderEvent(
     {
@@ -27,7 +29,7 @@ const anEvent = (overrides: Partial<ChangeEventOf<'Order'>> = {}): ChangeEventOf
 
 /** An encoded event with one part of it replaced (JSON-level), as a publisher with the key could send. */
 const tampered = (change: (event: Record<string, any>) => void) => {
-  const event = JSON.parse(encodeEvent(anEvent())) as Record<string, any>;
+  const event = JSON.parse(encodeEvent(anEvent(), TABLE)) as Record<string, any>;
   change(event);
   return JSON.stringify(event);
 };
@@ -37,15 +39,15 @@ describe('a change event on the bus', () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const shipped = anEvent({ type: 'ORDER_STATUS_CHANGED', previous: { status: 'PLACED' } });
     for (const event of [anEvent(), anEvent({ traceparent }), shipped]) {
-      expect(decodeEvent(encodeEvent(event))).toEqual({ ok: true, event });
+      expect(decodeEvent(encodeEvent(event, TABLE), TABLE)).toEqual({ ok: true, event });
     }
   });
 
   it('carries no topics: the receiver derives them from the node by its declaration', () => {
-    const body = JSON.parse(encodeEvent(anEvent())) as Record<string, unknown>;
+    const body = JSON.parse(encodeEvent(anEvent(), TABLE)) as Record<string, unknown>;
     expect(body).not.toHaveProperty('topics');
     const forged = JSON.stringify({ ...body, topics: ['user-orders:mallory'] });
-    expect(decodeEvent(forged)).toMatchObject({
+    expect(decodeEvent(forged, TABLE)).toMatchObject({
       ok: true,
       event: { topics: ['order:order-1', 'user-orders:alice', 'orders'] },
     });
@@ -56,7 +58,7 @@ describe('a change event on the bus', () => {
       m.extra = 'x'.repeat(100);
       m.node.secret = true;
     });
-    expect(decodeEvent(message)).toEqual({ ok: true, event: anEvent() });
+    expect(decodeEvent(message, TABLE)).toEqual({ ok: true, event: anEvent() });
   });
 
   it.each<[string, (message: Record<string, any>) => void, string]>([
@@ -87,18 +89,40 @@ describe('a change event on the bus', () => {
     ['a malformed traceparent', (m) => (m.traceparent = '00-xyz'), 'event.traceparent is invalid'],
     ['a date that is not ISO-8601', (m) => (m.at = 'yesterday'), 'event.at is invalid'],
   ])('is refused with %s, naming the field', (_, change, reason) => {
-    expect(decodeEvent(tampered(change))).toEqual({ ok: false, reason });
+    expect(decodeEvent(tampered(change), TABLE)).toEqual({ ok: false, reason });
+  });
+
+  it('names its table, and is refused by a receiver of another table or without the name', () => {
+    expect(JSON.parse(encodeEvent(anEvent(), TABLE))).toMatchObject({ table: TABLE });
+    expect(decodeEvent(encodeEvent(anEvent(), 'another-shop'), TABLE)).toEqual({
+      ok: false,
+      reason: "event.table is another table's",
+    });
+    expect(
+      decodeEvent(
+        tampered((m) => delete m.table),
+        TABLE,
+      ),
+    ).toEqual({ ok: false, reason: 'event.table is missing' });
+    expect(
+      decodeEvent(
+        tampered((m) => (m.table = { toString: TABLE })),
+        TABLE,
+      ),
+    ).toMatchObject({ ok: false });
+    for (const notAnObject of ['null', '7', '"shop"', '[]'])
+      expect(decodeEvent(notAnObject, TABLE)).toEqual({ ok: false, reason: 'event.table is missing' });
   });
 
   it('is refused when it is not JSON', () => {
-    expect(decodeEvent('{"type":')).toEqual({ ok: false, reason: 'event is not JSON' });
+    expect(decodeEvent('{"type":', TABLE)).toEqual({ ok: false, reason: 'event is not JSON' });
   });
 
   it('is never published past its bounds', () => {
     const big = anEvent();
     big.node.items = Array.from({ length: ORDER_EVENT_LIMITS.lines + 1 }, () => big.node.items[0]!);
-    expect(() => encodeEvent(big)).toThrow(InvalidEventError);
-    expect(() => encodeEvent(anEvent({ seq: '' }))).toThrow('change event not published: event.seq is invalid');
+    expect(() => encodeEvent(big, TABLE)).toThrow(InvalidEventError);
+    expect(() => encodeEvent(anEvent({ seq: '' }), TABLE)).toThrow('change event not published: event.seq is invalid');
   });
 
   it('fits every order a write can store: the bounds sit above the writes’ limits', () => {
@@ -112,8 +136,8 @@ describe('a change event on the bus', () => {
       unitPriceCents: Number.MAX_SAFE_INTEGER,
       quantity: Number.MAX_SAFE_INTEGER,
     }));
-    expect(decodeEvent(encodeEvent(largest))).toMatchObject({ ok: true });
-    expect(Buffer.byteLength(encodeEvent(largest))).toBeLessThan(EVENT_LIMITS.bytes);
+    expect(decodeEvent(encodeEvent(largest, TABLE), TABLE)).toMatchObject({ ok: true });
+    expect(Buffer.byteLength(encodeEvent(largest, TABLE))).toBeLessThan(EVENT_LIMITS.bytes);
   });
 });
 

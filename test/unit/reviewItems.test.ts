@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeEventOf } from '../../src/events/changeEvent.js';
 import { decodeEvent, encodeEvent, EVENT_LIMITS } from '../../src/events/eventSchema.js';
+
+/** The table whose bus carries the events here. */
+const TABLE = 'shop';
 import { productPageParams, productReviewsQuery } from '../../src/db/productPage.js';
 import { tagsOfChange, tagsOfWrite } from '../../src/table/dependencies.js';
 import { PRODUCT } from '../../src/table/entities/product.js';
@@ -147,7 +150,7 @@ describe("a review's change event on the bus", () => {
 
   it('comes back as it was sent, published on its product’s topic', () => {
     expect(anEvent().topics).toEqual(['product-reviews:tent-2p']);
-    expect(decodeEvent(encodeEvent(anEvent()))).toEqual({ ok: true, event: anEvent() });
+    expect(decodeEvent(encodeEvent(anEvent(), TABLE), TABLE)).toEqual({ ok: true, event: anEvent() });
   });
 
   it('fits the largest review a write can store, and refuses more', () => {
@@ -155,8 +158,8 @@ describe("a review's change event on the bus", () => {
       title: '😀'.repeat(REVIEW_LIMITS.titleLength / 2),
       body: '😀'.repeat(REVIEW_LIMITS.bodyLength / 2),
     });
-    expect(Buffer.byteLength(encodeEvent(anEvent(largest)))).toBeLessThan(EVENT_LIMITS.bytes);
-    const body = JSON.parse(encodeEvent(anEvent())) as Record<string, any>;
+    expect(Buffer.byteLength(encodeEvent(anEvent(largest), TABLE))).toBeLessThan(EVENT_LIMITS.bytes);
+    const body = JSON.parse(encodeEvent(anEvent(), TABLE)) as Record<string, any>;
     for (const [change, reason] of [
       [(m: Record<string, any>) => (m.node.body = 'x'.repeat(REVIEW_LIMITS.bodyLength + 1)), 'review.body is invalid'],
       [(m: Record<string, any>) => (m.node.rating = 6), 'review.rating is invalid'],
@@ -164,7 +167,7 @@ describe("a review's change event on the bus", () => {
     ] as const) {
       const tampered = structuredClone(body);
       change(tampered);
-      expect(decodeEvent(JSON.stringify(tampered))).toEqual({ ok: false, reason });
+      expect(decodeEvent(JSON.stringify(tampered), TABLE)).toEqual({ ok: false, reason });
     }
   });
 });
