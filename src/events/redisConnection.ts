@@ -161,16 +161,27 @@ export async function connectWithin(connecting: Promise<unknown>, waitMs: number
  * `command`'s answer, or a rejection once it has not come within `ms`: a bound for one call
  * tighter than its connection's command timeout (the command itself runs on, and its late
  * answer or failure is dropped).
+ *
+ * The bound is on Redis, not on this process: when the timer fires, the rejection waits one
+ * turn of the event loop, after the sockets are read. A loop kept busy past the bound (a busy
+ * machine, a long request, a GC) runs its due timers before it reads the sockets, so an answer
+ * that arrived in time but was not read yet would otherwise count as none.
  */
 export async function answerWithin<T>(command: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let late: NodeJS.Immediate | undefined;
   try {
     return await Promise.race([
       command,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          late = setImmediate(() => reject(new Error(`no answer within ${ms} ms`)));
+        }, ms);
+      }),
     ]);
   } finally {
     clearTimeout(timer);
+    clearImmediate(late);
   }
 }
 
