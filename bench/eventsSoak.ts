@@ -475,8 +475,11 @@ try {
         let lastId: string | undefined;
         const cycles = Math.ceil(RECONNECTS / resumers);
         for (let c = 0; c < cycles; c++) {
-          const orderId = await placeOrder(user.userId);
+          // Without an event id yet, nothing can be resumed: the stream opens (subscribed) first.
+          const fresh = lastId === undefined;
+          let orderId = fresh ? '' : await placeOrder(user.userId);
           const stream = await SseStream.open(apis[(s + c) % 3]!.url, token, lastId, QUERY);
+          if (fresh) orderId = await placeOrder(user.userId);
           const deadline = setTimeout(() => stream.close(), 10_000);
           try {
             for (;;) {
@@ -494,8 +497,11 @@ try {
               lastId = event.id;
               if (id === orderId) break;
             }
-          } catch {
+          } catch (error) {
             lost++;
+            out(
+              `(b) lost: ${user.userId}'s reconnect ${c} to instance ${(s + c) % 3} after ${lastId ?? 'no event'} did not bring order ${orderId} (${String(error)})`,
+            );
           } finally {
             clearTimeout(deadline);
             stream.close();
@@ -542,7 +548,7 @@ try {
             const id = data.data?.orderEvents.order.orderId;
             if (id) record.heard.add(id);
           }
-        })();
+        })().catch(() => end('ended without a word'));
       }),
     );
     await waitUntil(async () => (await activeSubscriptions()) >= faulted.length, {
