@@ -52,7 +52,7 @@ export async function runFaults(rig: EventsRig, options: FaultsOptions): Promise
           const id = data.data?.orderEvents.order.orderId;
           if (id) record.heard.add(id);
         }
-      })();
+      })().catch(() => end('ended without a word'));
     }),
   );
   await waitUntil(async () => (await rig.activeSubscriptions()) >= faulted.length, {

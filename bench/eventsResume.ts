@@ -28,8 +28,11 @@ export async function runResume(rig: EventsRig, options: ResumeOptions): Promise
       let lastId: string | undefined;
       const cycles = Math.ceil(options.reconnects / resumers);
       for (let c = 0; c < cycles; c++) {
-        const orderId = await rig.placeOrder(user.userId);
+        // Without an event id yet, nothing can be resumed: the stream opens (subscribed) first.
+        const fresh = lastId === undefined;
+        let orderId = fresh ? '' : await rig.placeOrder(user.userId);
         const stream = await SseStream.open(rig.apis[(s + c) % 3]!.url, token, lastId, QUERY);
+        if (fresh) orderId = await rig.placeOrder(user.userId);
         const deadline = setTimeout(() => stream.close(), 10_000);
         try {
           for (;;) {
@@ -47,8 +50,11 @@ export async function runResume(rig: EventsRig, options: ResumeOptions): Promise
             lastId = event.id;
             if (id === orderId) break;
           }
-        } catch {
+        } catch (error) {
           lost++;
+          out(
+            `(b) lost: ${user.userId}'s reconnect ${c} to instance ${(s + c) % 3} after ${lastId ?? 'no event'} did not bring order ${orderId} (${String(error)})`,
+          );
         } finally {
           clearTimeout(deadline);
           stream.close();
