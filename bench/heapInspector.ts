@@ -14,7 +14,18 @@ export interface MemorySample {
   arrayBuffers: number;
 }
 
+/** The V8 heap as it is (before any GC): the physical size of its spaces, and what V8 itself malloc'd. */
+export interface HeapSpaces {
+  /** Physical bytes of all spaces, and of the young generation's. */
+  physical: number;
+  newSpace: number;
+  /** Bytes V8 allocated with malloc (outside its spaces). */
+  malloced: number;
+}
+
 export interface HeapInspector {
+  /** The heap's spaces now, without collecting anything. */
+  heapSpaces(): Promise<HeapSpaces>;
   /** Collects garbage in the child (twice: what a finalizer freed goes too), then reads its memory. */
   memoryAfterGc(): Promise<MemorySample>;
   /** A heap snapshot of the child, as the JSON text V8 writes (it collects garbage first). */
@@ -65,15 +76,27 @@ export async function connectInspector(port: number): Promise<HeapInspector> {
       socket.send(JSON.stringify({ id, method, params }));
     });
 
+  const evaluate = async (expression: string): Promise<unknown> => {
+    const reply = await send('Runtime.evaluate', { expression, returnByValue: true });
+    return JSON.parse(String(reply.result?.result?.value));
+  };
+
   return {
+    async heapSpaces() {
+      return (await evaluate(`(() => {
+        const v8 = process.getBuiltinModule('v8');
+        const spaces = v8.getHeapSpaceStatistics();
+        return JSON.stringify({
+          physical: spaces.reduce((sum, space) => sum + space.physical_space_size, 0),
+          newSpace: spaces.filter((space) => space.space_name === 'new_space').reduce((sum, space) => sum + space.physical_space_size, 0),
+          malloced: v8.getHeapStatistics().malloced_memory,
+        });
+      })()`)) as HeapSpaces;
+    },
     async memoryAfterGc() {
       await send('HeapProfiler.collectGarbage');
       await send('HeapProfiler.collectGarbage');
-      const reply = await send('Runtime.evaluate', {
-        expression: 'JSON.stringify(process.memoryUsage())',
-        returnByValue: true,
-      });
-      return JSON.parse(String(reply.result?.result?.value)) as MemorySample;
+      return (await evaluate('JSON.stringify(process.memoryUsage())')) as MemorySample;
     },
     async snapshot() {
       chunks = [];

@@ -26,7 +26,7 @@ import { baselineNewTable } from '../src/migrations/runner.js';
 import { loadBenchConfig } from './config.js';
 import { buildDataset, seedDataset } from './dataset.js';
 import { connectInspector } from './heapInspector.js';
-import type { HeapInspector, MemorySample } from './heapInspector.js';
+import type { HeapInspector, HeapSpaces, MemorySample } from './heapInspector.js';
 import { largestGroups, readHeapSnapshot } from './heapSnapshot.js';
 import type { HeapSnapshot } from './heapSnapshot.js';
 import { buildLoad, LOAD_NAMES, LOAD_TITLES } from './memoryLoads.js';
@@ -37,7 +37,7 @@ import { startSystem, SYSTEMS } from './systems.js';
 const { values } = parseCommandLine({
   name: 'bench:memory',
   run: 'npm run bench:memory --',
-  usage: `[--loads=<names>] [--minutes=<n>] [--connections=<n>] [--sample-seconds=<n>] [--results-dir=<dir>]
+  usage: `[--loads=<names>] [--minutes=<n>] [--connections=<n>] [--sample-seconds=<n>] [--results-dir=<dir>] [--no-snapshots]
 
 Sends each load to a fresh server and samples its memory after a full GC; prints the growth per
 10,000 requests and what the objects allocated after the first minute and still alive are.
@@ -46,13 +46,15 @@ Sends each load to a fresh server and samples its memory after a full GC; prints
   --minutes          minutes per load (default 6); the first is the warm-up the slope leaves out
   --connections      autocannon connections (default 8)
   --sample-seconds   seconds between samples (default 20)
-  --results-dir      where to keep the two heap snapshots of each load (default: not kept)`,
+  --results-dir      where to keep the two heap snapshots of each load (default: not kept)
+  --no-snapshots     take none (a snapshot leaves the RSS higher: the allocator keeps what it used)`,
   options: {
     loads: { type: 'string', default: LOAD_NAMES.join(',') },
     minutes: { type: 'string', default: '6' },
     connections: { type: 'string', default: '8' },
     'sample-seconds': { type: 'string', default: '20' },
     'results-dir': { type: 'string', default: '' },
+    'no-snapshots': { type: 'boolean', default: false },
   },
 });
 
@@ -73,6 +75,8 @@ interface Sample {
   seconds: number;
   requests: number;
   rssMb: number;
+  /** The heap's spaces when the RSS was read, before the GC. */
+  spaces: HeapSpaces;
   after: MemorySample;
 }
 
@@ -122,10 +126,12 @@ async function measure(name: LoadName): Promise<void> {
       const elapsed = (performance.now() - started) / 1000;
       const rssMb = memoryMb(server.pid).rss;
       const at = requests;
-      samples.push({ seconds: elapsed, requests: at, rssMb, after: await inspector.memoryAfterGc() });
+      const spaces = await inspector.heapSpaces();
+      samples.push({ seconds: elapsed, requests: at, rssMb, spaces, after: await inspector.memoryAfterGc() });
     };
     const snapshot = async (label: keyof Snapshots) => {
       // A snapshot's text must fit in one string here: past this heap, the growth says enough.
+      if (values['no-snapshots']) return;
       const heapUsed = samples.at(-1)?.after.heapUsed ?? 0;
       if (heapUsed > SNAPSHOT_MAX_HEAP) {
         progress(`${name}: no ${label} snapshot, the heap holds ${mb(heapUsed).toFixed(0)} MB`);
@@ -187,12 +193,12 @@ function report(name: LoadName, samples: Sample[], statuses: Map<number, number>
   const lines: string[] = [`\n## ${name}: ${LOAD_TITLES[name]}`, ''];
   lines.push(`statuses: ${[...statuses].map(([status, n]) => `${status} x ${n}`).join(', ')}`, '');
   lines.push(
-    '| s | requests | RSS MB | after GC: RSS MB | heap used MB | heap total MB | external MB | array buffers MB |',
+    '| s | requests | RSS MB | V8 spaces MB | of which young MB | V8 malloc MB | after GC: RSS MB | heap used MB | heap total MB | external MB | array buffers MB |',
   );
-  lines.push('| --: | --: | --: | --: | --: | --: | --: | --: |');
+  lines.push('| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |');
   for (const s of samples) {
     lines.push(
-      `| ${s.seconds.toFixed(0)} | ${s.requests} | ${s.rssMb.toFixed(1)} | ${mb(s.after.rss).toFixed(1)} | ${mb(s.after.heapUsed).toFixed(2)} | ${mb(s.after.heapTotal).toFixed(1)} | ${mb(s.after.external).toFixed(2)} | ${mb(s.after.arrayBuffers).toFixed(2)} |`,
+      `| ${s.seconds.toFixed(0)} | ${s.requests} | ${s.rssMb.toFixed(1)} | ${mb(s.spaces.physical).toFixed(1)} | ${mb(s.spaces.newSpace).toFixed(1)} | ${mb(s.spaces.malloced).toFixed(1)} | ${mb(s.after.rss).toFixed(1)} | ${mb(s.after.heapUsed).toFixed(2)} | ${mb(s.after.heapTotal).toFixed(1)} | ${mb(s.after.external).toFixed(2)} | ${mb(s.after.arrayBuffers).toFixed(2)} |`,
     );
   }
   const settled = samples.filter((s) => s.seconds >= 60);
