@@ -12,7 +12,8 @@ import type { ChildServer } from '../test/support/childServers.js';
 /** Now on the wall clock, to the microsecond (performance.now() anchored at the process's start). */
 export const wallNow = (): number => performance.timeOrigin + performance.now();
 
-const percentile = (sorted: number[], p: number) =>
+/** The `p`th percentile of `sorted` (ascending), NaN when it is empty. */
+export const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** p50 / p99 / max of `values` (ms), or "no data". */

@@ -11,18 +11,13 @@
  *   cost of GraphQL from the cost of the extra round trip.
  * - `projected`: `min` with ProjectionExpressions of only the attributes the response uses.
  *
- * It reads as the server does (src/db/): low-level commands, whose items the reads' own
- * unmarshalling (src/db/attributeValues.ts) converts, so that a ratio against it measures GraphQL
- * and not two ways of converting the same items.
+ * It reads as the server does (src/db/; rawReads.ts): low-level commands, whose items the reads'
+ * own unmarshalling (src/db/attributeValues.ts) converts, so that a ratio against it measures
+ * GraphQL and not two ways of converting the same items. The answers' JSON shapes are rawJson.ts;
+ * the one write, placeOrder, is rawPlaceOrder.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { fingerprintOf, newOrder, orderIdFor, orderLineOf, placeOrderTransaction } from '../src/writes/placeOrder.js';
-import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBDocumentClient, NativeAttributeValue, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keyAttributes, unmarshallItem, unmarshallItems } from '../src/db/attributeValues.js';
-import { rangeQuery } from '../src/db/dependencyRecord.js';
-import { fromGlobalId, toGlobalId } from '../src/graphql/globalId.js';
+import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { fromGlobalId } from '../src/graphql/globalId.js';
 import { toMoney } from '../src/money.js';
 import { itemToNode, itemToOrder, itemToProduct, itemToUser } from '../src/table/codecs.js';
 import { productPageParams } from '../src/db/productPage.js';
@@ -36,21 +31,27 @@ import {
   itemKeyId,
   normalizeEmail,
   orderKey,
-  productKey,
   userKey,
   userPK,
 } from '../src/table/keys.js';
-import type { ItemKey } from '../src/table/keys.js';
-import type { NodeModel, OrderModel, ProductModel, ReviewModel, UserModel } from '../src/table/models.js';
+import {
+  cursorOf,
+  keyFromCursor,
+  nodeJson,
+  orderBase,
+  productFrom,
+  productJson,
+  productsOf,
+  reviewJson,
+  userJson,
+} from './rawJson.js';
+import type { Json } from './rawJson.js';
+import { rawPlaceOrder } from './rawPlaceOrder.js';
+import { rawReads } from './rawReads.js';
 
 export type RawPlan = 'min' | 'levels' | 'projected';
-type Json = Record<string, unknown>;
 
 const PAGE = 20;
-
-const cursorOf = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
-const keyFromCursor = (cursor: string) =>
-  JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, NativeAttributeValue>;
 
 /** Only what the response shows: the product's description, dates and index keys stay in the table. */
 const PRODUCT_PROJECTION = { expression: 'PK, SK, productId, #n, price, stock', names: { '#n': 'name' } };
@@ -62,113 +63,9 @@ const ORDER_PROJECTION = {
 
 /** The raw chain's operations on table `table`: `execute` answers one by its operationName. */
 export function rawOperations(table: string) {
-  /** A Query's items (and its LastEvaluatedKey), as the server's page reads send and convert them. */
-  async function query(doc: DynamoDBDocumentClient, input: Omit<QueryCommandInput, 'KeyConditions' | 'QueryFilter'>) {
-    const result = await doc.send(rangeQuery(input, undefined));
-    return { Items: unmarshallItems(result.Items) };
-  }
-
-  /** One item by key (GetItem), converted the same way. */
-  async function getItem(doc: DynamoDBDocumentClient, key: ItemKey): Promise<Item | undefined> {
-    const { Item } = await doc.send(
-      new GetItemCommand({ TableName: table, Key: keyAttributes(key), ConsistentRead: true }),
-    );
-    return Item && unmarshallItem(Item);
-  }
-
-  /** One BatchGetItem per 100 keys (in parallel), UnprocessedKeys retried; items by key id. */
-  async function batchGet(
-    doc: DynamoDBDocumentClient,
-    keys: ItemKey[],
-    projection?: { expression: string; names: Record<string, string> },
-  ) {
-    const unique = [...new Map(keys.map((key) => [itemKeyId(key), key])).values()];
-    const found = new Map<string, Item>();
-    const chunks: ItemKey[][] = [];
-    for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
-    await Promise.all(
-      chunks.map(async (chunk) => {
-        let pending = chunk.map(keyAttributes);
-        for (let attempt = 0; pending.length > 0; attempt++) {
-          if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
-          const result = await doc.send(
-            new BatchGetItemCommand({
-              RequestItems: {
-                [table]: {
-                  Keys: pending,
-                  ConsistentRead: true,
-                  ...(projection
-                    ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
-                    : {}),
-                },
-              },
-            }),
-          );
-          for (const item of unmarshallItems(result.Responses?.[table])) {
-            found.set(itemKeyId({ PK: String(item.PK), SK: String(item.SK) }), item);
-          }
-          pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
-        }
-      }),
-    );
-    return found;
-  }
-
-  const userJson = (user: UserModel) => ({
-    id: toGlobalId('User', user.userId),
-    userId: user.userId,
-    name: user.name,
-    email: user.email,
-  });
-  const productJson = (product: ProductModel | null) =>
-    product && {
-      id: toGlobalId('Product', product.productId),
-      productId: product.productId,
-      name: product.name,
-      price: toMoney(product.priceCents),
-      stock: product.stock,
-    };
-  const reviewJson = (review: ReviewModel) => ({
-    id: toGlobalId('Review', review.reviewId),
-    reviewId: review.reviewId,
-    rating: review.rating,
-    title: review.title,
-    body: review.body,
-    authorName: review.authorName,
-    verifiedPurchase: review.verifiedPurchase,
-    createdAt: review.createdAt,
-  });
-  const orderBase = (order: OrderModel) => ({
-    id: toGlobalId('Order', order.orderId),
-    orderId: order.orderId,
-    status: order.status,
-    placedAt: order.placedAt,
-    total: toMoney(order.totalCents),
-  });
-  const productsOf = (orders: OrderModel[]) =>
-    orders.flatMap((order) => order.items.map((line) => productKey(line.productId)));
-  const productFrom = (found: Map<string, Item>, productId: string, projected = false): ProductModel | null => {
-    const item = found.get(itemKeyId(productKey(productId)));
-    if (!item) return null;
-    if (!projected) return itemToProduct(item);
-    // A projected item lacks what the codec insists on: decode just the shown attributes.
-    return {
-      ...({
-        kind: 'Product',
-        description: '',
-        category: '',
-        createdAt: '',
-        updatedAt: '',
-        version: 0,
-        soldCount: 0,
-      } as const),
-      productId: String(item.productId),
-      name: String(item.name),
-      priceCents: Number(item.price),
-      stock: Number(item.stock),
-    };
-  };
+  const reads = rawReads(table);
+  const { query, getItem, batchGet } = reads;
+  const placeOrder = rawPlaceOrder(table, reads);
 
   async function userOrders(doc: DynamoDBDocumentClient, variables: Json, plan: RawPlan): Promise<Json> {
     const userId = String(variables.userId);
@@ -374,26 +271,6 @@ export function rawOperations(table: string) {
     };
   }
 
-  function nodeJson(node: NodeModel | null): Json | null {
-    if (!node) return null;
-    switch (node.kind) {
-      case 'User':
-        return { __typename: 'User', ...userJson(node) };
-      case 'Order':
-        return {
-          __typename: 'Order',
-          id: toGlobalId('Order', node.orderId),
-          orderId: node.orderId,
-          status: node.status,
-          total: toMoney(node.totalCents),
-        };
-      case 'Product':
-        return { __typename: 'Product', ...productJson(node) };
-      case 'Review':
-        return { __typename: 'Review', ...reviewJson(node) };
-    }
-  }
-
   async function nodes(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
     const keys = (variables.ids as string[]).map((globalId) => {
       const { type, id } = fromGlobalId(globalId, 'ids');
@@ -406,55 +283,6 @@ export function rawOperations(table: string) {
         return nodeJson(item ? itemToNode(item) : null);
       }),
     };
-  }
-
-  async function placeOrder(doc: DynamoDBDocumentClient, variables: Json): Promise<Json> {
-    const input = variables.input as {
-      userId: string;
-      idempotencyKey: string;
-      items: { productId: string; quantity: number }[];
-    };
-    const orderId = orderIdFor(input.userId, input.idempotencyKey);
-    const fingerprint = fingerprintOf(input.userId, input.items);
-    const found = await batchGet(doc, [
-      orderKey(orderId),
-      userKey(input.userId),
-      ...input.items.map((line) => productKey(line.productId)),
-    ]);
-    const stored = found.get(itemKeyId(orderKey(orderId)));
-    const orderJson = (order: OrderModel) => ({
-      ...orderBase(order),
-      items: order.items.map((line) => ({
-        productId: line.productId,
-        productName: line.productName,
-        quantity: line.quantity,
-        lineTotal: { amount: toMoney(line.unitPriceCents * line.quantity).amount },
-      })),
-    });
-    if (stored) return { placeOrder: { replayed: true, userErrors: [], order: orderJson(itemToOrder(stored)) } };
-    if (!found.has(itemKeyId(userKey(input.userId)))) {
-      return {
-        placeOrder: {
-          replayed: false,
-          order: null,
-          userErrors: [{ code: 'NOT_FOUND', field: ['userId'], message: 'No such user' }],
-        },
-      };
-    }
-    const lines = input.items.map((line) => {
-      const item = found.get(itemKeyId(productKey(line.productId)));
-      if (!item) throw new Error(`no product ${line.productId}`);
-      return orderLineOf(itemToProduct(item), line.quantity);
-    });
-    const order = newOrder(orderId, input.userId, lines, new Date());
-    await doc.send(
-      new TransactWriteCommand({
-        ClientRequestToken: randomUUID(),
-        // Exactly the server's transaction (src/writes/placeOrder.ts).
-        TransactItems: placeOrderTransaction(table, order, input.idempotencyKey, fingerprint).items,
-      }),
-    );
-    return { placeOrder: { replayed: false, userErrors: [], order: orderJson(order) } };
   }
 
   async function execute(

@@ -16,7 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { exitWithUsageError, parseCommandLine } from '../src/cli.js';
 import { loadScriptConfig } from '../src/config/index.js';
-import { listManifests, publishManifest, RegistryError, retireManifest } from '../src/db/documentRegistry.js';
+import { listManifests } from '../src/db/documentRegistry.js';
+import { publishManifest, RegistryError, retireManifest } from '../src/db/documentRegistryWrites.js';
 import { openDatabase } from '../src/db/open.js';
 import { checkManifest } from '../src/pipeline/admission/manifestCheck.js';
 import { ManifestFormatError, readManifest } from '../src/pipeline/documents/manifestFormats.js';

@@ -28,7 +28,7 @@ import type { Metrics } from './pipeline/report/metrics.js';
 import { loadPersistedDocuments } from './pipeline/documents/persistedDocuments.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import type { Pipeline } from './pipeline/pipeline.js';
-import type { CostDetails } from './pipeline/report/report.js';
+import type { CostDetails } from './pipeline/report/extensions.js';
 import { registerResponseCacheMetrics } from './pipeline/responseCache/cacheMetrics.js';
 import { LeaseCheck } from './pipeline/responseCache/leaseCheck.js';
 import { startFeedProber } from './pipeline/responseCache/feedProber.js';
@@ -95,7 +95,7 @@ export interface RuntimeOptions {
   eventDedupeWindow?: number | undefined;
   /** Seconds an anonymous GET of a public persisted document may be cached (unset: never). */
   cacheMaxAgeSeconds?: number;
-  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report/report.ts). */
+  /** Who sees capacity units in `extensions.cost` (default admins only; see pipeline/report/extensions.ts). */
   costDetails?: CostDetails;
   /** The response cache (docs/caching.md); off when unset. It serves only while `streams` feeds it. */
   responseCache?: ResponseCacheConfig | undefined;

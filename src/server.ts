@@ -11,7 +11,7 @@ import { ConfigError } from './config/index.js';
 import type { Config } from './config/index.js';
 import { CursorCodec } from './db/cursor.js';
 import { DatabaseUnreachableError } from './db/ensureTable.js';
-import { LocalDynamoError } from './db/local.js';
+import { LocalDynamoError } from './db/localChild.js';
 import { createLogger } from './logger.js';
 import { handleStopSignals } from './shutdown.js';
 import { startTelemetry } from './telemetry/start.js';

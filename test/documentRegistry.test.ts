@@ -10,13 +10,8 @@ import path from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItems } from '../src/db/batchWrite.js';
-import {
-  listManifests,
-  publishManifest,
-  readRegistryHead,
-  REGISTRY_BOUNDS,
-  retireManifest,
-} from '../src/db/documentRegistry.js';
+import { listManifests, readRegistryHead, REGISTRY_BOUNDS } from '../src/db/documentRegistry.js';
+import { publishManifest, retireManifest } from '../src/db/documentRegistryWrites.js';
 import { readManifest } from '../src/pipeline/documents/manifestFormats.js';
 import { loadPersistedDocuments } from '../src/pipeline/documents/persistedDocuments.js';
 import { demoItems } from '../src/seed/seed.js';

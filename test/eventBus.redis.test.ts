@@ -244,6 +244,18 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     events.detach();
   });
 
+  it('opens a subscription once its topic is subscribed, so an event published as soon as it is open is heard', async () => {
+    const { bus: publisher, tableName } = await aBus({ subscribe: false });
+    const { bus } = await aBus({ tableName });
+    const events = new EventFanOut(bus, 100);
+    const subscription = await events.open({ topic: 'user-orders:bob' });
+    expect(events.subscribedTopicCount).toBe(1);
+    await publisher.publish(anEvent('70', 'bob'));
+    expect((await subscription.next()).value?.seq).toBe('70');
+    await subscription.return?.();
+    events.detach();
+  });
+
   it('catches an open subscription up when its Redis subscription is cut: what was published meanwhile arrives first, in order and once', async () => {
     const { bus: publisher, tableName } = await aBus({ subscribe: false });
     const { bus } = await aBus({ tableName });

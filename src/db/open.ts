@@ -6,7 +6,8 @@ import type { DatabaseConfig, LocalDatabaseConfig } from '../config/index.js';
 import { createDynamo } from './client.js';
 import type { Dynamo } from './client.js';
 import { ensureTable } from './ensureTable.js';
-import { runningLocalDynamo, startLocalDynamo } from './local.js';
+import { runningLocalDynamo } from './localPidFile.js';
+import { startLocalDynamo } from './local.js';
 import type { LocalDynamo, LocalDynamoEvent } from './local.js';
 
 export interface OpenDatabase {

@@ -81,7 +81,7 @@ async function bumpDone(bumped: boolean | Promise<boolean> | undefined): Promise
  * meanwhile: without this, the loss went unnoticed until the maximum age. Any receiver, of any
  * version, flushes on it.
  */
-const LOST_BODY = JSON.stringify({ kind: 'tags', tags: [], everything: true });
+const LOST_BODY = JSON.stringify({ kind: 'tags', tags: [], everything: true, lost: true });
 
 /** Publishers whose numbers a partition remembers at most (a flood of names forgets them all). */
 const MAX_NUMBERED_PUBLISHERS = 10_000;

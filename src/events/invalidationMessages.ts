@@ -66,6 +66,11 @@ export type InvalidationMessage =
        * receiver need not bump them); false: it did not, or could not (a receiver bumps them).
        */
       bumped: boolean;
+      /**
+       * A publisher's word that a message of it before this one was lost (with `everything`):
+       * counted apart from an invalidation widened for a tag it could not take as it was.
+       */
+      lost?: true | undefined;
     })
   | Heartbeat;
 
@@ -201,6 +206,7 @@ export function parseInvalidation(body: string, from: string): { message?: Inval
       changedAt,
       ...(traceparents.length > 0 ? { traceparents } : {}),
       bumped: m.bumped === true,
+      ...(m.lost === true ? { lost: true as const } : {}),
     },
   };
 }

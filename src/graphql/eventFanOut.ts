@@ -186,7 +186,8 @@ export class EventFanOut {
   }
 
   /**
-   * `subscribe`, resuming after `resume.after` when given: the events of the topic after it
+   * `subscribe`, resolved once the topic's subscription is in place on a shared bus (Redis),
+   * resuming after `resume.after` when given: the events of the topic after it
    * first, each once and in the order they were published, then the live ones. From the bus's
    * history when it keeps one: the topic is watched first, and read once its subscription is in
    * place, so an event is either in what was read or heard live (heard twice, it is delivered
@@ -198,7 +199,15 @@ export class EventFanOut {
     listening: Omit<Listening<E>, 'resumeAfter'> & { resume?: Resume | undefined },
   ): Promise<AsyncIterableIterator<E>> {
     const { resume, ...rest } = listening;
-    if (!resume) return this.subscribe(rest);
+    if (!resume) {
+      if (!this.bus.history) return this.subscribe(rest);
+      // On Redis: opened once the topic's subscription is in place (at once when it already
+      // is), so whoever sees the subscription open (an SSE stream's headers) hears every event
+      // published after; Redis down, it opens after the bounded wait and hears events once back.
+      const queue = this.queue(rest);
+      await this.subscribedPromise(rest.topic).catch(() => undefined);
+      return queue.iterator;
+    }
     if (!this.bus.history) {
       if (this.covers(resume.after)) return this.subscribe({ ...rest, resumeAfter: resume.after });
       resume.missed();

@@ -33,7 +33,7 @@ import { traceResolvers } from './report/operationSpans.js';
 import { meterSchema } from './execution/meter.js';
 import type { OperationBudgets } from './execution/meter.js';
 import { createReporter } from './report/report.js';
-import type { CostDetails } from './report/report.js';
+import type { CostDetails } from './report/extensions.js';
 import type { ResponseCache } from './responseCache/responseCache.js';
 import { buildSchema } from './schema/schema.js';
 import { createServe } from './serve.js';
@@ -52,7 +52,7 @@ export interface PipelineOptions {
   events?: EventFanOut;
   /** Where durations and errors are counted (the HTTP server exposes them at /metrics). */
   metrics?: Metrics | undefined;
-  /** Who sees capacity units in `extensions.cost` (report.ts); default admins only. */
+  /** Who sees capacity units in `extensions.cost` (report/extensions.ts); default admins only. */
   costDetails?: CostDetails;
   /** The response cache (responseCache/); none: every query executes. */
   cache?: ResponseCache | undefined;

@@ -19,21 +19,22 @@
  *   the writes;
  * - `hung-redis`: redis-server (every node) is stopped (SIGSTOP), and continued after the writes.
  * The `npm run soak:cache` soak and the CI test (test/responseCache.faults.test.ts) both use it.
+ * The heartbeats captured and forged are cacheFaultForgery.ts; the reads that tell a stale answer,
+ * cacheFaultWatch.ts.
  */
 import { TransactWriteCommand, UpdateCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dynamo } from '../../src/db/client.js';
-import { invalidationPurpose } from '../../src/events/invalidationBus.js';
 import { invalidationChannels } from '../../src/events/invalidationPartitions.js';
-import { openEnvelope, Sealer } from '../../src/events/signedEnvelope.js';
 import { productKey } from '../../src/table/keys.js';
 import type { ChildServer, ChildServers } from './childServers.js';
+import { captureHeartbeats, forgeHeartbeats } from './cacheFaultForgery.js';
+import { watchInstances } from './cacheFaultWatch.js';
 import { aProduct, store } from './factories.js';
 import { tokenFor } from './harness.js';
 import { postGraphQL } from './load.js';
-import type { RedisChannels } from '../../src/events/redisChannels.js';
-import { rawChannels } from './testRedis.js';
-import type { TestRedis } from './testRedis.js';
 import { STOCK_QUERY } from './staleReads.js';
+import type { RedisChannels } from '../../src/events/redisChannels.js';
+import type { TestRedis } from './testRedis.js';
 import { waitUntil } from './waitUntil.js';
 
 export const FAULTS = ['lost-invalidation', 'bad-tag', 'forged-heartbeat', 'redis-outage', 'hung-redis'] as const;
@@ -66,8 +67,6 @@ export interface FaultRun {
   /** Heartbeats forged or replayed during the run. */
   forgedHeartbeats: number;
 }
-
-const READ_INTERVAL_MS = 40;
 
 export class CacheFaultRig {
   apis: ChildServer[] = [];
@@ -109,7 +108,7 @@ export class CacheFaultRig {
       RESPONSE_CACHE_MAX_AGE: String(maxAgeSeconds),
     };
     this.apis = await Promise.all([0, 1, 2].map(() => children.start(endpoint, tableName, env)));
-    await this.captureHeartbeats();
+    await this.listenForHeartbeats();
     await this.allLive();
   }
 
@@ -131,18 +130,9 @@ export class CacheFaultRig {
   }
 
   /** Keeps the last real heartbeat on each invalidation channel, as an attacker who can SUBSCRIBE would. */
-  private async captureHeartbeats(): Promise<void> {
-    const capture = await rawChannels(this.options.redis);
+  private async listenForHeartbeats(): Promise<void> {
     const channels = invalidationChannels(this.options.tableName);
-    for (const channel of channels) {
-      capture.listen(channel, {
-        message: (raw) => {
-          const opened = openEnvelope(raw, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
-          if (opened.ok && opened.body.includes('"kind":"heartbeat"')) this.heartbeats.set(channel, raw);
-        },
-      });
-    }
-    this.capture = capture;
+    this.capture = await captureHeartbeats(this.options.redis, this.options.tableName, this.heartbeats);
     await waitUntil(() => this.heartbeats.size === channels.length, {
       timeoutMs: 15_000,
       what: 'a heartbeat captured on each channel',
@@ -202,7 +192,7 @@ export class CacheFaultRig {
         // The mutations spread evenly among the direct writes.
         const viaApi = apiWrites > 0 && Math.floor(((i + 1) * apiWrites) / total) > Math.floor((i * apiWrites) / total);
         const value = viaApi ? await this.mutate(run, i) : await this.write(fault === 'bad-tag');
-        await this.watch(run, value);
+        await watchInstances(this.apis, this.admin, this.product, this.boundMs, run, value);
       }
       await during?.();
     } finally {
@@ -229,7 +219,7 @@ export class CacheFaultRig {
         };
       case 'forged-heartbeat': {
         await this.stopConsumer();
-        const stopForging = await this.forgeHeartbeats(run);
+        const stopForging = await forgeHeartbeats(this.options.redis, this.options.tableName, this.heartbeats, run);
         return async () => {
           await stopForging();
           await this.startConsumer();
@@ -249,42 +239,6 @@ export class CacheFaultRig {
           await this.allLive();
         };
     }
-  }
-
-  /**
-   * Publishes on each invalidation channel, every 100 ms until stopped, ten each of: the
-   * heartbeat captured there as it was (a replay), partition 0's captured heartbeat (a replay on
-   * another channel), its body re-sealed fresh and unsigned under the consumer's name, and signed
-   * with a guessed key.
-   */
-  private async forgeHeartbeats(run: FaultRun): Promise<() => Promise<void>> {
-    const channels = invalidationChannels(this.options.tableName);
-    const first = this.heartbeats.get(channels[0] ?? '') as Buffer;
-    const opened = openEnvelope(first, { purpose: 'invalidation', secret: undefined, maxBytes: 1_000_000 });
-    if (!opened.ok) throw new Error('no heartbeat to forge from');
-    const unsigned = new Sealer(invalidationPurpose(this.options.tableName, 0), undefined, opened.from);
-    const guessed = new Sealer(
-      invalidationPurpose(this.options.tableName, 0),
-      'a-guessed-secret-of-at-least-32-characters',
-      opened.from,
-    );
-    const publisher = await rawChannels(this.options.redis);
-    const timer = setInterval(() => {
-      for (let i = 0; i < 10; i++) {
-        for (const channel of channels) {
-          const own = this.heartbeats.get(channel) as Buffer;
-          const forged = [own.toString(), first.toString(), unsigned.seal(opened.body), guessed.seal(opened.body)];
-          for (const message of forged) {
-            run.forgedHeartbeats++;
-            void publisher.publish(channel, message).catch(() => undefined);
-          }
-        }
-      }
-    }, 100);
-    return async () => {
-      clearInterval(timer);
-      await publisher.close();
-    };
   }
 
   /** A direct SDK write of a higher stock (with an item outside the id rules in the same transaction); its value. */
@@ -337,56 +291,5 @@ export class CacheFaultRig {
     if (!errors || errors.length > 0) throw new Error(`updateProduct failed: ${JSON.stringify(result.body)}`);
     run.mutationMs.push(result.ms);
     return value;
-  }
-
-  /** The stock `api` shows: the lower of the point read and the category page. */
-  private async stockOn(run: FaultRun, api: ChildServer): Promise<number | undefined> {
-    const variables = { productId: this.product.productId, category: this.product.category };
-    const result = await postGraphQL(api.url, this.admin, STOCK_QUERY, variables);
-    run.reads++;
-    const data = result.body?.data as
-      { product: { stock: number }; products: { nodes: { productId: string; stock: number }[] } } | undefined;
-    if (!data) return undefined;
-    const listed = data.products.nodes.find((node) => node.productId === this.product.productId)?.stock;
-    return Math.min(data.product.stock, listed ?? -1);
-  }
-
-  /**
-   * Reads every instance until it shows `value`: the lags (to the end of the read that showed it).
-   * What counts against the bound is a read BEGUN past it that showed an older value, or one
-   * showing an older value again after: a read begun in time that this process gets the answer
-   * of late (a busy machine stalls the test's own event loop, and every instance's lag with it)
-   * shows nothing stale.
-   */
-  private async watch(run: FaultRun, value: number): Promise<void> {
-    const acknowledged = performance.now();
-    const giveUpMs = this.boundMs + 15_000;
-    await Promise.all(
-      this.apis.map(async (api) => {
-        for (;;) {
-          const begun = performance.now() - acknowledged;
-          const shown = await this.stockOn(run, api);
-          const lag = performance.now() - acknowledged;
-          if (shown !== undefined && shown >= value) {
-            run.lagsMs.push(lag);
-            const again = await this.stockOn(run, api);
-            if (again !== undefined && again < value) run.beyondBound++;
-            return;
-          }
-          if (shown !== undefined && begun > this.boundMs) {
-            // Begun past the bound, and still older: stale.
-            run.lagsMs.push(lag);
-            run.beyondBound++;
-            return;
-          }
-          if (lag > giveUpMs) {
-            run.lagsMs.push(lag);
-            run.beyondBound++;
-            return;
-          }
-          await new Promise((resolve) => setTimeout(resolve, READ_INTERVAL_MS));
-        }
-      }),
-    );
   }
 }

@@ -12,6 +12,8 @@ export class SseStream {
   private buffered = '';
   private readonly queue: SseEvent[] = [];
   private wake: (() => void) | undefined;
+  /** Whether the response has ended (the server closed it, or close() aborted it). */
+  private ended = false;
   private constructor(
     private readonly abort: AbortController,
     readonly status: number,
@@ -50,10 +52,16 @@ export class SseStream {
     } catch {
       // aborted by close()
     }
+    this.ended = true;
+    this.wake?.();
   }
 
+  /** The next event; rejects once the stream has ended (or was closed) with nothing more to read. */
   async next(): Promise<SseEvent> {
-    while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (this.queue.length === 0) {
+      if (this.ended) throw new Error('the stream ended');
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
     return this.queue.shift()!;
   }
 

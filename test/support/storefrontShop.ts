@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
 import { putItems } from '../../src/db/batchWrite.js';
-import { publishManifest } from '../../src/db/documentRegistry.js';
+import { publishManifest } from '../../src/db/documentRegistryWrites.js';
 import { readManifest } from '../../src/pipeline/documents/manifestFormats.js';
 import { demoCategoryItems, demoItems } from '../../src/seed/seed.js';
 import { serveStatic } from './browserPage.js';

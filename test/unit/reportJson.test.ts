@@ -6,8 +6,9 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { newRequestCost } from '../../src/db/capacity.js';
 import { createFormatError } from '../../src/pipeline/report/errorMasking.js';
-import { costExtension, costExtensionsJson, createReporter, visibleCost } from '../../src/pipeline/report/report.js';
-import type { CostDetails } from '../../src/pipeline/report/report.js';
+import { costExtension, costExtensionsJson, visibleCost } from '../../src/pipeline/report/extensions.js';
+import { createReporter } from '../../src/pipeline/report/report.js';
+import type { CostDetails } from '../../src/pipeline/report/extensions.js';
 
 const costOf = (requests: number, read: number, write: number) => ({
   ...newRequestCost(),

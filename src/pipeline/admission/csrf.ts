@@ -16,7 +16,7 @@
  * queries as GET without a custom header by default.
  */
 import { GraphQLError, OperationTypeNode } from 'graphql';
-import type { Refusal } from './admission.js';
+import type { Refusal } from './refusal.js';
 
 /** A request header by its lower-case name (repeated headers joined). */
 export type RequestHeader = (name: string) => string | undefined;

@@ -10,7 +10,8 @@
  * they will take, before the executor completes them. Meta fields such as `__typename` have no
  * resolver to wrap, so they are counted by their parent. The meter sits in the schema's resolvers
  * (`meterSchema`) and in the context (`meterOf`), never in an executor's internals: graphql-js and
- * a compiled executor call the same resolvers with the same `info`.
+ * a compiled executor call the same resolvers with the same `info`. What a selection adds on one
+ * object, its shape, is collected and kept across executions by meterShapes.ts.
  *
  * Once stopped, every further object or list field throws the same error, so nothing more is read
  * or built, and `runMetered` answers the operation with that error alone: never a partial answer.
@@ -22,30 +23,25 @@ import {
   getOperationAST,
   GraphQLError,
   isCompositeType,
-  isLeafType,
   isListType,
   isObjectType,
   Kind,
-  visit,
 } from 'graphql';
 import type {
-  DirectiveNode,
   ExecutionArgs,
   ExecutionResult,
-  FieldNode,
   GraphQLCompositeType,
-  GraphQLObjectType,
   GraphQLOutputType,
   GraphQLResolveInfo,
   GraphQLSchema,
   OperationDefinitionNode,
-  SelectionSetNode,
 } from 'graphql';
 import type { RequestCost } from '../../db/capacity.js';
 import { ErrorCode } from '../../errors.js';
-import { collectFields } from '../../graphql/selections.js';
 import type { CollectOptions } from '../../graphql/selections.js';
 import { isPromiseLike } from './documentCache.js';
+import { collectShape, fieldShape, keptShapesOf, leafBytes, NO_TYPE } from './meterShapes.js';
+import type { Shape, Shapes } from './meterShapes.js';
 
 /** What one operation may spend while it runs (MAX_OPERATION_* settings, docs/security.md). */
 export interface OperationBudgets {
@@ -82,99 +78,6 @@ const BUDGET_WORDS: Record<BudgetName, string> = {
   entries: 'result entries',
   bytes: 'result bytes',
 };
-
-/** What one selection costs on one object: entries, bytes known from the document, fields read from the object. */
-interface Shape {
-  entries: number;
-  fixedBytes: number;
-  /** Leaf fields read as properties of the object (no resolver): their values are measured. */
-  properties: string[];
-}
-
-/** The shape of an interface or union that no type implements: nothing is counted. */
-const NO_TYPE: Shape = { entries: 0, fixedBytes: 0, properties: [] };
-
-/** A leaf whose value a resolver computes (an id, a date): about this many bytes. */
-const COMPUTED_LEAF_BYTES = 16;
-
-/** Bytes of a leaf value in JSON, approximately (strings by their length: a cheap lower bound). */
-function leafBytes(value: unknown): number {
-  if (value === null || value === undefined) return 4;
-  if (typeof value === 'string') return value.length + 2;
-  if (typeof value === 'number' || typeof value === 'bigint') return 8;
-  if (typeof value === 'boolean') return 5;
-  if (Array.isArray(value)) {
-    let bytes = 2;
-    for (const item of value as unknown[]) bytes += leafBytes(item) + 1;
-    return bytes;
-  }
-  return COMPUTED_LEAF_BYTES;
-}
-
-/** Shapes of one operation: by the field (first node of its group, or the operation) and the object type. */
-type Shapes = Map<object, Map<string, Shape>>;
-
-/** At most this many sets of condition values per operation have their shapes kept (each is a few fields). */
-const KEPT_CONDITION_SETS = 16;
-
-/** One operation's kept shapes: the variables its @skip/@include read, and the shapes per set of their values. */
-interface KeptShapes {
-  conditions: readonly string[];
-  byValues: Map<string, Shapes>;
-}
-
-/**
- * The shapes of an operation depend on its document, the schema and the values of the variables
- * that @skip and @include read, nothing else: they are kept across executions, by schema, by
- * operation (an entry goes with its document) and by those values, instead of being collected
- * again by every execution.
- */
-const keptShapes = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, KeptShapes>>();
-
-/** The variables that @skip and @include read in `operation` or in the fragments it may spread. */
-function conditionVariables(operation: OperationDefinitionNode, fragments: CollectOptions['fragments']): string[] {
-  const names = new Set<string>();
-  const visitor = {
-    Directive(directive: DirectiveNode) {
-      if (directive.name.value !== 'skip' && directive.name.value !== 'include') return;
-      for (const argument of directive.arguments ?? []) {
-        if (argument.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
-      }
-    },
-  };
-  visit(operation, visitor);
-  for (const fragment of Object.values(fragments)) if (fragment) visit(fragment, visitor);
-  return [...names];
-}
-
-/**
- * The kept shapes of `operation` for these variables, or undefined where they are not kept (a
- * condition's value that is not a boolean, past KEPT_CONDITION_SETS sets of values).
- */
-function keptShapesOf(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
-  fragments: () => CollectOptions['fragments'],
-  variables: Readonly<Record<string, unknown>> | null | undefined,
-): Shapes | undefined {
-  let bySchema = keptShapes.get(schema);
-  if (!bySchema) keptShapes.set(schema, (bySchema = new WeakMap()));
-  let kept = bySchema.get(operation);
-  if (!kept)
-    bySchema.set(operation, (kept = { conditions: conditionVariables(operation, fragments()), byValues: new Map() }));
-  let values = '';
-  for (const name of kept.conditions) {
-    const value = variables?.[name];
-    if (typeof value !== 'boolean') return undefined;
-    values += value ? '1' : '0';
-  }
-  let shapes = kept.byValues.get(values);
-  if (!shapes) {
-    if (kept.byValues.size >= KEPT_CONDITION_SETS) return undefined;
-    kept.byValues.set(values, (shapes = new Map<object, Map<string, Shape>>()));
-  }
-  return shapes;
-}
 
 export class OperationMeter {
   entries = 0;
@@ -213,64 +116,15 @@ export class OperationMeter {
     if (this.bytes > this.budgets.bytes) this.stop('bytes');
   }
 
-  private shape(
-    key: object,
-    selectionSets: readonly (SelectionSetNode | undefined)[],
-    type: GraphQLObjectType,
-    options: CollectOptions,
-  ): Shape {
-    const shapes = (this.shapes ??= new Map<object, Map<string, Shape>>());
-    let byType = shapes.get(key);
-    if (!byType) shapes.set(key, (byType = new Map<string, Shape>()));
-    let shape = byType.get(type.name);
-    if (shape) return shape;
-    shape = { entries: 0, fixedBytes: 2, properties: [] };
-    const fields = type.getFields();
-    for (const [responseKey, nodes] of collectFields(selectionSets, type, options)) {
-      shape.entries += 1;
-      // "key": and a comma.
-      shape.fixedBytes += responseKey.length + 4;
-      const name = (nodes[0] as FieldNode).name.value;
-      if (name === '__typename') {
-        shape.fixedBytes += type.name.length + 2;
-        continue;
-      }
-      const field = fields[name];
-      if (!field || !isLeafType(getNamedType(field.type))) continue; // objects count themselves
-      if (field.resolve) shape.fixedBytes += COMPUTED_LEAF_BYTES;
-      else shape.properties.push(name);
-    }
-    byType.set(type.name, shape);
-    return shape;
-  }
-
   /**
-   * The shape of one object of `named`, returned by the field of `info`; for an interface or a
-   * union, the largest among the types it may be (an upper bound, without asking the executor
-   * which type it resolves to). Kept under the field and `named`: the look-up of every other
-   * object the field returns in this operation.
+   * The shape of one object of `named`, returned by the field of `info` (meterShapes.ts): the
+   * operation's kept shapes, or this execution's own.
    */
   private shapeOf(named: GraphQLCompositeType, info: GraphQLResolveInfo): Shape {
-    const key = info.fieldNodes[0] as FieldNode;
     const shapes = (this.shapes ??=
       keptShapesOf(info.schema, info.operation, () => info.fragments, info.variableValues) ??
       new Map<object, Map<string, Shape>>());
-    let byType = shapes.get(key);
-    if (!byType) shapes.set(key, (byType = new Map<string, Shape>()));
-    const known = byType.get(named.name);
-    if (known) return known;
-    const selectionSets = info.fieldNodes.map((node) => node.selectionSet);
-    const options = { schema: info.schema, fragments: info.fragments, variables: info.variableValues };
-    if (isObjectType(named)) return this.shape(key, selectionSets, named, options);
-    let widest: Shape | undefined;
-    for (const candidate of info.schema.getPossibleTypes(named)) {
-      const shape = this.shape(key, selectionSets, candidate, options);
-      if (!widest || shape.entries + shape.properties.length > widest.entries + widest.properties.length)
-        widest = shape;
-    }
-    widest ??= NO_TYPE;
-    byType.set(named.name, widest);
-    return widest;
+    return fieldShape(shapes, named, info);
   }
 
   /** Counts what `value`, returned by a field of type `type`, will add to the answer. */
@@ -344,7 +198,7 @@ export class OperationMeter {
       keptShapesOf(args.schema, operation, fragmentsOf, args.variableValues) ?? new Map<object, Map<string, Shape>>();
     const shape =
       this.shapes.get(operation)?.get(type.name) ??
-      this.shape(operation, [operation.selectionSet], type, {
+      collectShape(this.shapes, operation, [operation.selectionSet], type, {
         schema: args.schema,
         fragments: fragmentsOf(),
         variables: args.variableValues,

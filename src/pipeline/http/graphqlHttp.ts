@@ -28,7 +28,7 @@ import type { BodySource } from './httpBody.js';
 import { NO_STORE } from '../report/httpCaching.js';
 import { envelopeProblem, operationRequestOf } from './operationRequest.js';
 import type { Pipeline } from '../pipeline.js';
-import type { EncodedBodies } from '../report/report.js';
+import type { EncodedBodies } from '../report/answer.js';
 
 /** What handleGraphQLHttp needs of the process (the runtime, src/runtime.ts, is one). */
 export interface GraphQLHttpRuntime {
@@ -67,7 +67,7 @@ export interface GraphQLHttpResponse {
   /** Lower-case names. */
   headers: Map<string, string>;
   body: string;
-  /** A cache hit's compressed bodies (report.ts): a transport that compresses reuses them. */
+  /** A cache hit's compressed bodies (report/answer.ts): a transport that compresses reuses them. */
   encoded?: EncodedBodies | undefined;
 }
 

@@ -1,11 +1,11 @@
 /**
  * The end of every operation, on every transport: errors masked by the one formatter
  * (errorMasking.ts), the DynamoDB cost in `extensions.cost.dynamodb` (capacity units only for
- * those allowed to see them), the answer serialized once and held to the response-size ceiling
- * (responseSize.ts), the HTTP status the errors call for, one log line ("graphql request":
- * transport, operation name, duration, cost, error count) and the metrics (duration by
- * operation label, errors by the code the client was told). What it makes is the settled value
- * (`Answer`) the transports write out.
+ * those allowed to see them: extensions.ts), the answer serialized once (answer.ts) and held to
+ * the response-size ceiling (responseSize.ts), the HTTP status the errors call for, one log line
+ * ("graphql request": transport, operation name, duration, cost, error count) and the metrics
+ * (duration by operation label, errors by the code the client was told). What it makes is the
+ * settled value (`Answer`, answer.ts) the transports write out.
  *
  * The duration means the same on every transport: from the admission of the operation (its
  * document's parse and validation) to the finished answer (execution, the cost settled, the
@@ -25,73 +25,12 @@ import { operationLabel } from './metricLabels.js';
 import { finishOperationSpan } from './operationSpans.js';
 import type { Metrics } from './metrics.js';
 import type { CacheOutcome } from '../responseCache/cacheOutcome.js';
+import { answerOf, jsonOf } from './answer.js';
+import type { Answer } from './answer.js';
+import { costExtensionsJson, explainOf, visibleCost } from './extensions.js';
+import type { CostDetails } from './extensions.js';
 import { responseTooLarge } from './responseSize.js';
 import type { ExecutedResult } from './responseSize.js';
-
-/**
- * COST_DETAILS: who sees capacity units. They depend on the data read, not only on the query
- * (DynamoDB reports 0 for a missing key and 0.5-1 for another user's item that access control
- * then hides), so they would tell "not yours" from "missing"; `requests` depends on the query's
- * shape alone and is shown to everyone.
- */
-export type CostDetails = 'admin' | 'all';
-
-/**
- * The settled value of one operation (or one subscription event), which every transport writes
- * out as it is: the answer's JSON (`body`), the status and headers its errors call for, what it
- * cost and what the response cache did.
- */
-export interface Answer {
-  /** The answer as a client receives it (masked errors, `extensions.cost`): parsed from `body` when first read. */
-  readonly result: FormattedExecutionResult;
-  /** The answer's JSON: what HTTP, the Lambda and SSE write. */
-  readonly body: string;
-  /** The HTTP status: from the errors' `extensions.http` as Apollo Server reads it, 400 for an answer refused whole. */
-  status: number;
-  /** Headers the errors ask for (`www-authenticate`, `allow`), and the caching headers of a public answer (serve.ts). */
-  headers: Map<string, string>;
-  cost: RequestCost;
-  /** What the response cache did (undefined: nothing). */
-  cache?: CacheOutcome | undefined;
-  /** Refused before anything executed (admission, the token): no data, and WebSocket answers it as an `error` message. */
-  refused: boolean;
-  /** A subscription refused while opening (FORBIDDEN, a missing order): SSE answers it without a stream. */
-  notOpened?: boolean | undefined;
-  /** The source event of a subscription result (SSE numbers its messages after its `seq`). */
-  event?: unknown;
-  operationName: string | null;
-  /**
-   * A cache hit's compressed bodies, kept with its entry: the same bytes on every hit, so a
-   * transport that compresses asks here first and keeps what it made (node:http's send.ts).
-   */
-  encoded?: EncodedBodies | undefined;
-}
-
-/** Compressed forms of one body, by content coding (`br`, `gzip`, `deflate`). */
-export interface EncodedBodies {
-  get(encoding: string): Buffer | undefined;
-  keep(encoding: string, bytes: Buffer): void;
-}
-
-export interface CostExtension {
-  dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number };
-}
-
-export const costExtension = (cost: RequestCost): CostExtension => ({
-  dynamodb: {
-    requests: cost.requests,
-    readCapacityUnits: roundUnits(cost.readCapacityUnits),
-    writeCapacityUnits: roundUnits(cost.writeCapacityUnits),
-  },
-});
-
-/** The cost extension as `viewerRole` may see it (the log line always has it in full). */
-export const visibleCost = (
-  cost: RequestCost,
-  costDetails: CostDetails,
-  viewerRole: string | undefined,
-): CostExtension | { dynamodb: { requests: number } } =>
-  costDetails === 'all' || viewerRole === 'admin' ? costExtension(cost) : { dynamodb: { requests: cost.requests } };
 
 export type Reporter = ReturnType<typeof createReporter>;
 
@@ -146,59 +85,6 @@ const isBadUserInput = (error: GraphQLError): boolean => {
 interface HttpHead {
   status?: number | undefined;
   headers?: ReadonlyMap<string, string> | undefined;
-}
-
-/**
- * The JSON of an answer without errors from its parts' JSON: byte for byte what serializing the
- * answer would give, since `JSON.stringify(JSON.parse(text))` is `text` for any text
- * `JSON.stringify` made (GraphQL response keys are names, never array indices). A cache hit
- * writes its stored data this way.
- */
-export const answerJson = (dataJson: string, extensionsJson: string): string =>
-  `{"data":${dataJson},"extensions":${extensionsJson}}`;
-
-/**
- * A result's JSON in Apollo's field order (errors, data, extensions), with `data`'s and the
- * extensions' when they are known.
- */
-function jsonOf(result: FormattedExecutionResult, dataJson: string | undefined, extensionsJson?: string): string {
-  let json = '';
-  if (result.errors !== undefined) json = `"errors":${JSON.stringify(result.errors)}`;
-  if (result.data !== undefined) json += `${json ? ',' : ''}"data":${dataJson ?? JSON.stringify(result.data)}`;
-  if (result.extensions !== undefined) {
-    json += `${json ? ',' : ''}"extensions":${extensionsJson ?? JSON.stringify(result.extensions)}`;
-  }
-  return `{${json}}`;
-}
-
-/**
- * `{ cost }` as JSON, written from its numbers: what `JSON.stringify` gives for the same object
- * (the counts and rounded units are finite numbers, which JSON writes as `String` does).
- */
-export function costExtensionsJson(cost: CostExtension | { dynamodb: { requests: number } }): string {
-  const { dynamodb } = cost;
-  return 'readCapacityUnits' in dynamodb
-    ? `{"cost":{"dynamodb":{"requests":${dynamodb.requests},"readCapacityUnits":${dynamodb.readCapacityUnits},"writeCapacityUnits":${dynamodb.writeCapacityUnits}}}}`
-    : `{"cost":{"dynamodb":{"requests":${dynamodb.requests}}}}`;
-}
-
-/** Where an Answer keeps its parsed `result` (or nothing, until it is first read). */
-const RESULT = Symbol('result');
-type Settled = Answer & { [RESULT]?: FormattedExecutionResult | undefined };
-
-/** The one getter every Answer shares, instead of a closure and an accessor per answer. */
-const answerPrototype = {
-  get result(): FormattedExecutionResult {
-    const answer = this as unknown as Settled;
-    return (answer[RESULT] ??= JSON.parse(answer.body) as FormattedExecutionResult);
-  },
-};
-
-/** An Answer whose `result` is parsed from its body on first use (HTTP never asks). */
-export function answerOf(fields: Omit<Answer, 'result'>, result?: FormattedExecutionResult): Answer {
-  const answer = Object.assign(Object.create(answerPrototype) as Settled, fields);
-  answer[RESULT] = result;
-  return answer;
 }
 
 export function createReporter({
@@ -424,11 +310,3 @@ interface MadeAnswer {
   status: number;
   headers: ReadonlyMap<string, string> | undefined;
 }
-
-/** `extensions.cache`: what the cache did for this answer (development only). */
-export const explainOf = (outcome: CacheOutcome): Record<string, unknown> => ({
-  status: outcome.status,
-  ...(outcome.ageMs === undefined ? {} : { age: Math.round(outcome.ageMs) / 1000 }),
-  ...(outcome.tier ? { tier: outcome.tier } : {}),
-  ...(outcome.reason ? { reason: outcome.reason } : {}),
-});

@@ -42,12 +42,13 @@ export function registerResponseCacheMetrics(registry: Registry, cache: Response
   });
   new Counter({
     name: 'tablegraph_response_cache_faults_total',
-    help: 'What the cache did about faults in its feed: invalidations widened to a kind or to everything (widened), bumps of the shared tier that failed (failed_bump), heartbeats the lease table did not confirm (unvouched_heartbeat)',
+    help: 'What the cache did about faults in its feed: invalidations widened to a kind or to everything (widened), flushes a publisher asked for after losing a message (publisher_loss), bumps of the shared tier that failed (failed_bump), heartbeats the lease table did not confirm (unvouched_heartbeat)',
     labelNames: ['fault'],
     registers: [registry],
     collect() {
       this.reset();
       this.inc({ fault: 'widened' }, stats.widened);
+      this.inc({ fault: 'publisher_loss' }, stats.publisherLosses);
       this.inc({ fault: 'failed_bump' }, stats.failedBumps);
       this.inc({ fault: 'unvouched_heartbeat' }, stats.unvouchedBeats);
     },

@@ -29,6 +29,8 @@ export interface ResponseCacheStats {
   notStored: Record<string, number>;
   /** Invalidations widened to whole kinds of tags, or to everything. */
   widened: number;
+  /** Flushes a publisher asked for because a message of it was lost before (its `lost` word). */
+  publisherLosses: number;
   /** Bumps of the shared tier that failed (each a gap in the feed). */
   failedBumps: number;
   /** Heartbeats the lease table did not confirm (not taken as proof of a live feed). */

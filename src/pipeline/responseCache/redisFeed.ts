@@ -66,7 +66,7 @@ export function feedFromRedis(
         return;
       case 'tags': {
         const { tags, changedAt, traceparents } = event;
-        if (event.everything || event.kinds.length > 0)
+        if (!event.lost && (event.everything || event.kinds.length > 0))
           widened.count(event.everything ? 'everything' : 'kind', { kinds: event.kinds });
         traceInvalidation(
           traceparents,

@@ -91,6 +91,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     evictions: 0,
     notStored: {},
     widened: 0,
+    publisherLosses: 0,
     failedBumps: 0,
     unvouchedBeats: 0,
   };
@@ -156,11 +157,12 @@ export function createResponseCache(options: ResponseCacheOptions) {
    * instance serves none from it read before now.
    */
   function invalidateWide(
-    { kinds, everything }: { kinds: readonly string[]; everything: boolean },
+    { kinds, everything, lost }: { kinds: readonly string[]; everything: boolean; lost?: true | undefined },
     createdAtMs?: number,
   ): number {
     if (!everything && kinds.length === 0) return 0;
-    stats.widened++;
+    if (lost) stats.publisherLosses++;
+    else stats.widened++;
     const before = entries.size;
     if (everything) entries.flush();
     else entries.invalidateKinds(kinds);

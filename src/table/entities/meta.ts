@@ -2,8 +2,8 @@
  * The table's bookkeeping: the stream consumers' checkpoints, leases and heartbeats, the demo
  * marker, the migrations' records and the trusted-documents registry. No answer of the API reads
  * them (a point read of one makes an answer uncacheable), so they name no tags; their modules
- * (src/streams/, src/seed/, src/migrations/, src/db/documentRegistry.ts) write and read their
- * attributes.
+ * (src/streams/, src/seed/, src/migrations/, src/db/documentRegistry.ts and
+ * documentRegistryWrites.ts) write and read their attributes.
  */
 import { assertAppName, assertAppVersion, describe, InvalidKeyError } from '../ids.js';
 import { defineEntity } from './entity.js';

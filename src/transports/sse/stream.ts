@@ -34,7 +34,7 @@ import { readGraphQLHttpRequest, requestIdOf } from '../../pipeline/http/graphql
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { EventsEnded } from '../../pipeline/serve.js';
 import type { Events } from '../../pipeline/serve.js';
-import type { Answer } from '../../pipeline/report/report.js';
+import type { Answer } from '../../pipeline/report/answer.js';
 import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
 
 export const SSE_PATH = '/graphql/stream';

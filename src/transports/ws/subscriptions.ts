@@ -36,7 +36,7 @@ import type { ClientBounds } from '../../pipeline/admission/clientBounds.js';
 import { hasExpired } from '../../pipeline/execution/execution.js';
 import { operationRequestOf } from '../../pipeline/http/operationRequest.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import type { Answer } from '../../pipeline/report/report.js';
+import type { Answer } from '../../pipeline/report/answer.js';
 import { EventsEnded } from '../../pipeline/serve.js';
 import type { Events } from '../../pipeline/serve.js';
 import { atExpiry } from '../../pipeline/execution/viewerExpiry.js';
