@@ -1,6 +1,12 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { queryCost } from '../../src/pipeline/admission/queryCost.js';
+import {
+  queryCost,
+  REMEMBERED_COSTS,
+  REMEMBERED_COSTS_BYTES,
+  REMEMBERED_KEY_MAX_CHARS,
+  rememberedCosts,
+} from '../../src/pipeline/admission/queryCost.js';
 import { buildSchema } from '../../src/pipeline/schema/schema.js';
 
 const schema = buildSchema();
@@ -78,5 +84,46 @@ describe("queryCost of a mutation's input object", () => {
     expect(() => queryCost(schema, place, bad({ text: true }), 'Place')).toThrow(/String/);
     const badLine = { input: { ...input('alice', 'key-1', 1), items: [{ productId: ['p1'], quantity: 1 }] } };
     expect(() => queryCost(schema, place, badLine, 'Place')).toThrow(/ID/);
+  });
+});
+
+describe('queryCost remembered, within its bounds whatever clients send', () => {
+  const pageOf = (n: number) =>
+    parse(`query Page${n}($category: String!, $first: Int) {
+      products(category: $category, first: $first) { nodes { productId } }
+    }`);
+
+  it('keys only the variables the operation declares: an undeclared one is never part of the key', () => {
+    const page = pageOf(0);
+    const cost = queryCost(schema, page, { category: 'c', first: 3 }, 'Page0');
+    const before = rememberedCosts(schema).entries;
+    for (let i = 0; i < 100; i++) {
+      const variables = { category: 'c', first: 3, note: `${i} `.repeat(1000) };
+      expect(queryCost(schema, page, variables, 'Page0')).toBe(cost);
+    }
+    expect(rememberedCosts(schema).entries).toBe(before);
+  });
+
+  it('holds at most REMEMBERED_COSTS entries over every document, and no key past REMEMBERED_KEY_MAX_CHARS', () => {
+    // More distinct documents and page sizes than it may hold: each stays remembered until it is the least recently used.
+    const documents = Array.from({ length: 120 }, (_, n) => pageOf(n + 1));
+    for (const [n, page] of documents.entries()) {
+      for (let first = 1; first <= 100; first++) queryCost(schema, page, { category: 'c', first }, `Page${n + 1}`);
+    }
+    const { entries, bytes } = rememberedCosts(schema);
+    expect(120 * 100).toBeGreaterThan(REMEMBERED_COSTS);
+    expect(entries).toBe(REMEMBERED_COSTS);
+    expect(bytes).toBeLessThanOrEqual(REMEMBERED_COSTS_BYTES);
+    // The latest is remembered: the same again is a look-up that answers the same cost.
+    const last = documents.at(-1) as (typeof documents)[number];
+    expect(queryCost(schema, last, { category: 'c', first: 100 }, 'Page120')).toBe(
+      queryCost(schema, pageOf(120), { category: 'c', first: 100 }, 'Page120'),
+    );
+
+    const nodes = parse(`query Nodes($ids: [ID!]!) { nodes(ids: $ids) { id } }`);
+    const longKey = { ids: Array.from({ length: REMEMBERED_KEY_MAX_CHARS }, (_, i) => `id${i}`) };
+    const held = rememberedCosts(schema);
+    queryCost(schema, nodes, longKey, 'Nodes');
+    expect(rememberedCosts(schema)).toEqual(held);
   });
 });

@@ -21,6 +21,7 @@ import {
 } from 'graphql';
 import type { DocumentNode, GraphQLField, GraphQLInputObjectType, GraphQLInputType, GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { LRUCache } from 'lru-cache';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { schemaPolicy } from '../schema/schemaPolicy.js';
 import type { SchemaPolicy } from '../schema/schemaPolicy.js';
@@ -47,31 +48,71 @@ export function fieldCost(
 }
 
 /**
- * Costs already worked out, per document: the cost is a pure function of the schema, the
- * document, the operation and the variables, and a repeated request (a cache hit above all)
- * need not walk its document again. The limit is still checked on every request.
+ * Costs already worked out: the cost is a pure function of the schema, the document, the
+ * operation and the variables, and a repeated request (a cache hit above all) need not walk its
+ * document again. The limit is still checked on every request.
  *
- * Only what can change the estimate is part of the key: the estimator reads numbers (`first`,
- * `last`), list lengths (`ids`) and booleans (@skip/@include), never the text of a `String` or
- * `ID`. A string where the variable's type takes a `String` or `ID` (any string coerces to
- * either) is therefore keyed as "a string", at any depth: a variable of that type, each element
- * of a list of them, or a field of an input object (a mutation's `input`). So the page of every
- * user's orders, whatever the user, is worked out once, and so is every order placed with the
- * same number of lines and quantities, whatever its idempotency key. A list keeps its length,
- * and every other value is keyed as it is. A variable holding something else than a string
- * where a text goes is not remembered at all (it may well not coerce; the estimate says so).
+ * Only what can change the estimate is part of the key: the variables the operation declares
+ * (graphql-js ignores any other, so a client's extra variables are never part of it), and of
+ * those, the estimator reads numbers (`first`, `last`), list lengths (`ids`) and booleans
+ * (@skip/@include), never the text of a `String` or `ID`. A string where the variable's type
+ * takes a `String` or `ID` (any string coerces to either) is therefore keyed as "a string", at
+ * any depth: a variable of that type, each element of a list of them, or a field of an input
+ * object (a mutation's `input`). So the page of every user's orders, whatever the user, is worked
+ * out once, and so is every order placed with the same number of lines and quantities, whatever
+ * its idempotency key. A list keeps its length, and every other value is keyed as it is. A
+ * variable holding something else than a string where a text goes is not remembered at all (it
+ * may well not coerce; the estimate says so).
+ *
+ * What clients send picks the keys, so the costs remembered are one LRU per schema, over every
+ * document, bounded by entries and by the characters of their keys (a key longer than
+ * REMEMBERED_KEY_MAX_CHARS is not remembered): however many documents and variables clients
+ * vary, it stays within REMEMBERED_COSTS_BYTES. A document's entries outlive it in the LRU
+ * until they are the least recently used.
  */
-const costsBySchema = new WeakMap<GraphQLSchema, WeakMap<object, Map<string, Costs>>>();
-/** Variable sets remembered per document and operation, at most (the oldest go first). */
-const COSTS_PER_DOCUMENT = 256;
+export const REMEMBERED_COSTS = 10_000;
+/** Estimated bytes of the remembered costs: two bytes a character of each key, and the entry around it. */
+export const REMEMBERED_COSTS_BYTES = 4 * 2 ** 20;
+export const REMEMBERED_KEY_MAX_CHARS = 4096;
+const ENTRY_BYTES = 128;
 
 /** How a value of one input type is keyed: texts as "a string", the rest as they are. */
 type Keying = 'text' | 'kept' | { list: Keying } | { fields: Map<string, Keying> };
 
-interface Costs {
-  /** How each variable of the operation is keyed; none when every one is kept as it is. */
-  keyings: ReadonlyMap<string, Keying> | undefined;
-  byVariables: Map<string, number>;
+/** One document's part: its id in the keys, and each operation's declared variables with their keying. */
+interface DocumentCosts {
+  id: string;
+  operations: Map<string, ReadonlyMap<string, Keying>>;
+}
+
+interface RememberedCosts {
+  costs: LRUCache<string, number>;
+  documents: WeakMap<object, DocumentCosts>;
+}
+
+const rememberedBySchema = new WeakMap<GraphQLSchema, RememberedCosts>();
+let documentsSeen = 0;
+
+function rememberedOf(schema: GraphQLSchema): RememberedCosts {
+  let remembered = rememberedBySchema.get(schema);
+  if (!remembered) {
+    remembered = {
+      costs: new LRUCache<string, number>({
+        max: REMEMBERED_COSTS,
+        maxSize: REMEMBERED_COSTS_BYTES,
+        sizeCalculation: (_cost, key) => key.length * 2 + ENTRY_BYTES,
+      }),
+      documents: new WeakMap(),
+    };
+    rememberedBySchema.set(schema, remembered);
+  }
+  return remembered;
+}
+
+/** The costs remembered for `schema` now: entries and their estimated bytes (tests, the memory bench). */
+export function rememberedCosts(schema: GraphQLSchema): { entries: number; bytes: number } {
+  const { costs } = rememberedOf(schema);
+  return { entries: costs.size, bytes: costs.calculatedSize };
 }
 
 /** What a string stands for in a key. */
@@ -95,25 +136,24 @@ function keyingOf(type: GraphQLInputType, inputs: Map<GraphQLInputObjectType, Ke
   return keying;
 }
 
-function keyingsOf(
+/** The variables `operationName` declares, in their order, each with its keying. */
+function declaredOf(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
-): Map<string, Keying> | undefined {
+): Map<string, Keying> {
   const operation = getOperationAST(document, operationName);
-  const keyings = new Map<string, Keying>();
+  const declared = new Map<string, Keying>();
   const inputs = new Map<GraphQLInputObjectType, Keying>();
   for (const definition of operation?.variableDefinitions ?? []) {
     const type = typeFromAST(schema, definition.type);
-    const keying = type && isInputType(type) ? keyingOf(type, inputs) : 'kept';
-    if (keying !== 'kept') keyings.set(definition.variable.name.value, keying);
+    declared.set(definition.variable.name.value, type && isInputType(type) ? keyingOf(type, inputs) : 'kept');
   }
-  return keyings.size > 0 ? keyings : undefined;
+  return declared;
 }
 
 /** The key of `variables` among the costs of one operation (see above), or undefined when they are not remembered. */
-function variablesKey(variables: Record<string, unknown>, keyings: Costs['keyings']): string | undefined {
-  if (!keyings) return JSON.stringify(variables);
+function variablesKey(variables: Record<string, unknown>, declared: ReadonlyMap<string, Keying>): string | undefined {
   let remembered = true;
   const keyOf = (value: unknown, keying: Keying): unknown => {
     if (keying === 'kept' || value === null || value === undefined) return value;
@@ -133,8 +173,13 @@ function variablesKey(variables: Record<string, unknown>, keyings: Costs['keying
     for (const [name, field] of Object.entries(value)) keyed[name] = keyOf(field, keying.fields.get(name) ?? 'kept');
     return keyed;
   };
-  const keyed: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(variables)) keyed[name] = keyOf(value, keyings.get(name) ?? 'kept');
+  // Declared variables only, in their declared order: an undeclared one changes nothing; a
+  // declared one absent (undefined: left out of the JSON) and one sent as null stay apart.
+  const keyed: unknown[] = [];
+  for (const [name, keying] of declared) {
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
+    keyed.push(value === undefined ? 0 : [keyOf(value, keying)]);
+  }
   return remembered ? JSON.stringify(keyed) : undefined;
 }
 
@@ -144,25 +189,29 @@ export function queryCost(
   variables: Record<string, unknown>,
   operationName?: string,
 ): number {
-  let byDocument = costsBySchema.get(schema);
-  if (!byDocument) costsBySchema.set(schema, (byDocument = new WeakMap()));
-  let byOperation = byDocument.get(query);
-  if (!byOperation) byDocument.set(query, (byOperation = new Map<string, Costs>()));
-  const name = operationName ?? '';
-  let costs = byOperation.get(name);
-  if (!costs) {
-    costs = { keyings: keyingsOf(schema, query, operationName), byVariables: new Map() };
-    // A document's operations are few (the parser's token limit bounds them).
-    byOperation.set(name, costs);
+  const { costs, documents } = rememberedOf(schema);
+  let document = documents.get(query);
+  if (!document) {
+    document = { id: (documentsSeen++).toString(36), operations: new Map() };
+    documents.set(query, document);
   }
-  const key = variablesKey(variables, costs.keyings);
+  const name = operationName ?? '';
+  let declared = document.operations.get(name);
+  if (!declared) {
+    declared = declaredOf(schema, query, operationName);
+    // A document's operations are few (the parser's token limit bounds them).
+    document.operations.set(name, declared);
+  }
+  const variablesPart = variablesKey(variables, declared);
+  const key =
+    variablesPart === undefined || variablesPart.length > REMEMBERED_KEY_MAX_CHARS
+      ? undefined
+      : `${document.id}\n${name}\n${variablesPart}`;
   if (key === undefined) return computeCost(schema, query, variables, operationName);
-  const known = costs.byVariables.get(key);
+  const known = costs.get(key);
   if (known !== undefined) return known;
   const cost = computeCost(schema, query, variables, operationName);
-  if (costs.byVariables.size >= COSTS_PER_DOCUMENT)
-    costs.byVariables.delete(costs.byVariables.keys().next().value as string);
-  costs.byVariables.set(key, cost);
+  costs.set(key, cost);
   return cost;
 }
 
