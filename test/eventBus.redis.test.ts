@@ -256,6 +256,24 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     events.detach();
   });
 
+  it('opens a subscription while Redis is down after a bounded wait, and delivers to it once Redis is back', async () => {
+    const { bus: publisher, tableName } = await aBus({ subscribe: false });
+    const { bus } = await aBus({ tableName });
+    const events = new EventFanOut(bus, 100);
+    await redis.kill();
+    const subscription = await events.open({ topic: 'user-orders:carol' });
+    expect(events.subscribedTopicCount).toBe(0);
+    await redis.restart();
+    await waitUntil(() => events.subscribedTopicCount === 1 && publisher.health().status === 'up', {
+      timeoutMs: 15_000,
+      what: 'the topic subscribed again',
+    });
+    await publisher.publish(anEvent('80', 'carol'));
+    expect((await subscription.next()).value?.seq).toBe('80');
+    await subscription.return?.();
+    events.detach();
+  }, 30_000);
+
   it('catches an open subscription up when its Redis subscription is cut: what was published meanwhile arrives first, in order and once', async () => {
     const { bus: publisher, tableName } = await aBus({ subscribe: false });
     const { bus } = await aBus({ tableName });
