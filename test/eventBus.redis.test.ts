@@ -264,10 +264,10 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     const subscription = await events.open({ topic: 'user-orders:carol' });
     expect(events.subscribedTopicCount).toBe(0);
     const heard: string[] = [];
-    let ended: unknown;
+    let ended: Error | undefined;
     const reading = (async () => {
       for await (const event of subscription) heard.push(event.seq);
-    })().catch((error: unknown) => (ended = error));
+    })().catch((error: Error) => (ended = error));
     await redis.restart();
     await waitUntil(() => events.subscribedTopicCount === 1, { timeoutMs: 15_000, what: 'the topic subscribed' });
     // Pub/sub delivers what is published once both ends are connected: an event a moment too
@@ -275,7 +275,7 @@ describe.each(REDIS_MODES)('an API instance on Redis (%s)', (mode) => {
     let n = 0;
     await waitUntil(
       async () => {
-        if (ended) throw new Error(`the subscription ended: ${String(ended)}`);
+        if (ended) throw new Error(`the subscription ended: ${ended.message}`);
         await publisher.publish(anEvent(`8${n++}`, 'carol'));
         return heard.length > 0;
       },
